@@ -1,0 +1,147 @@
+/*
+ * colio: MPI collective file I/O with the two-phase method.
+ *
+ * This is the whole public API. Every call that takes a colio_file is
+ * collective over the file's communicator unless its comment says "local".
+ * Every call returns COLIO_SUCCESS (0) or a negative COLIO_ERR_* code, and a
+ * collective call returns the same code on every rank.
+ */
+#ifndef COLIO_H
+#define COLIO_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COLIO_VERSION_MAJOR 0
+#define COLIO_VERSION_MINOR 1
+#define COLIO_VERSION_PATCH 0
+
+/** Opaque handle to a collectively opened file. */
+typedef struct colio_file colio_file;
+/** Opaque handle to a nonblocking operation (nonblocking API, later release). */
+typedef struct colio_request colio_request;
+
+/*
+ * Error codes. X-macro: X(NAME, value, "message"). colio_strerror() is
+ * generated from the same list, so a code and its text cannot drift apart.
+ */
+#define COLIO_ERROR_MAP(X)                                                                 \
+    X(SUCCESS, 0, "success")                                                               \
+    X(ERR_ARG, -1, "invalid argument")                                                     \
+    X(ERR_HINT, -2, "invalid hint value")                                                  \
+    X(ERR_TYPE, -3, "invalid or unsupported datatype")                                     \
+    X(ERR_ACCESS, -4, "permission denied or access mode forbids this operation")          \
+    X(ERR_NOENT, -5, "no such file or directory")                                          \
+    X(ERR_EXIST, -6, "file exists")                                                        \
+    X(ERR_NOSPC, -7, "no space left on device")                                            \
+    X(ERR_IO, -8, "input/output error")                                                    \
+    X(ERR_NOMEM, -9, "out of memory")                                                      \
+    X(ERR_MPI, -10, "MPI call failed")                                                     \
+    X(ERR_READONLY, -11, "file is read-only")                                              \
+    X(ERR_AMODE, -12, "invalid access mode")                                               \
+    X(ERR_NOT_SAME, -13, "argument differs across ranks where it must be the same")       \
+    X(ERR_BAD_FILE, -14, "invalid file name")                                              \
+    X(ERR_QUOTA, -15, "disk quota exceeded")                                               \
+    X(ERR_UNSUPPORTED, -16, "operation not supported")                                     \
+    X(ERR_INTERNAL, -17, "internal error")
+
+enum colio_error {
+#define COLIO_ERROR_ENUM_(name, value, text) COLIO_##name = value,
+    COLIO_ERROR_MAP(COLIO_ERROR_ENUM_)
+#undef COLIO_ERROR_ENUM_
+};
+
+/** Timings (seconds) of the phases of two-phase I/O. */
+typedef struct colio_phase_times {
+    double total;         /**< wall time of the whole operation */
+    double meta_exchange; /**< agreement on extents and offset/length lists to aggregators */
+    double data_exchange; /**< moving data between ranks and aggregators, all rounds */
+    double io;            /**< storage reads and writes */
+    double compute;       /**< flattening, splitting, sorting, merging, packing */
+} colio_phase_times;
+
+/** Counters of one collective operation, or summed over many. */
+typedef struct colio_op_stats {
+    colio_phase_times time;
+    int64_t bytes;       /**< bytes this rank asked to move */
+    int64_t pieces;      /**< contiguous file pieces in this rank's request */
+    int64_t rounds;      /**< two-phase rounds this rank took part in */
+    int64_t io_calls;    /**< storage calls made by this rank */
+    int64_t io_bytes;    /**< bytes this rank moved to or from storage (incl. read-modify-write) */
+    int64_t sent_bytes;  /**< data bytes this rank sent to other ranks */
+    int64_t recv_bytes;  /**< data bytes this rank received from other ranks */
+    int aggregators;     /**< number of aggregators (0: independent path) */
+    int is_aggregator;   /**< 1 if this rank was an aggregator */
+} colio_op_stats;
+
+/** Statistics kept on a file handle (local to the calling rank). */
+typedef struct colio_stats {
+    int64_t operations;   /**< collective data operations completed on this handle */
+    colio_op_stats last;  /**< the most recent operation */
+    colio_op_stats total; /**< sum over all operations (aggregators: max seen) */
+} colio_stats;
+
+/** Collectively open @p path. On failure *fh is set to NULL. */
+int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_file **fh);
+/** Collectively close; *fh is NULL on return whatever the outcome. */
+int colio_close(colio_file **fh);
+/** Set the file view, as MPI_File_set_view with datarep "native". Resets the file pointer. */
+int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                   MPI_Info info);
+
+/** Collective write at the individual file pointer (which advances, in etypes). */
+int colio_write_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype memtype,
+                    MPI_Status *status);
+/** Collective read at the individual file pointer (which advances, in etypes). */
+int colio_read_all(colio_file *fh, void *buf, MPI_Count count, MPI_Datatype memtype,
+                   MPI_Status *status);
+/** Collective write at @p offset (in etypes, relative to the view). */
+int colio_write_at_all(colio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                       MPI_Datatype memtype, MPI_Status *status);
+/** Collective read at @p offset (in etypes, relative to the view). */
+int colio_read_at_all(colio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                      MPI_Datatype memtype, MPI_Status *status);
+
+/**
+ * Collective write of an explicit request list: @p n pieces (absolute file byte
+ * offsets and lengths, the view does not apply), data packed contiguously in
+ * @p buf in list order. Lists need not be sorted; pieces of one call must not
+ * overlap (COLIO_ERR_ARG).
+ */
+int colio_write_list_all(colio_file *fh, MPI_Count n, const MPI_Offset offsets[],
+                         const MPI_Offset lengths[], const void *buf);
+/** Collective read of an explicit request list; see colio_write_list_all. */
+int colio_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset offsets[],
+                        const MPI_Offset lengths[], void *buf);
+
+/** Collective: flush every rank's writes to storage. */
+int colio_sync(colio_file *fh);
+/** Local: current size of the file in bytes. */
+int colio_get_size(colio_file *fh, MPI_Offset *size);
+/** Collective: change hints between operations (invalid values: COLIO_ERR_HINT). */
+int colio_set_info(colio_file *fh, MPI_Info info);
+/** Local: a new info object with every hint in effect; free it with MPI_Info_free. */
+int colio_get_info(colio_file *fh, MPI_Info *info_used);
+/** Local: statistics of the last operation and totals since open. */
+int colio_get_stats(colio_file *fh, colio_stats *stats);
+/** Local: the individual file pointer, in etypes relative to the view. */
+int colio_get_position(colio_file *fh, MPI_Offset *offset);
+/** Local: text of an error code. Never NULL. */
+const char *colio_strerror(int err);
+/**
+ * Local: the detailed message of the last error on this handle (path, errno
+ * text, failing rank), identical on every rank for collective errors; "" if
+ * none. For failures of colio_open (no handle), see colio_last_open_error().
+ */
+const char *colio_last_error(const colio_file *fh);
+/** Local: detailed message of the last failed colio_open on this rank. */
+const char *colio_last_open_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* COLIO_H */

@@ -1,0 +1,68 @@
+/*
+ * A rank's access: the file pieces it reads or writes and where each piece's
+ * bytes live in the user's data stream. Built from a file view (colio_*_all)
+ * or an explicit list (colio_*_list_all); memory is described separately by
+ * a memmap so the same pieces serve contiguous and noncontiguous buffers.
+ */
+#ifndef COLIO_ACCESS_ACCESS_H
+#define COLIO_ACCESS_ACCESS_H
+
+#include <stdint.h>
+
+#include "access/flatten.h"
+#include "core/error.h"
+
+/* File bytes [off, off+len) <-> user data stream bytes [pos, pos+len). */
+typedef struct colio_piece {
+    int64_t off, len, pos;
+} colio_piece_t;
+
+typedef struct colio_access {
+    colio_piece_t *pieces; /* sorted by off, non-overlapping, len > 0 */
+    int64_t n;
+    int64_t nbytes;        /* sum of len */
+    int stream_order;      /* pos increases with the index (always for views) */
+} colio_access_t;
+
+/* The view of an open file (MPI_File_set_view with datarep "native"). */
+typedef struct colio_view {
+    int64_t disp;
+    MPI_Datatype etype, filetype; /* duplicates owned by the file (or predefined) */
+    int64_t etype_size;
+    colio_flat_t *ftype;          /* flattened filetype, owned */
+} colio_view_t;
+
+/*
+ * Pieces of nbytes of the view's data stream starting at etype offset
+ * start (>= 0). The filetype must be monotonic (checked by set_view).
+ */
+int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbytes,
+                           colio_access_t *acc, colio_err_t *err);
+
+/* Pieces of an explicit list; data packed in list order. Overlap: COLIO_ERR_ARG. */
+int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offset *lengths,
+                           colio_access_t *acc, colio_err_t *err);
+
+/* Drop every byte at or beyond eof (reads past the end of file). */
+void colio_access_clip(colio_access_t *acc, int64_t eof);
+
+void colio_access_free(colio_access_t *acc);
+
+/* Sort pieces by offset (stable LSD radix sort; tmp holds n pieces). */
+void colio_pieces_sort(colio_piece_t *p, int64_t n, colio_piece_t *tmp);
+
+/* ---- user memory ---------------------------------------------------------- */
+
+typedef struct colio_memmap {
+    char *base;
+    const colio_flat_t *flat; /* NULL: the stream is contiguous at base */
+} colio_memmap_t;
+
+/* Copy stream bytes [pos, pos+len) out of user memory into contiguous dst. */
+void colio_mem_gather(const colio_memmap_t *m, int64_t pos, int64_t len, void *dst);
+/* Copy contiguous src into stream bytes [pos, pos+len) of user memory. */
+void colio_mem_scatter(const colio_memmap_t *m, int64_t pos, int64_t len, const void *src);
+/* Address of stream bytes [pos, pos+len) if they are contiguous in memory, else NULL. */
+char *colio_mem_contig(const colio_memmap_t *m, int64_t pos, int64_t len);
+
+#endif

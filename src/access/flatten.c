@@ -1,0 +1,636 @@
+/*
+ * Datatype flattening. A type is decoded one constructor level at a time with
+ * MPI_Type_get_envelope / MPI_Type_get_contents; each child is flattened once
+ * and then replicated at the displacements its constructor gives. Subarray
+ * and darray are enumerated directly from their definition (MPI 4.1, sections
+ * 5.1.3 and 5.1.4) as the owned index ranges of every dimension, in storage
+ * order. Lower bounds and extents are always taken from MPI.
+ */
+#include "access/flatten.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- block list builder --------------------------------------------------- */
+
+typedef struct flat_builder {
+    int64_t n, cap;
+    int64_t *disp, *len;
+    int nomem;
+} flat_builder_t;
+
+static void fb_push(flat_builder_t *b, int64_t disp, int64_t len)
+{
+    if (len <= 0 || b->nomem)
+        return;
+    if (b->n > 0 && b->disp[b->n - 1] + b->len[b->n - 1] == disp) {
+        b->len[b->n - 1] += len; /* adjacent in typemap order and in memory: merge */
+        return;
+    }
+    if (b->n == b->cap) {
+        int64_t cap = b->cap ? 2 * b->cap : 16;
+        int64_t *d = realloc(b->disp, sizeof *d * (size_t)cap);
+        if (d)
+            b->disp = d;
+        int64_t *l = d ? realloc(b->len, sizeof *l * (size_t)cap) : NULL;
+        if (!l) {
+            b->nomem = 1;
+            return;
+        }
+        b->len = l;
+        b->cap = cap;
+    }
+    b->disp[b->n] = disp;
+    b->len[b->n] = len;
+    b->n++;
+}
+
+/* One flattened child: its blocks plus its MPI extent. */
+typedef struct child {
+    flat_builder_t blocks;
+    int64_t extent;
+} child_t;
+
+/* Append k consecutive instances of c, the first at displacement base. */
+static void append_instances(flat_builder_t *b, const child_t *c, int64_t base, int64_t k)
+{
+    const flat_builder_t *cb = &c->blocks;
+    if (cb->n == 1 && cb->len[0] == c->extent) { /* dense child: k instances are one block */
+        fb_push(b, base + cb->disp[0], k * cb->len[0]);
+        return;
+    }
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = 0; j < cb->n; j++)
+            fb_push(b, base + i * c->extent + cb->disp[j], cb->len[j]);
+}
+
+/* ---- constructor arguments, normalized to the MPI-3 layout in int64 -------- */
+
+typedef struct type_args {
+    int combiner;
+    int64_t *ints, *addrs;
+    MPI_Datatype *types;
+    int ni, na, nt;
+} type_args_t;
+
+static int is_named(int combiner)
+{
+    return combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL ||
+           combiner == MPI_COMBINER_F90_COMPLEX || combiner == MPI_COMBINER_F90_INTEGER;
+}
+
+static int type_combiner(MPI_Datatype t, int *comb)
+{
+#if MPI_VERSION >= 4
+    MPI_Count ni, na, nl, nt; /* types from "_c" constructors reject the classic query */
+    return MPI_Type_get_envelope_c(t, &ni, &na, &nl, &nt, comb);
+#else
+    int ni, na, nt;
+    return MPI_Type_get_envelope(t, &ni, &na, &nt, comb);
+#endif
+}
+
+int colio_type_is_predefined(MPI_Datatype t)
+{
+    int comb;
+    return type_combiner(t, &comb) == MPI_SUCCESS && is_named(comb);
+}
+
+static void type_args_free(type_args_t *a)
+{
+    for (int i = 0; i < a->nt; i++)
+        if (!colio_type_is_predefined(a->types[i]))
+            MPI_Type_free(&a->types[i]);
+    free(a->ints);
+    free(a->addrs);
+    free(a->types);
+}
+
+static int type_args_alloc(type_args_t *a, int64_t ni, int64_t na, int64_t nt)
+{
+    a->ni = (int)ni, a->na = (int)na, a->nt = (int)nt;
+    a->ints = malloc(sizeof(int64_t) * (size_t)(ni + 1));
+    a->addrs = malloc(sizeof(int64_t) * (size_t)(na + 1));
+    a->types = malloc(sizeof(MPI_Datatype) * (size_t)(nt + 1));
+    return a->ints && a->addrs && a->types ? 0 : -1;
+}
+
+#if MPI_VERSION >= 4
+/*
+ * Types built with the MPI-4 "_c" constructors return every count and
+ * address argument, in constructor order, in the large-count array; only
+ * subarray and darray keep some arguments as ints. Rebuild the MPI-3 layout.
+ */
+static void remap_large(type_args_t *a, const int *I, const MPI_Count *L, int64_t nl)
+{
+    int64_t n = 0, k = 0;
+    switch (a->combiner) {
+    case MPI_COMBINER_HVECTOR:
+        a->ints[0] = L[0], a->ints[1] = L[1], a->addrs[0] = L[2];
+        a->ni = 2, a->na = 1;
+        return;
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_STRUCT:
+        n = L[0];
+        for (k = 0; k <= n; k++)
+            a->ints[k] = L[k];
+        for (k = 0; k < n; k++)
+            a->addrs[k] = L[n + 1 + k];
+        a->ni = (int)n + 1, a->na = (int)n;
+        return;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        a->ints[0] = L[0], a->ints[1] = L[1];
+        for (k = 0; k < L[0]; k++)
+            a->addrs[k] = L[2 + k];
+        a->ni = 2, a->na = (int)L[0];
+        return;
+    case MPI_COMBINER_RESIZED:
+        a->addrs[0] = L[0], a->addrs[1] = L[1];
+        a->ni = 0, a->na = 2;
+        return;
+    case MPI_COMBINER_SUBARRAY: /* ints: ndims, order; large: sizes, subsizes, starts */
+        n = I[0];
+        a->ints[0] = n;
+        for (k = 0; k < 3 * n; k++)
+            a->ints[1 + k] = L[k];
+        a->ints[1 + 3 * n] = I[1];
+        a->ni = (int)(3 * n + 2), a->na = 0;
+        return;
+    case MPI_COMBINER_DARRAY: /* ints: size, rank, ndims, distribs, dargs, psizes, order; large: gsizes */
+        n = I[2];
+        a->ints[0] = I[0], a->ints[1] = I[1], a->ints[2] = n;
+        for (k = 0; k < n; k++)
+            a->ints[3 + k] = L[k];
+        for (k = 0; k < 3 * n + 1; k++)
+            a->ints[3 + n + k] = I[3 + k];
+        a->ni = (int)(4 * n + 4), a->na = 0;
+        return;
+    default: /* contiguous, vector, indexed, indexed_block: all ints */
+        for (k = 0; k < nl; k++)
+            a->ints[k] = L[k];
+        a->ni = (int)nl, a->na = 0;
+        return;
+    }
+}
+
+static int type_args_get(MPI_Datatype t, type_args_t *a, colio_err_t *err)
+{
+    MPI_Count ni, na, nl, nt;
+    memset(a, 0, sizeof *a);
+    if (MPI_Type_get_envelope_c(t, &ni, &na, &nl, &nt, &a->combiner) != MPI_SUCCESS)
+        return colio_err_set(err, COLIO_ERR_TYPE, "MPI_Type_get_envelope failed");
+    if (is_named(a->combiner))
+        return 0;
+    int *I = malloc(sizeof *I * (size_t)(ni + 1));
+    MPI_Aint *A = malloc(sizeof *A * (size_t)(na + 1));
+    MPI_Count *L = malloc(sizeof *L * (size_t)(nl + 1));
+    int rc = 0;
+    /* room for the widest remapped layout: every int and large count */
+    if (!I || !A || !L || type_args_alloc(a, ni + nl + 4, na + nl + 2, nt) != 0) {
+        rc = colio_err_set(err, COLIO_ERR_NOMEM, "out of memory decoding a datatype");
+    } else if (MPI_Type_get_contents_c(t, ni, na, nl, nt, I, A, L, a->types) != MPI_SUCCESS) {
+        a->nt = 0;
+        rc = colio_err_set(err, COLIO_ERR_TYPE, "MPI_Type_get_contents failed");
+    } else if (nl > 0) {
+        remap_large(a, I, L, nl);
+    } else {
+        for (MPI_Count k = 0; k < ni; k++)
+            a->ints[k] = I[k];
+        for (MPI_Count k = 0; k < na; k++)
+            a->addrs[k] = A[k];
+        a->ni = (int)ni, a->na = (int)na;
+    }
+    free(I);
+    free(A);
+    free(L);
+    return rc;
+}
+#else
+static int type_args_get(MPI_Datatype t, type_args_t *a, colio_err_t *err)
+{
+    int ni, na, nt;
+    memset(a, 0, sizeof *a);
+    if (MPI_Type_get_envelope(t, &ni, &na, &nt, &a->combiner) != MPI_SUCCESS)
+        return colio_err_set(err, COLIO_ERR_TYPE, "MPI_Type_get_envelope failed");
+    if (is_named(a->combiner))
+        return 0;
+    int *I = malloc(sizeof *I * (size_t)(ni + 1));
+    MPI_Aint *A = malloc(sizeof *A * (size_t)(na + 1));
+    int rc = 0;
+    if (!I || !A || type_args_alloc(a, ni, na, nt) != 0) {
+        rc = colio_err_set(err, COLIO_ERR_NOMEM, "out of memory decoding a datatype");
+    } else if (MPI_Type_get_contents(t, ni, na, nt, I, A, a->types) != MPI_SUCCESS) {
+        a->nt = 0;
+        rc = colio_err_set(err, COLIO_ERR_TYPE, "MPI_Type_get_contents failed");
+    } else {
+        for (int k = 0; k < ni; k++)
+            a->ints[k] = I[k];
+        for (int k = 0; k < na; k++)
+            a->addrs[k] = A[k];
+    }
+    free(I);
+    free(A);
+    return rc;
+}
+#endif
+
+/* ---- predefined types ------------------------------------------------------ */
+
+/*
+ * Most predefined types are dense. The pair types (MPI_SHORT_INT, ...) may
+ * hold padding; their layout is read back from MPI_Pack of a buffer whose
+ * bytes are their own offsets, so it matches the MPI library exactly.
+ */
+static int flatten_named(MPI_Datatype t, flat_builder_t *b, colio_err_t *err)
+{
+    MPI_Count size, lb, extent;
+    MPI_Type_size_x(t, &size);
+    MPI_Type_get_extent_x(t, &lb, &extent);
+    if (size == extent && lb == 0) {
+        fb_push(b, 0, size);
+        return 0;
+    }
+    if (lb + extent > 255 || lb < 0 || size > 255)
+        return colio_err_set(err, COLIO_ERR_TYPE, "unsupported predefined datatype layout");
+    unsigned char in[256], out[256];
+    for (int i = 0; i < 256; i++)
+        in[i] = (unsigned char)i;
+    int pos = 0;
+    if (MPI_Pack(in, 1, t, out, (int)sizeof out, &pos, MPI_COMM_SELF) != MPI_SUCCESS)
+        return colio_err_set(err, COLIO_ERR_TYPE, "cannot probe a predefined datatype");
+    for (int i = 0; i < pos; i++)
+        fb_push(b, out[i], 1);
+    return 0;
+}
+
+/* ---- subarray and darray: owned index intervals per dimension --------------- */
+
+typedef struct ivl_list {
+    int64_t n;
+    int64_t *lo, *hi; /* half-open global index ranges, increasing */
+} ivl_list_t;
+
+static int ivl_push(ivl_list_t *l, int64_t lo, int64_t hi)
+{
+    if (lo >= hi)
+        return 0;
+    int64_t *a = realloc(l->lo, sizeof *a * (size_t)(l->n + 1));
+    if (a)
+        l->lo = a;
+    int64_t *c = a ? realloc(l->hi, sizeof *c * (size_t)(l->n + 1)) : NULL;
+    if (!c)
+        return -1;
+    l->hi = c;
+    l->lo[l->n] = lo;
+    l->hi[l->n] = hi;
+    l->n++;
+    return 0;
+}
+
+typedef struct grid {
+    int ndims;
+    int fortran;           /* MPI_ORDER_FORTRAN: dimension 0 varies fastest */
+    const int64_t *sizes;  /* global sizes */
+    ivl_list_t *owned;     /* per dimension */
+    int64_t *stride;       /* elements between consecutive indices of a dimension */
+    const child_t *elem;
+} grid_t;
+
+/* Storage-order position k (0 = slowest) to dimension. */
+static int grid_dim(const grid_t *g, int k) { return g->fortran ? g->ndims - 1 - k : k; }
+
+static void grid_walk(const grid_t *g, int k, int64_t elem_off, flat_builder_t *b)
+{
+    int d = grid_dim(g, k);
+    const ivl_list_t *l = &g->owned[d];
+    for (int64_t i = 0; i < l->n; i++) {
+        if (k == g->ndims - 1) { /* fastest dimension: a run of elements */
+            append_instances(b, g->elem, (elem_off + l->lo[i]) * g->elem->extent, l->hi[i] - l->lo[i]);
+            continue;
+        }
+        for (int64_t x = l->lo[i]; x < l->hi[i]; x++)
+            grid_walk(g, k + 1, elem_off + x * g->stride[d], b);
+    }
+}
+
+static int grid_flatten(grid_t *g, flat_builder_t *b, colio_err_t *err)
+{
+    int64_t stride[64];
+    if (g->ndims < 1 || g->ndims > 64)
+        return colio_err_set(err, COLIO_ERR_TYPE, "unsupported number of dimensions %d", g->ndims);
+    for (int k = g->ndims - 1; k >= 0; k--) {
+        int d = grid_dim(g, k), next = grid_dim(g, k + 1);
+        stride[d] = (k == g->ndims - 1) ? 1 : stride[next] * g->sizes[next];
+    }
+    g->stride = stride;
+    for (int d = 0; d < g->ndims; d++)
+        if (g->owned[d].n == 0)
+            return 0; /* some dimension owns nothing: empty type */
+    grid_walk(g, 0, 0, b);
+    return 0;
+}
+
+static void ivl_free_all(ivl_list_t *l, int n)
+{
+    for (int d = 0; d < n; d++) {
+        free(l[d].lo);
+        free(l[d].hi);
+    }
+}
+
+/* ints: ndims, sizes[n], subsizes[n], starts[n], order */
+static int flatten_subarray(const type_args_t *a, const child_t *elem, flat_builder_t *b, colio_err_t *err)
+{
+    int n = (int)a->ints[0];
+    ivl_list_t owned[64] = {{0}};
+    if (n < 1 || n > 64)
+        return colio_err_set(err, COLIO_ERR_TYPE, "subarray with %d dimensions", n);
+    int rc = 0;
+    for (int d = 0; d < n && rc == 0; d++) {
+        int64_t start = a->ints[1 + 2 * n + d], sub = a->ints[1 + n + d];
+        if (ivl_push(&owned[d], start, start + sub) != 0)
+            rc = colio_err_set(err, COLIO_ERR_NOMEM, "out of memory flattening a subarray");
+    }
+    grid_t g = {.ndims = n, .fortran = a->ints[1 + 3 * n] == MPI_ORDER_FORTRAN, .sizes = a->ints + 1,
+                .owned = owned, .elem = elem};
+    if (rc == 0)
+        rc = grid_flatten(&g, b, err);
+    ivl_free_all(owned, n);
+    return rc;
+}
+
+/* Owned global indices of one darray dimension (MPI 4.1, section 5.1.4). */
+static int darray_dim(int distrib, int64_t darg, int64_t gsize, int64_t psize, int64_t coord,
+                      ivl_list_t *out)
+{
+    if (distrib == MPI_DISTRIBUTE_NONE)
+        return ivl_push(out, 0, gsize);
+    if (distrib == MPI_DISTRIBUTE_BLOCK) {
+        int64_t blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
+        int64_t lo = coord * blk, hi = lo + blk < gsize ? lo + blk : gsize;
+        return ivl_push(out, lo, hi);
+    }
+    int64_t blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg; /* cyclic(blk) */
+    for (int64_t lo = coord * blk; lo < gsize; lo += psize * blk)
+        if (ivl_push(out, lo, lo + blk < gsize ? lo + blk : gsize) != 0)
+            return -1;
+    return 0;
+}
+
+/* ints: size, rank, ndims, gsizes[n], distribs[n], dargs[n], psizes[n], order */
+static int flatten_darray(const type_args_t *a, const child_t *elem, flat_builder_t *b, colio_err_t *err)
+{
+    int n = (int)a->ints[2];
+    if (n < 1 || n > 64)
+        return colio_err_set(err, COLIO_ERR_TYPE, "darray with %d dimensions", n);
+    const int64_t *gsizes = a->ints + 3, *distribs = gsizes + n, *dargs = distribs + n,
+                  *psizes = dargs + n;
+    int64_t coord[64], r = a->ints[1];
+    for (int d = n - 1; d >= 0; d--) { /* the process grid is row-major whatever the order */
+        coord[d] = r % psizes[d];
+        r /= psizes[d];
+    }
+    ivl_list_t owned[64] = {{0}};
+    int rc = 0;
+    for (int d = 0; d < n && rc == 0; d++)
+        if (darray_dim((int)distribs[d], dargs[d], gsizes[d], psizes[d], coord[d], &owned[d]) != 0)
+            rc = colio_err_set(err, COLIO_ERR_NOMEM, "out of memory flattening a darray");
+    grid_t g = {.ndims = n, .fortran = a->ints[3 + 4 * n] == MPI_ORDER_FORTRAN, .sizes = gsizes,
+                .owned = owned, .elem = elem};
+    if (rc == 0)
+        rc = grid_flatten(&g, b, err);
+    ivl_free_all(owned, n);
+    return rc;
+}
+
+/* ---- recursion --------------------------------------------------------------- */
+
+static int flatten_rec(MPI_Datatype t, child_t *out, colio_err_t *err, int depth);
+
+static int child_of(MPI_Datatype t, child_t *c, colio_err_t *err, int depth)
+{
+    memset(c, 0, sizeof *c);
+    return flatten_rec(t, c, err, depth + 1);
+}
+
+static void child_free(child_t *c)
+{
+    free(c->blocks.disp);
+    free(c->blocks.len);
+}
+
+/* Constructors with a single child type. */
+static void flatten_single(const type_args_t *a, const child_t *c, flat_builder_t *b)
+{
+    const int64_t *I = a->ints, *A = a->addrs;
+    int64_t ext = c->extent;
+    switch (a->combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+        append_instances(b, c, 0, 1);
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        append_instances(b, c, 0, I[0]);
+        break;
+    case MPI_COMBINER_VECTOR:
+        for (int64_t i = 0; i < I[0]; i++)
+            append_instances(b, c, i * I[2] * ext, I[1]);
+        break;
+    case MPI_COMBINER_HVECTOR:
+        for (int64_t i = 0; i < I[0]; i++)
+            append_instances(b, c, i * A[0], I[1]);
+        break;
+    case MPI_COMBINER_INDEXED:
+        for (int64_t i = 0; i < I[0]; i++)
+            append_instances(b, c, I[1 + I[0] + i] * ext, I[1 + i]);
+        break;
+    case MPI_COMBINER_HINDEXED:
+        for (int64_t i = 0; i < I[0]; i++)
+            append_instances(b, c, A[i], I[1 + i]);
+        break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        for (int64_t i = 0; i < I[0]; i++)
+            append_instances(b, c, I[2 + i] * ext, I[1]);
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        for (int64_t i = 0; i < I[0]; i++)
+            append_instances(b, c, A[i], I[1]);
+        break;
+    }
+}
+
+static int flatten_struct(const type_args_t *a, flat_builder_t *b, colio_err_t *err, int depth)
+{
+    for (int64_t i = 0; i < a->ints[0]; i++) {
+        child_t c;
+        int rc = child_of(a->types[i], &c, err, depth);
+        if (rc == 0)
+            append_instances(b, &c, a->addrs[i], a->ints[1 + i]);
+        child_free(&c);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int flatten_rec(MPI_Datatype t, child_t *out, colio_err_t *err, int depth)
+{
+    MPI_Count lb, extent;
+    if (depth > 64)
+        return colio_err_set(err, COLIO_ERR_TYPE, "datatype nested more than 64 levels");
+    if (MPI_Type_get_extent_x(t, &lb, &extent) != MPI_SUCCESS)
+        return colio_err_set(err, COLIO_ERR_TYPE, "invalid datatype");
+    out->extent = extent;
+    type_args_t a;
+    int rc = type_args_get(t, &a, err);
+    if (rc != 0)
+        return rc;
+    if (is_named(a.combiner)) {
+        rc = flatten_named(t, &out->blocks, err);
+    } else if (a.combiner == MPI_COMBINER_STRUCT) {
+        rc = flatten_struct(&a, &out->blocks, err, depth);
+    } else {
+        child_t c;
+        rc = child_of(a.types[0], &c, err, depth);
+        if (rc == 0 && a.combiner == MPI_COMBINER_SUBARRAY)
+            rc = flatten_subarray(&a, &c, &out->blocks, err);
+        else if (rc == 0 && a.combiner == MPI_COMBINER_DARRAY)
+            rc = flatten_darray(&a, &c, &out->blocks, err);
+        else if (rc == 0 && (a.combiner == MPI_COMBINER_DUP || a.combiner == MPI_COMBINER_RESIZED ||
+                             a.combiner == MPI_COMBINER_CONTIGUOUS || a.combiner == MPI_COMBINER_VECTOR ||
+                             a.combiner == MPI_COMBINER_HVECTOR || a.combiner == MPI_COMBINER_INDEXED ||
+                             a.combiner == MPI_COMBINER_HINDEXED ||
+                             a.combiner == MPI_COMBINER_INDEXED_BLOCK ||
+                             a.combiner == MPI_COMBINER_HINDEXED_BLOCK))
+            flatten_single(&a, &c, &out->blocks);
+        else if (rc == 0)
+            rc = colio_err_set(err, COLIO_ERR_TYPE, "unsupported datatype combiner %d", a.combiner);
+        child_free(&c);
+    }
+    type_args_free(&a);
+    if (rc == 0 && out->blocks.nomem)
+        rc = colio_err_set(err, COLIO_ERR_NOMEM, "out of memory flattening a datatype");
+    return rc;
+}
+
+/* ---- public ------------------------------------------------------------------ */
+
+static void flat_classify(colio_flat_t *f)
+{
+    f->monotonic = 1;
+    f->nonneg = 1;
+    for (int64_t i = 0; i < f->n; i++) {
+        if (f->disp[i] < 0)
+            f->nonneg = 0;
+        if (i > 0 && f->disp[i] < f->disp[i - 1] + f->len[i - 1])
+            f->monotonic = 0;
+    }
+    /* tiles k and k+1 must not overlap either */
+    if (f->n > 0 && f->disp[f->n - 1] + f->len[f->n - 1] - f->disp[0] > f->extent)
+        f->monotonic = 0;
+}
+
+int colio_flat_create(MPI_Datatype type, colio_flat_t **flat_p, colio_err_t *err)
+{
+    child_t c = {{0}, 0};
+    MPI_Count lb, extent;
+    int rc = flatten_rec(type, &c, err, 0);
+    colio_flat_t *f = rc == 0 ? calloc(1, sizeof *f) : NULL;
+    if (rc == 0 && f == NULL)
+        rc = colio_err_set(err, COLIO_ERR_NOMEM, "out of memory flattening a datatype");
+    if (rc == 0 && (f->prefix = malloc(sizeof(int64_t) * (size_t)(c.blocks.n + 1))) == NULL)
+        rc = colio_err_set(err, COLIO_ERR_NOMEM, "out of memory flattening a datatype");
+    if (rc != 0) {
+        child_free(&c);
+        free(f);
+        return rc;
+    }
+    MPI_Type_get_extent_x(type, &lb, &extent);
+    f->n = c.blocks.n;
+    f->disp = c.blocks.disp;
+    f->len = c.blocks.len;
+    f->lb = lb;
+    f->extent = extent;
+    f->prefix[0] = 0;
+    for (int64_t i = 0; i < f->n; i++)
+        f->prefix[i + 1] = f->prefix[i] + f->len[i];
+    f->size = f->prefix[f->n];
+    flat_classify(f);
+    *flat_p = f;
+    return 0;
+}
+
+void colio_flat_free(colio_flat_t *flat)
+{
+    if (flat == NULL)
+        return;
+    free(flat->disp);
+    free(flat->len);
+    free(flat->prefix);
+    free(flat);
+}
+
+int64_t colio_flat_find(const colio_flat_t *flat, int64_t s)
+{
+    int64_t lo = 0, hi = flat->n - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (flat->prefix[mid] <= s)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Attribute cache: the flattening lives as long as the datatype. */
+static int flat_keyval = MPI_KEYVAL_INVALID;
+
+static int flat_attr_delete(MPI_Datatype type, int keyval, void *value, void *extra)
+{
+    (void)type, (void)keyval, (void)extra;
+    colio_flat_free(value);
+    return MPI_SUCCESS;
+}
+
+int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err)
+{
+    int comb;
+    if (type_combiner(type, &comb) != MPI_SUCCESS)
+        return colio_err_set(err, COLIO_ERR_TYPE, "invalid datatype");
+    *owned_p = 1;
+    if (is_named(comb))
+        return colio_flat_create(type, flat_p, err);
+    if (flat_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, flat_attr_delete, &flat_keyval, NULL) != MPI_SUCCESS)
+        return colio_flat_create(type, flat_p, err);
+    void *cached = NULL;
+    int flag = 0;
+    MPI_Type_get_attr(type, flat_keyval, &cached, &flag);
+    if (flag) {
+        *flat_p = cached;
+        *owned_p = 0;
+        return 0;
+    }
+    int rc = colio_flat_create(type, flat_p, err);
+    if (rc == 0 && MPI_Type_set_attr(type, flat_keyval, *flat_p) == MPI_SUCCESS)
+        *owned_p = 0;
+    return rc;
+}
+
+void colio_flat_release(colio_flat_t *flat, int owned)
+{
+    if (owned)
+        colio_flat_free(flat);
+}
+
+int colio_type_check(MPI_Datatype type, MPI_Comm comm, const char *what, colio_err_t *err)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return colio_err_set(err, COLIO_ERR_TYPE, "%s is MPI_DATATYPE_NULL", what);
+    char in[1] = {0}, out[1];
+    int pos = 0;
+    if (MPI_Pack(in, 0, type, out, (int)sizeof out, &pos, comm) != MPI_SUCCESS)
+        return colio_err_set(err, COLIO_ERR_TYPE, "%s is not a valid committed datatype", what);
+    return 0;
+}

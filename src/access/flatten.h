@@ -1,0 +1,53 @@
+/*
+ * Datatype flattening: any MPI datatype, decoded with MPI_Type_get_envelope /
+ * MPI_Type_get_contents, becomes a list of (displacement, length) blocks in
+ * typemap order, adjacent blocks merged. Extents come from MPI itself.
+ */
+#ifndef COLIO_ACCESS_FLATTEN_H
+#define COLIO_ACCESS_FLATTEN_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+typedef struct colio_flat {
+    int64_t n;       /* blocks */
+    int64_t *disp;   /* byte displacement of each block from the type's origin */
+    int64_t *len;    /* bytes of each block (all > 0) */
+    int64_t *prefix; /* n+1 entries: prefix[i] = len[0] + ... + len[i-1] */
+    int64_t size;    /* MPI_Type_size: prefix[n] */
+    int64_t lb;      /* MPI lower bound */
+    int64_t extent;  /* MPI extent: instance k starts at k * extent */
+    int monotonic;   /* blocks in increasing, non-overlapping order, also across tiles */
+    int nonneg;      /* every displacement >= 0 */
+} colio_flat_t;
+
+/* Flatten one instance of type. Caller frees with colio_flat_free. */
+int colio_flat_create(MPI_Datatype type, colio_flat_t **flat_p, colio_err_t *err);
+void colio_flat_free(colio_flat_t *flat);
+
+/*
+ * Flattening of a type, cached on the type itself as an MPI attribute (freed
+ * with the type); predefined types are flattened on each call (one block).
+ * The returned pointer stays valid until the type is freed, or, for
+ * predefined types, until colio_flat_release.
+ */
+int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err);
+/* Release a result of colio_flat_get (no-op for cached ones). */
+void colio_flat_release(colio_flat_t *flat, int owned);
+
+/* Block containing stream byte s (0 <= s < size) of one instance: the largest i with prefix[i] <= s. */
+int64_t colio_flat_find(const colio_flat_t *flat, int64_t s);
+
+/* Predefined (named) types are never duplicated or freed. */
+int colio_type_is_predefined(MPI_Datatype type);
+
+/*
+ * A datatype must be committed (and not MPI_DATATYPE_NULL) to be used; MPI
+ * has no query for that, so this asks MPI_Pack, which checks it, on comm
+ * (whose error handler must return errors).
+ */
+int colio_type_check(MPI_Datatype type, MPI_Comm comm, const char *what, colio_err_t *err);
+
+#endif

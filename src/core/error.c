@@ -1,0 +1,131 @@
+/* Error codes, messages and collective error agreement. */
+#include "core/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *colio_strerror(int err)
+{
+    switch (err) {
+#define COLIO_ERROR_CASE_(name, value, text) \
+    case value:                              \
+        return text;
+        COLIO_ERROR_MAP(COLIO_ERROR_CASE_)
+#undef COLIO_ERROR_CASE_
+    default:
+        return "unknown colio error code";
+    }
+}
+
+int colio_err_set(colio_err_t *e, int code, const char *fmt, ...)
+{
+    if (e->code != 0 || code == 0)
+        return code;
+    e->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int colio_err_from_errno(int errnum)
+{
+    switch (errnum) {
+    case 0:
+        return COLIO_SUCCESS;
+    case ENOENT:
+        return COLIO_ERR_NOENT;
+    case EEXIST:
+        return COLIO_ERR_EXIST;
+    case EACCES:
+    case EPERM:
+        return COLIO_ERR_ACCESS;
+    case EROFS:
+        return COLIO_ERR_READONLY;
+    case ENOSPC:
+    case EFBIG:
+        return COLIO_ERR_NOSPC;
+    case EDQUOT:
+        return COLIO_ERR_QUOTA;
+    case ENOMEM:
+        return COLIO_ERR_NOMEM;
+    case ENAMETOOLONG:
+    case ENOTDIR:
+    case EISDIR:
+    case ELOOP:
+        return COLIO_ERR_BAD_FILE;
+    case EINVAL:
+        return COLIO_ERR_ARG;
+    case ENOTSUP:
+        return COLIO_ERR_UNSUPPORTED;
+    default:
+        return COLIO_ERR_IO;
+    }
+}
+
+int colio_err_from_mpi(colio_err_t *e, int mpi_rc, const char *what)
+{
+    if (mpi_rc == MPI_SUCCESS)
+        return COLIO_SUCCESS;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "MPI error %d", mpi_rc);
+    return colio_err_set(e, COLIO_ERR_MPI, "%s: %s", what, text);
+}
+
+/* Ranks fit in 32 bits; the code occupies the high bits, so MIN orders by code first. */
+int64_t colio_err_key(int code, int rank)
+{
+    return code == 0 ? 0 : (int64_t)code * ((int64_t)1 << 32) + (int64_t)rank;
+}
+
+int colio_err_key_code(int64_t key)
+{
+    if (key == 0)
+        return 0;
+    int64_t rank = key & 0xffffffffLL;
+    return (int)((key - rank) / ((int64_t)1 << 32));
+}
+
+int colio_err_key_rank(int64_t key) { return (int)(key & 0xffffffffLL); }
+
+int colio_err_agree(MPI_Comm comm, colio_err_t *e) { return colio_err_agree_same(comm, e, 0, NULL); }
+
+int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    int64_t in[3] = {colio_err_key(e->code, rank), value, -value}, out[3];
+    int rc = MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS) {
+        colio_err_clear(e);
+        return colio_err_from_mpi(e, rc, "error agreement (MPI_Allreduce)");
+    }
+    int64_t min_key = out[0];
+    if (min_key == 0 && out[1] != -out[2]) { /* known to every rank alike: no message to fetch */
+        colio_err_clear(e);
+        return colio_err_set(e, COLIO_ERR_NOT_SAME, "%s differs across ranks", what ? what : "a value");
+    }
+    if (min_key == 0)
+        return COLIO_SUCCESS;
+    /* Everyone reports the first failing rank's code and words. */
+    int root = colio_err_key_rank(min_key);
+    rc = MPI_Bcast(e->msg, COLIO_ERRMSG_LEN, MPI_CHAR, root, comm);
+    if (rc != MPI_SUCCESS)
+        e->msg[0] = '\0';
+    colio_err_adopt(e, min_key);
+    return e->code;
+}
+
+void colio_err_adopt(colio_err_t *e, int64_t min_key)
+{
+    char detail[COLIO_ERRMSG_LEN];
+    memcpy(detail, e->msg, sizeof detail);
+    detail[sizeof detail - 1] = '\0';
+    e->code = colio_err_key_code(min_key);
+    snprintf(e->msg, sizeof e->msg, "rank %d: %s", colio_err_key_rank(min_key),
+             detail[0] ? detail : colio_strerror(e->code));
+}

@@ -1,0 +1,51 @@
+/* Error codes, messages and collective error agreement. */
+#ifndef COLIO_CORE_ERROR_H
+#define COLIO_CORE_ERROR_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "colio.h"
+
+#define COLIO_ERRMSG_LEN 512
+
+/* An error as it travels through an operation: the code and its detail. */
+typedef struct colio_err {
+    int code;                     /* COLIO_SUCCESS or COLIO_ERR_* */
+    char msg[COLIO_ERRMSG_LEN];   /* "" when code == 0 */
+} colio_err_t;
+
+/* Record the first error only: later failures are usually consequences. */
+int colio_err_set(colio_err_t *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static inline void colio_err_clear(colio_err_t *e) { e->code = 0; e->msg[0] = '\0'; }
+
+/* Map an errno value (positive) to a colio code. */
+int colio_err_from_errno(int errnum);
+/* Map an MPI error code to a colio code, keeping its text in e. */
+int colio_err_from_mpi(colio_err_t *e, int mpi_rc, const char *what);
+
+/*
+ * Agreement key: one int64 per rank, reduced with MPI_MIN, selects the most
+ * severe (most negative) code and, among ranks with that code, the lowest
+ * rank. 0 means no error anywhere.
+ */
+int64_t colio_err_key(int code, int rank);
+int colio_err_key_code(int64_t key);
+int colio_err_key_rank(int64_t key);
+
+/*
+ * Blocking agreement used by open/close/set_view/set_info/sync: every rank
+ * returns the same code and, on error, the failing rank's message.
+ */
+int colio_err_agree(MPI_Comm comm, colio_err_t *e);
+/* The same, and in the same reduction: value must be equal on every rank
+   (COLIO_ERR_NOT_SAME naming `what` otherwise). */
+int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what);
+/*
+ * After the agreed key is known and e->msg holds the failing rank's detail
+ * (broadcast from it), set e to the agreed code with "rank R: detail".
+ */
+void colio_err_adopt(colio_err_t *e, int64_t min_key);
+
+#endif

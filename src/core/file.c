@@ -1,0 +1,371 @@
+/*
+ * File handle life cycle and the collective calls that are not data
+ * operations: open, close, set_view, set_info, sync; plus local queries.
+ * Every collective call agrees on one error code before it returns.
+ */
+#include "core/file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local char last_open_error[COLIO_ERRMSG_LEN];
+
+const char *colio_last_open_error(void) { return last_open_error; }
+
+const char *colio_last_error(const colio_file *fh) { return fh ? fh->last_err.msg : ""; }
+
+int colio_file_result(colio_file *fh, const colio_err_t *err)
+{
+    if (err->code != 0)
+        fh->last_err = *err;
+    return err->code;
+}
+
+int colio_file_configure(colio_file *fh, colio_err_t *err)
+{
+    const colio_hints_t *h = &fh->hints;
+    fh->place = colio_place_find(h->placement);
+    fh->domain = colio_domain_find(h->domain);
+    fh->xchg_data = colio_xchg_find(h->exchange);
+    fh->xchg_meta = colio_xchg_find(h->meta_exchange[0] ? h->meta_exchange : h->exchange);
+    if (!fh->place || !fh->domain || !fh->xchg_data || !fh->xchg_meta)
+        return colio_err_set(err, COLIO_ERR_HINT, "unknown plug-in name in hints");
+    colio_place_input_t in = {.topo = &fh->topo, .cb_nodes = h->cb_nodes};
+    if (fh->place->select(&in, fh->aggs, &fh->naggs) != 0 || fh->naggs < 1)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", fh->place->name);
+    return COLIO_SUCCESS;
+}
+
+/* Every rank adopts rank 0's hints, as ROMIO does, so all plans agree. */
+static int hints_from_rank0(colio_file *fh, colio_err_t *err)
+{
+    int rc = MPI_Bcast(&fh->hints, (int)sizeof fh->hints, MPI_BYTE, 0, fh->comm);
+    return colio_err_from_mpi(err, rc, "MPI_Bcast of hints");
+}
+
+/* New hints are in place: adopt rank 0's, select plug-ins and aggregators, agree. */
+static const colio_err_t *reconfigure(colio_file *fh, colio_err_t *err)
+{
+    if (hints_from_rank0(fh, err) == 0)
+        colio_file_configure(fh, err);
+    colio_err_agree(fh->comm, err);
+    return err;
+}
+
+/* ---- open ----------------------------------------------------------------------- */
+
+static int check_amode(int amode, colio_err_t *err)
+{
+    int rw = !!(amode & MPI_MODE_RDONLY) + !!(amode & MPI_MODE_WRONLY) + !!(amode & MPI_MODE_RDWR);
+    if (rw != 1)
+        return colio_err_set(err, COLIO_ERR_AMODE, "amode needs exactly one of MPI_MODE_RDONLY, WRONLY, RDWR");
+    if ((amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
+        return colio_err_set(err, COLIO_ERR_AMODE, "MPI_MODE_RDONLY cannot be combined with CREATE or EXCL");
+    if (amode & MPI_MODE_SEQUENTIAL)
+        return colio_err_set(err, COLIO_ERR_UNSUPPORTED, "MPI_MODE_SEQUENTIAL is not supported");
+    return COLIO_SUCCESS;
+}
+
+static int store_flags(int amode, int create_here)
+{
+    int flags = 0;
+    if (amode & (MPI_MODE_RDONLY | MPI_MODE_RDWR))
+        flags |= COLIO_STORE_READ;
+    if (amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR))
+        flags |= COLIO_STORE_WRITE;
+    if (create_here && (amode & MPI_MODE_CREATE))
+        flags |= COLIO_STORE_CREATE;
+    if (create_here && (amode & MPI_MODE_EXCL))
+        flags |= COLIO_STORE_EXCL;
+    return flags;
+}
+
+static int open_store(colio_file *fh, int create_here, colio_err_t *err)
+{
+    int rc = fh->store->open(fh->path, store_flags(fh->amode, create_here), &fh->hints, fh->rank, &fh->st,
+                             &fh->readable);
+    if (rc == 0)
+        return COLIO_SUCCESS;
+    fh->st = NULL;
+    return colio_err_set(err, colio_err_from_errno(-rc), "colio_open: %s: %s (errno %d)", fh->path, strerror(-rc),
+                         -rc);
+}
+
+/* Rank 0 creates the file first (honouring EXCL), then everyone opens it. */
+static int open_everywhere(colio_file *fh, colio_err_t *err)
+{
+    int creating = (fh->amode & MPI_MODE_CREATE) != 0;
+    if (creating && fh->rank == 0 && err->code == 0)
+        open_store(fh, 1, err);
+    if (creating && colio_err_agree(fh->comm, err) != 0)
+        return err->code;
+    if ((!creating || fh->rank != 0) && err->code == 0)
+        open_store(fh, 0, err);
+    if (err->code == 0 && (fh->amode & MPI_MODE_APPEND)) { /* file pointers start at the end */
+        int64_t size = 0;
+        int rc = fh->store->size(fh->st, &size);
+        if (rc != 0)
+            colio_err_set(err, colio_err_from_errno(-rc), "colio_open: %s: size query failed", fh->path);
+        fh->fp = size;
+    }
+    return colio_err_agree(fh->comm, err);
+}
+
+static int default_view(colio_file *fh, colio_err_t *err)
+{
+    fh->view.disp = 0;
+    fh->view.etype = MPI_BYTE;
+    fh->view.filetype = MPI_BYTE;
+    fh->view.etype_size = 1;
+    return colio_flat_create(MPI_BYTE, &fh->view.ftype, err);
+}
+
+static void view_free(colio_view_t *v);
+
+static void file_free(colio_file *fh)
+{
+    if (fh == NULL)
+        return;
+    if (fh->st)
+        fh->store->close(fh->st);
+    view_free(&fh->view);
+    colio_topo_free(&fh->topo);
+    if (fh->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&fh->comm);
+    free(fh->aggs);
+    free(fh->path);
+    free(fh);
+}
+
+/* Checks that need no file system access; errors are agreed by the caller. */
+static int open_prepare(colio_file *fh, const char *path, int amode, MPI_Info info, colio_err_t *err)
+{
+    if (path == NULL || path[0] == '\0')
+        return colio_err_set(err, COLIO_ERR_BAD_FILE, "colio_open: empty or NULL path");
+    if ((fh->path = strdup(path)) == NULL || (fh->aggs = malloc(sizeof(int) * (size_t)fh->nprocs)) == NULL)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "colio_open: out of memory");
+    if (check_amode(amode, err) != 0)
+        return err->code;
+    colio_hints_default(&fh->hints);
+    if (colio_hints_apply(&fh->hints, info, err) != 0)
+        return err->code;
+    if (colio_store_find(fh->hints.backend) == NULL)
+        return colio_err_set(err, COLIO_ERR_HINT, "colio_backend: unknown backend %s", fh->hints.backend);
+    return default_view(fh, err);
+}
+
+static int open_collective(colio_file *fh, const char *path, int amode, MPI_Info info, colio_err_t *err)
+{
+    open_prepare(fh, path, amode, info, err);
+    if (colio_err_agree_same(fh->comm, err, amode, "amode") != 0)
+        return err->code;
+    if (hints_from_rank0(fh, err) == 0 && colio_topo_build(fh->comm, &fh->topo, err) == 0) {
+        fh->store = colio_store_find(fh->hints.backend);
+        colio_file_configure(fh, err);
+    }
+    return open_everywhere(fh, err); /* skips the file system after an error, still agrees */
+}
+
+int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_file **fh_p)
+{
+    int inter = 0;
+    if (fh_p == NULL)
+        return COLIO_ERR_ARG;
+    *fh_p = NULL;
+    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
+        snprintf(last_open_error, sizeof last_open_error, "colio_open: invalid or inter-communicator");
+        return COLIO_ERR_ARG;
+    }
+    colio_file *fh = calloc(1, sizeof *fh);
+    if (fh == NULL || MPI_Comm_dup(comm, &fh->comm) != MPI_SUCCESS) {
+        free(fh);
+        snprintf(last_open_error, sizeof last_open_error, "colio_open: out of memory or MPI_Comm_dup failed");
+        return COLIO_ERR_NOMEM;
+    }
+    MPI_Comm_set_errhandler(fh->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(fh->comm, &fh->rank);
+    MPI_Comm_size(fh->comm, &fh->nprocs);
+    fh->amode = amode;
+    colio_err_t err = {0};
+    int rc = open_collective(fh, path, amode, info, &err);
+    if (rc != 0) {
+        snprintf(last_open_error, sizeof last_open_error, "%s", err.msg);
+        file_free(fh);
+        return rc;
+    }
+    last_open_error[0] = '\0';
+    *fh_p = fh;
+    return COLIO_SUCCESS;
+}
+
+/* ---- close ---------------------------------------------------------------------- */
+
+int colio_close(colio_file **fh_p)
+{
+    if (fh_p == NULL || *fh_p == NULL)
+        return COLIO_ERR_ARG;
+    colio_file *fh = *fh_p;
+    *fh_p = NULL;
+    colio_err_t err = {0};
+    int rc = fh->store->close(fh->st);
+    fh->st = NULL;
+    if (rc != 0)
+        colio_err_set(&err, colio_err_from_errno(-rc), "colio_close: %s: %s", fh->path, strerror(-rc));
+    colio_err_agree(fh->comm, &err); /* also: everyone has closed before the unlink */
+    if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE) && fh->rank == 0) {
+        int urc = fh->store->unlink(fh->path);
+        if (urc != 0 && err.code == 0)
+            colio_err_set(&err, colio_err_from_errno(-urc), "colio_close: unlink %s: %s", fh->path, strerror(-urc));
+    }
+    if (fh->amode & MPI_MODE_DELETE_ON_CLOSE)
+        colio_err_agree(fh->comm, &err);
+    rc = err.code;
+    file_free(fh);
+    return rc;
+}
+
+/* ---- views ---------------------------------------------------------------------- */
+
+static void view_free(colio_view_t *v)
+{
+    colio_flat_free(v->ftype);
+    if (v->etype != MPI_DATATYPE_NULL && v->etype != 0 && !colio_type_is_predefined(v->etype))
+        MPI_Type_free(&v->etype);
+    if (v->filetype != MPI_DATATYPE_NULL && v->filetype != 0 && !colio_type_is_predefined(v->filetype))
+        MPI_Type_free(&v->filetype);
+    memset(v, 0, sizeof *v);
+}
+
+/* MPI-IO's rules for etype and filetype: non-negative, monotonic, whole etypes. */
+static int check_view_types(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                            colio_flat_t **ftype_p, int64_t *esize_p, colio_err_t *err)
+{
+    if (disp < 0)
+        return colio_err_set(err, COLIO_ERR_ARG, "colio_set_view: negative displacement %lld", (long long)disp);
+    if (colio_type_check(etype, fh->comm, "etype", err) || colio_type_check(filetype, fh->comm, "filetype", err))
+        return err->code;
+    colio_flat_t *ef = NULL;
+    if (colio_flat_create(etype, &ef, err) != 0)
+        return err->code;
+    int64_t esize = ef->size;
+    int ok = ef->nonneg && ef->monotonic;
+    colio_flat_free(ef);
+    if (esize <= 0 || !ok)
+        return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: etype must hold data at non-negative, increasing displacements");
+    if (colio_flat_create(filetype, ftype_p, err) != 0)
+        return err->code;
+    const colio_flat_t *f = *ftype_p;
+    if (!f->nonneg)
+        return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: filetype has a negative displacement");
+    if (!f->monotonic)
+        return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: filetype pieces overlap or are not in increasing order");
+    if (f->size % esize != 0)
+        return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: filetype size %lld is not a multiple of the etype size %lld",
+                             (long long)f->size, (long long)esize);
+    *esize_p = esize;
+    return COLIO_SUCCESS;
+}
+
+static int dup_type(MPI_Datatype t, MPI_Datatype *out)
+{
+    if (colio_type_is_predefined(t)) {
+        *out = t;
+        return MPI_SUCCESS;
+    }
+    return MPI_Type_dup(t, out);
+}
+
+int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, MPI_Info info)
+{
+    if (fh == NULL)
+        return COLIO_ERR_ARG;
+    colio_err_t err = {0};
+    colio_flat_t *ftype = NULL;
+    int64_t esize = 0;
+    colio_hints_t hints = fh->hints;
+    colio_view_t v = {.disp = disp, .etype_size = esize, .etype = MPI_DATATYPE_NULL, .filetype = MPI_DATATYPE_NULL};
+    if (check_view_types(fh, disp, etype, filetype, &ftype, &esize, &err) == 0)
+        colio_hints_apply(&hints, info, &err);
+    v.etype_size = esize;
+    v.ftype = ftype;
+    if (err.code == 0 && (dup_type(etype, &v.etype) != MPI_SUCCESS || dup_type(filetype, &v.filetype) != MPI_SUCCESS))
+        colio_err_set(&err, COLIO_ERR_MPI, "colio_set_view: MPI_Type_dup failed");
+    if (colio_err_agree_same(fh->comm, &err, esize, "etype size") != 0) {
+        view_free(&v);
+        return colio_file_result(fh, &err);
+    }
+    view_free(&fh->view);
+    fh->view = v;
+    fh->fp = 0;
+    if (info == MPI_INFO_NULL)
+        return COLIO_SUCCESS;
+    fh->hints = hints;
+    return colio_file_result(fh, reconfigure(fh, &err));
+}
+
+/* ---- hints, sync, queries ----------------------------------------------------------- */
+
+int colio_set_info(colio_file *fh, MPI_Info info)
+{
+    if (fh == NULL)
+        return COLIO_ERR_ARG;
+    colio_err_t err = {0};
+    colio_hints_t hints = fh->hints;
+    colio_hints_apply(&hints, info, &err);
+    if (colio_err_agree(fh->comm, &err) != 0)
+        return colio_file_result(fh, &err);
+    /* the storage backend and its fault spec are chosen at open */
+    memcpy(hints.backend, fh->hints.backend, sizeof hints.backend);
+    memcpy(hints.fault, fh->hints.fault, sizeof hints.fault);
+    fh->hints = hints;
+    return colio_file_result(fh, reconfigure(fh, &err));
+}
+
+int colio_get_info(colio_file *fh, MPI_Info *info_used)
+{
+    if (fh == NULL || info_used == NULL)
+        return COLIO_ERR_ARG;
+    return colio_hints_to_info(&fh->hints, fh->naggs, info_used);
+}
+
+int colio_sync(colio_file *fh)
+{
+    if (fh == NULL)
+        return COLIO_ERR_ARG;
+    colio_err_t err = {0};
+    int rc = fh->store->sync(fh->st);
+    if (rc != 0)
+        colio_err_set(&err, colio_err_from_errno(-rc), "colio_sync: %s: %s (errno %d)", fh->path, strerror(-rc), -rc);
+    colio_err_agree(fh->comm, &err);
+    return colio_file_result(fh, &err);
+}
+
+int colio_get_size(colio_file *fh, MPI_Offset *size)
+{
+    if (fh == NULL || size == NULL)
+        return COLIO_ERR_ARG;
+    int64_t s = 0;
+    int rc = fh->store->size(fh->st, &s);
+    if (rc != 0)
+        return colio_err_from_errno(-rc);
+    *size = (MPI_Offset)s;
+    return COLIO_SUCCESS;
+}
+
+int colio_get_stats(colio_file *fh, colio_stats *stats)
+{
+    if (fh == NULL || stats == NULL)
+        return COLIO_ERR_ARG;
+    *stats = fh->stats;
+    return COLIO_SUCCESS;
+}
+
+int colio_get_position(colio_file *fh, MPI_Offset *offset)
+{
+    if (fh == NULL || offset == NULL)
+        return COLIO_ERR_ARG;
+    *offset = (MPI_Offset)fh->fp;
+    return COLIO_SUCCESS;
+}

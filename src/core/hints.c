@@ -1,0 +1,330 @@
+/* The hint table: parsing, validation and reporting of every MPI_Info key colio knows. */
+#include "core/hints.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "exchange/xchg.h"
+#include "place/place.h"
+#include "store/store.h"
+
+typedef enum { HK_BYTES, HK_INT, HK_TOGGLE, HK_BOOL, HK_NAME, HK_PATH } hint_kind_t;
+
+typedef int (*name_valid_fn_t)(const char *name);
+
+typedef struct hint_def {
+    const char *key;
+    hint_kind_t kind;
+    size_t offset;          /* into colio_hints_t */
+    size_t size;            /* for names and paths */
+    int64_t min, max;       /* for numbers */
+    name_valid_fn_t valid;  /* for names: is this a registered plug-in? */
+    const char *dflt;       /* default, as text, for the reference */
+    const char *doc;
+} hint_def_t;
+
+static int fault_spec_valid(const char *spec);
+static int meta_name_valid(const char *name) { return name[0] == '\0' || colio_xchg_find(name) != NULL; }
+static int xchg_name_valid(const char *name) { return colio_xchg_find(name) != NULL; }
+static int place_name_valid(const char *name) { return colio_place_find(name) != NULL; }
+static int domain_name_valid(const char *name) { return colio_domain_find(name) != NULL; }
+static int store_name_valid(const char *name) { return colio_store_find(name) != NULL; }
+
+#define F(field) offsetof(colio_hints_t, field), sizeof(((colio_hints_t *)0)->field)
+
+static const hint_def_t hint_table[] = {
+    {"cb_buffer_size", HK_BYTES, F(cb_buffer_size), 1, (int64_t)1 << 40, NULL, "16777216",
+     "bytes of file an aggregator handles per two-phase round"},
+    {"cb_nodes", HK_INT, F(cb_nodes), 1, INT_MAX, NULL, "one per node",
+     "number of aggregators (capped at the number of ranks)"},
+    {"romio_cb_write", HK_TOGGLE, F(cb_write), 0, 0, NULL, "automatic",
+     "collective buffering for writes: enable, disable (direct I/O by each rank), automatic"},
+    {"romio_cb_read", HK_TOGGLE, F(cb_read), 0, 0, NULL, "automatic",
+     "collective buffering for reads: enable, disable, automatic"},
+    {"romio_ds_write", HK_TOGGLE, F(ds_write), 0, 0, NULL, "automatic",
+     "aggregators fill holes by read-modify-write of the round's extent: enable, disable, automatic"},
+    {"romio_ds_read", HK_TOGGLE, F(ds_read), 0, 0, NULL, "automatic",
+     "aggregators read whole extents including holes: enable, disable, automatic"},
+    {"striping_unit", HK_BYTES, F(striping_unit), 0, (int64_t)1 << 40, NULL, "0",
+     "file-system stripe size; file-domain boundaries are aligned to it"},
+    {"striping_factor", HK_INT, F(striping_factor), 0, INT_MAX, NULL, "0",
+     "number of stripes (recorded and reported)"},
+    {"romio_no_indep_rw", HK_BOOL, F(no_indep_rw), 0, 0, NULL, "false",
+     "true: never take the direct (independent) path in automatic mode"},
+    {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "1048576",
+     "automatic mode goes direct when every rank's access is one extent of at least this size"},
+    {"colio_exchange", HK_NAME, F(exchange), 0, 0, xchg_name_valid, "romio",
+     "data exchange kernel"},
+    {"colio_meta_exchange", HK_NAME, F(meta_exchange), 0, 0, meta_name_valid, "(colio_exchange)",
+     "metadata (offset/length lists) exchange kernel"},
+    {"colio_placement", HK_NAME, F(placement), 0, 0, place_name_valid, "romio",
+     "aggregator placement strategy"},
+    {"colio_domain", HK_NAME, F(domain), 0, 0, domain_name_valid, "even", "file-domain layout"},
+    {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix", "storage backend"},
+    {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
+     "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any)"},
+    {"colio_stats", HK_PATH, F(stats_path), 0, 0, NULL, "", "append one JSON line per operation"},
+};
+#undef F
+
+#define N_HINTS ((int)(sizeof hint_table / sizeof hint_table[0]))
+
+static const char *const toggle_names[] = {"automatic", "enable", "disable"};
+
+void colio_hints_default(colio_hints_t *h)
+{
+    memset(h, 0, sizeof *h);
+    h->cb_buffer_size = 16 << 20;
+    h->cb_nodes = 0;
+    h->direct_min = 1 << 20;
+    strcpy(h->exchange, "romio");
+    strcpy(h->placement, "romio");
+    strcpy(h->domain, "even");
+    strcpy(h->backend, "posix");
+}
+
+static const hint_def_t *hint_find(const char *key)
+{
+    for (int i = 0; i < N_HINTS; i++)
+        if (strcmp(hint_table[i].key, key) == 0)
+            return &hint_table[i];
+    return NULL;
+}
+
+static const char *trim(const char *s, char *buf, size_t len)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    snprintf(buf, len, "%s", s);
+    size_t n = strlen(buf);
+    while (n > 0 && isspace((unsigned char)buf[n - 1]))
+        buf[--n] = '\0';
+    return buf;
+}
+
+/* Integers with an optional binary suffix: 4096, 4k, 16M, 1GiB. */
+static int parse_int64(const char *s, int allow_suffix, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno != 0)
+        return -1;
+    int64_t mult = 1;
+    if (allow_suffix && *end) {
+        switch (tolower((unsigned char)*end)) {
+        case 'k':
+            mult = 1 << 10;
+            break;
+        case 'm':
+            mult = 1 << 20;
+            break;
+        case 'g':
+            mult = 1 << 30;
+            break;
+        default:
+            return -1;
+        }
+        end++;
+        if (strcasecmp(end, "ib") == 0 || strcasecmp(end, "b") == 0)
+            end += strlen(end);
+    }
+    if (*end != '\0')
+        return -1;
+    if (v != 0 && (v > INT64_MAX / mult || v < INT64_MIN / mult))
+        return -1;
+    *out = (int64_t)v * mult;
+    return 0;
+}
+
+static int parse_toggle(const char *s, colio_toggle_t *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcasecmp(s, toggle_names[i]) == 0) {
+            *out = (colio_toggle_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    static const char *const yes[] = {"true", "1", "yes", "enable"};
+    static const char *const no[] = {"false", "0", "no", "disable"};
+    for (int i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0)
+            return *out = 1, 0;
+        if (strcasecmp(s, no[i]) == 0)
+            return *out = 0, 0;
+    }
+    return -1;
+}
+
+static int parse_value(const hint_def_t *d, const char *v, colio_hints_t *h)
+{
+    char *field = (char *)h + d->offset;
+    int64_t n;
+    switch (d->kind) {
+    case HK_BYTES:
+    case HK_INT:
+        if (parse_int64(v, d->kind == HK_BYTES, &n) != 0 || n < d->min || n > d->max)
+            return -1;
+        if (d->kind == HK_BYTES)
+            *(int64_t *)field = n;
+        else
+            *(int *)field = (int)n;
+        return 0;
+    case HK_TOGGLE:
+        return parse_toggle(v, (colio_toggle_t *)field);
+    case HK_BOOL:
+        return parse_bool(v, (int *)field);
+    case HK_NAME:
+    case HK_PATH:
+        if (strlen(v) >= d->size || (d->valid && !d->valid(v)))
+            return -1;
+        strcpy(field, v);
+        return 0;
+    }
+    return -1;
+}
+
+int colio_hints_set(colio_hints_t *h, const char *key, const char *value, colio_err_t *err)
+{
+    char kbuf[MPI_MAX_INFO_KEY + 1], vbuf[MPI_MAX_INFO_VAL + 1];
+    const hint_def_t *d = hint_find(trim(key, kbuf, sizeof kbuf));
+    if (d == NULL)
+        return COLIO_SUCCESS; /* unknown keys are ignored, as MPI-IO does */
+    colio_hints_t tmp = *h;
+    if (parse_value(d, trim(value, vbuf, sizeof vbuf), &tmp) != 0)
+        return colio_err_set(err, COLIO_ERR_HINT, "hint %s: invalid value \"%s\"", d->key, vbuf);
+    *h = tmp;
+    return COLIO_SUCCESS;
+}
+
+static int apply_info(colio_hints_t *h, MPI_Info info, colio_err_t *err)
+{
+    int nkeys = 0;
+    if (info == MPI_INFO_NULL)
+        return COLIO_SUCCESS;
+    if (MPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
+        return colio_err_set(err, COLIO_ERR_ARG, "invalid MPI_Info object");
+    for (int i = 0; i < nkeys; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int vlen, flag;
+        MPI_Info_get_nthkey(info, i, key);
+        MPI_Info_get_valuelen(info, key, &vlen, &flag);
+        if (!flag)
+            continue;
+        MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        int rc = colio_hints_set(h, key, value, err);
+        if (rc != COLIO_SUCCESS)
+            return rc;
+    }
+    return COLIO_SUCCESS;
+}
+
+/* COLIO_HINTS="key=value;key=value" */
+static int apply_env(colio_hints_t *h, colio_err_t *err)
+{
+    const char *env = getenv("COLIO_HINTS");
+    if (env == NULL || *env == '\0')
+        return COLIO_SUCCESS;
+    char *copy = strdup(env), *save = NULL;
+    if (copy == NULL)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "COLIO_HINTS: out of memory");
+    int rc = COLIO_SUCCESS;
+    for (char *item = strtok_r(copy, ";", &save); item && rc == 0; item = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(item, '=');
+        if (eq == NULL) {
+            char tmp[128];
+            if (trim(item, tmp, sizeof tmp)[0] == '\0')
+                continue;
+            rc = colio_err_set(err, COLIO_ERR_HINT, "COLIO_HINTS: \"%s\" is not key=value", tmp);
+            break;
+        }
+        *eq = '\0';
+        rc = colio_hints_set(h, item, eq + 1, err);
+    }
+    free(copy);
+    return rc;
+}
+
+int colio_hints_apply(colio_hints_t *h, MPI_Info info, colio_err_t *err)
+{
+    colio_hints_t tmp = *h;
+    int rc = apply_info(&tmp, info, err);
+    if (rc == COLIO_SUCCESS)
+        rc = apply_env(&tmp, err);
+    if (rc == COLIO_SUCCESS)
+        *h = tmp;
+    return rc;
+}
+
+int colio_hints_get(const colio_hints_t *h, const char *key, char *out, int outlen)
+{
+    const hint_def_t *d = hint_find(key);
+    if (d == NULL)
+        return COLIO_ERR_ARG;
+    const char *field = (const char *)h + d->offset;
+    switch (d->kind) {
+    case HK_BYTES:
+        snprintf(out, outlen, "%lld", (long long)*(const int64_t *)field);
+        break;
+    case HK_INT:
+        snprintf(out, outlen, "%d", *(const int *)field);
+        break;
+    case HK_TOGGLE:
+        snprintf(out, outlen, "%s", toggle_names[*(const colio_toggle_t *)field]);
+        break;
+    case HK_BOOL:
+        snprintf(out, outlen, "%s", *(const int *)field ? "true" : "false");
+        break;
+    case HK_NAME:
+    case HK_PATH:
+        snprintf(out, outlen, "%s", field);
+        break;
+    }
+    return COLIO_SUCCESS;
+}
+
+int colio_hints_to_info(const colio_hints_t *h, int naggs, MPI_Info *info)
+{
+    if (MPI_Info_create(info) != MPI_SUCCESS)
+        return COLIO_ERR_MPI;
+    for (int i = 0; i < N_HINTS; i++) {
+        char value[COLIO_PATH_LEN];
+        colio_hints_get(h, hint_table[i].key, value, sizeof value);
+        if (strcmp(hint_table[i].key, "cb_nodes") == 0)
+            snprintf(value, sizeof value, "%d", naggs);
+        if (strcmp(hint_table[i].key, "colio_meta_exchange") == 0 && value[0] == '\0')
+            snprintf(value, sizeof value, "%s", h->exchange);
+        if (value[0] != '\0')
+            MPI_Info_set(*info, hint_table[i].key, value);
+    }
+    return COLIO_SUCCESS;
+}
+
+const char *colio_hints_key(int i, const char **doc, const char **dflt)
+{
+    if (i < 0 || i >= N_HINTS)
+        return NULL;
+    if (doc)
+        *doc = hint_table[i].doc;
+    if (dflt)
+        *dflt = hint_table[i].dflt;
+    return hint_table[i].key;
+}
+
+/* OP:N[:ERRNO[:RANK]] with OP in write|read|sync|any, N >= 1. */
+static int fault_spec_valid(const char *spec)
+{
+    if (spec[0] == '\0')
+        return 1;
+    colio_fault_spec_t f;
+    return colio_fault_parse(spec, &f) == 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * Hints: parsed once from MPI_Info (and the COLIO_HINTS environment variable,
+ * which wins) into a typed struct. Every key lives in one table in hints.c,
+ * which also drives validation, colio_get_info and the HINTS.md reference.
+ */
+#ifndef COLIO_CORE_HINTS_H
+#define COLIO_CORE_HINTS_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+#define COLIO_NAME_LEN 32
+#define COLIO_PATH_LEN 1024
+
+typedef enum colio_toggle {
+    COLIO_AUTOMATIC = 0,
+    COLIO_ENABLE = 1,
+    COLIO_DISABLE = 2,
+} colio_toggle_t;
+
+typedef struct colio_hints {
+    int64_t cb_buffer_size;  /* bytes an aggregator handles per round */
+    int cb_nodes;            /* aggregators; 0 = one per node */
+    colio_toggle_t cb_write; /* romio_cb_write */
+    colio_toggle_t cb_read;  /* romio_cb_read */
+    colio_toggle_t ds_write; /* romio_ds_write: read-modify-write of holes at aggregators */
+    colio_toggle_t ds_read;  /* romio_ds_read: read whole extents at aggregators */
+    int64_t striping_unit;   /* 0 = unknown; aligns file domains */
+    int striping_factor;     /* recorded and reported; colio does not set striping */
+    int no_indep_rw;         /* romio_no_indep_rw: never take the direct path */
+    int64_t direct_min;      /* colio_direct_min: contiguous bytes per rank for the direct path */
+    char exchange[COLIO_NAME_LEN];      /* data exchange kernel */
+    char meta_exchange[COLIO_NAME_LEN]; /* metadata exchange kernel; "" = same as exchange */
+    char placement[COLIO_NAME_LEN];     /* aggregator placement strategy */
+    char domain[COLIO_NAME_LEN];        /* file-domain layout */
+    char backend[COLIO_NAME_LEN];       /* storage backend */
+    char fault[COLIO_NAME_LEN * 2];     /* fault-injection spec for the "fault" backend */
+    char stats_path[COLIO_PATH_LEN];    /* colio_stats: JSON lines appended per operation */
+} colio_hints_t;
+
+/* Defaults for every key. */
+void colio_hints_default(colio_hints_t *h);
+
+/*
+ * Apply MPI_Info (may be MPI_INFO_NULL) then COLIO_HINTS on top of *h.
+ * Unknown keys are ignored; a known key with a bad value leaves *h unchanged
+ * and returns COLIO_ERR_HINT with a message naming the key.
+ */
+int colio_hints_apply(colio_hints_t *h, MPI_Info info, colio_err_t *err);
+
+/* Apply one key=value (used by both sources). */
+int colio_hints_set(colio_hints_t *h, const char *key, const char *value, colio_err_t *err);
+
+/* Fill a new MPI_Info with every hint; naggs is the aggregator count in effect. */
+int colio_hints_to_info(const colio_hints_t *h, int naggs, MPI_Info *info);
+
+/* Value of one key as text (for get_info and diagnostics). */
+int colio_hints_get(const colio_hints_t *h, const char *key, char *out, int outlen);
+
+/* Iterate the table: key and documentation of entry i, NULL past the end. */
+const char *colio_hints_key(int i, const char **doc, const char **dflt);
+
+#endif

@@ -1,0 +1,394 @@
+/*
+ * The operation state machine: driver, the local INIT step, the SETUP
+ * agreement, the FINAL error agreement and the end of an operation.
+ */
+#include "core/op.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/file.h"
+#include "core/stats.h"
+
+typedef int (*colio_step_fn_t)(colio_op_t *op);
+
+static const colio_step_fn_t steps[COLIO_PH_COUNT_] = {
+    [COLIO_PH_INIT] = colio_step_init,
+    [COLIO_PH_SETUP] = colio_step_setup,
+    [COLIO_PH_DIRECT] = colio_step_direct,
+    [COLIO_PH_PLAN] = colio_step_plan,
+    [COLIO_PH_COUNTS] = colio_step_counts,
+    [COLIO_PH_READY] = colio_step_ready,
+    [COLIO_PH_META] = colio_step_meta,
+    [COLIO_PH_ROUND] = colio_step_round,
+    [COLIO_PH_ROUND_XCHG] = colio_step_round_xchg,
+    [COLIO_PH_FINAL] = colio_step_final,
+    [COLIO_PH_FINAL_WAIT] = colio_step_final_wait,
+    [COLIO_PH_ERRMSG] = colio_step_errmsg,
+};
+
+void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
+{
+    memset(op, 0, sizeof *op);
+    op->fh = fh;
+    op->args = *args;
+    op->phase = COLIO_PH_INIT;
+    op->coll_req = MPI_REQUEST_NULL;
+    op->plan.my_agg = -1;
+    /* two tags per operation, so operations in flight on one file never match */
+    int slot = (int)(fh->op_seq++ % 4096);
+    op->tag_meta = 2 * slot + 1;
+    op->tag_data = 2 * slot + 2;
+    op->t_start = MPI_Wtime();
+}
+
+int colio_op_step(colio_op_t *op) { return steps[op->phase](op); }
+
+void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n)
+{
+    switch (op->phase) {
+    case COLIO_PH_META:
+        *reqs = op->meta.reqs, *n = op->meta.nreqs;
+        return;
+    case COLIO_PH_ROUND_XCHG:
+        *reqs = op->rnd.x.reqs, *n = op->rnd.x.nreqs;
+        return;
+    case COLIO_PH_SETUP:
+    case COLIO_PH_COUNTS:
+    case COLIO_PH_READY:
+    case COLIO_PH_FINAL_WAIT:
+    case COLIO_PH_ERRMSG:
+        *reqs = &op->coll_req, *n = 1;
+        return;
+    default:
+        *reqs = NULL, *n = 0;
+    }
+}
+
+/* Where the time of a phase goes in the statistics. */
+static double *phase_clock(colio_op_t *op, colio_phase_t ph)
+{
+    colio_phase_times *t = &op->stats.time;
+    switch (ph) {
+    case COLIO_PH_INIT:
+    case COLIO_PH_PLAN:
+    case COLIO_PH_ROUND:
+    case COLIO_PH_DIRECT:
+        return &t->compute;
+    case COLIO_PH_ROUND_XCHG:
+        return &t->data_exchange;
+    default:
+        return &t->meta_exchange;
+    }
+}
+
+int colio_op_run(colio_op_t *op)
+{
+    while (op->phase != COLIO_PH_DONE) {
+        colio_phase_t ph = op->phase;
+        double t0 = MPI_Wtime(), io0 = op->stats.time.io;
+        if (colio_op_step(op) == COLIO_STEP_WAIT) {
+            MPI_Request *reqs;
+            int n;
+            colio_op_waitset(op, &reqs, &n);
+            int rc = n > 0 ? MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+            if (rc != MPI_SUCCESS)
+                colio_err_from_mpi(&op->err, rc, "MPI_Waitall");
+        }
+        *phase_clock(op, ph) += MPI_Wtime() - t0 - (op->stats.time.io - io0);
+    }
+    return op->err.code;
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...)
+{
+    if (op->err.code != 0)
+        return op->err.code;
+    char detail[COLIO_ERRMSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    return colio_err_set(&op->err, code, "%s: %s", op->args.api, detail);
+}
+
+void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t off, int64_t len)
+{
+    int e = -neg_errno;
+    op->io_failed = 1;
+    colio_op_fail(op, colio_err_from_errno(e), "%s: %s of %lld bytes at offset %lld failed: %s (errno %d)",
+                  op->fh->path, what, (long long)len, (long long)off, strerror(e), e);
+}
+
+void colio_op_write(colio_op_t *op, const void *buf, int64_t len, int64_t off)
+{
+    colio_file *fh = op->fh;
+    if (op->io_failed || len <= 0)
+        return;
+    double t0 = MPI_Wtime();
+    int rc = colio_store_pwrite(fh->store, fh->st, buf, len, off);
+    op->stats.time.io += MPI_Wtime() - t0;
+    op->stats.io_calls++;
+    op->stats.io_bytes += len;
+    if (rc != 0)
+        colio_op_io_error(op, rc, "write", off, len);
+}
+
+void colio_op_read(colio_op_t *op, void *buf, int64_t len, int64_t off)
+{
+    colio_file *fh = op->fh;
+    int64_t got = 0;
+    if (op->io_failed || len <= 0)
+        return;
+    double t0 = MPI_Wtime();
+    int rc = colio_store_pread(fh->store, fh->st, buf, len, off, &got);
+    op->stats.time.io += MPI_Wtime() - t0;
+    op->stats.io_calls++;
+    op->stats.io_bytes += got;
+    if (rc != 0)
+        colio_op_io_error(op, rc, "read", off, len);
+    else if (got < len) /* past the end of file: holes read as zeros */
+        memset((char *)buf + got, 0, (size_t)(len - got));
+}
+
+int colio_op_test_coll(colio_op_t *op, int *done_p)
+{
+    int rc = MPI_Test(&op->coll_req, done_p, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        colio_err_from_mpi(&op->err, rc, "collective agreement");
+        *done_p = 1;
+    }
+    return *done_p ? COLIO_STEP_NEXT : COLIO_STEP_WAIT;
+}
+
+/* ---- INIT: validate and list this rank's pieces -------------------------------- */
+
+static int check_mode(colio_op_t *op)
+{
+    int amode = op->fh->amode;
+    if (op->args.kind == COLIO_OP_WRITE && (amode & MPI_MODE_RDONLY))
+        return colio_op_fail(op, COLIO_ERR_READONLY, "%s was opened read-only", op->fh->path);
+    if (op->args.kind == COLIO_OP_READ && (amode & MPI_MODE_WRONLY))
+        return colio_op_fail(op, COLIO_ERR_ACCESS, "%s was opened write-only", op->fh->path);
+    return 0;
+}
+
+/* Memory side: flatten the memtype and describe the user's stream. */
+static int init_memory(colio_op_t *op)
+{
+    const colio_op_args_t *a = &op->args;
+    colio_file *fh = op->fh;
+    if (a->count < 0)
+        return colio_op_fail(op, COLIO_ERR_ARG, "negative count %lld", (long long)a->count);
+    if (colio_type_check(a->memtype, fh->comm, "memtype", &op->err) != 0 ||
+        colio_flat_get(a->memtype, &op->memflat, &op->memflat_owned, &op->err) != 0)
+        return colio_op_fail(op, op->err.code, "invalid memtype");
+    const colio_flat_t *f = op->memflat;
+    if (f->size > 0 && a->count > INT64_MAX / f->size)
+        return colio_op_fail(op, COLIO_ERR_ARG, "count * type size overflows 64 bits");
+    op->nbytes = a->count * f->size;
+    if (op->nbytes > 0 && a->buf == NULL)
+        return colio_op_fail(op, COLIO_ERR_ARG, "NULL buffer with %lld bytes to move", (long long)op->nbytes);
+    op->mem.base = a->buf;
+    op->mem.flat = f;
+    if (f->n == 1 && (a->count == 1 || f->len[0] == f->extent)) { /* the stream is one run */
+        op->mem.base = (char *)a->buf + f->disp[0];
+        op->mem.flat = NULL;
+    }
+    return 0;
+}
+
+static int init_access(colio_op_t *op)
+{
+    const colio_op_args_t *a = &op->args;
+    colio_file *fh = op->fh;
+    if (a->list) {
+        if (colio_access_from_list(a->nlist, a->offsets, a->lengths, &op->acc, &op->err) != 0)
+            return colio_op_fail(op, op->err.code, "invalid request list");
+        op->nbytes = op->acc.nbytes;
+        op->mem.base = a->buf;
+        if (op->nbytes > 0 && a->buf == NULL)
+            return colio_op_fail(op, COLIO_ERR_ARG, "NULL buffer with %lld bytes to move", (long long)op->nbytes);
+        return 0;
+    }
+    int rc = init_memory(op);
+    if (rc != 0)
+        return rc;
+    if (op->nbytes % fh->view.etype_size != 0)
+        return colio_op_fail(op, COLIO_ERR_TYPE, "%lld bytes is not a whole number of etypes (%lld bytes each)",
+                             (long long)op->nbytes, (long long)fh->view.etype_size);
+    int64_t start = a->use_fp ? fh->fp : a->offset;
+    if (colio_access_from_view(&fh->view, start, op->nbytes, &op->acc, &op->err) != 0)
+        return colio_op_fail(op, op->err.code, "invalid access");
+    return 0;
+}
+
+/* Buffers whose size depends only on nprocs and naggs, taken before any collective. */
+static int init_plan_memory(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    colio_plan_t *p = &op->plan;
+    size_t np = (size_t)fh->nprocs, na = (size_t)fh->naggs;
+    p->send_counts = calloc(np, sizeof(int64_t));
+    p->recv_counts = calloc(np, sizeof(int64_t));
+    p->to_agg = calloc(na, sizeof *p->to_agg);
+    p->from_src = calloc(np, sizeof *p->from_src);
+    p->msgs = calloc(np + na, sizeof *p->msgs);
+    op->rnd.req_slices = calloc(na, sizeof(colio_slice_t));
+    op->rnd.agg_slices = calloc(np, sizeof(colio_slice_t));
+    if (!p->send_counts || !p->recv_counts || !p->to_agg || !p->from_src || !p->msgs ||
+        !op->rnd.req_slices || !op->rnd.agg_slices)
+        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", fh->nprocs);
+    return 0;
+}
+
+static int direct_eligible(const colio_op_t *op)
+{
+    return op->acc.n == 0 || (op->acc.n == 1 && op->acc.nbytes >= op->fh->hints.direct_min);
+}
+
+int colio_step_init(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    if (check_mode(op) == 0 && init_access(op) == 0)
+        init_plan_memory(op);
+    if (op->err.code != 0)
+        colio_access_free(&op->acc); /* take part with nothing to move */
+    int64_t eof = INT64_MAX;
+    if (op->args.kind == COLIO_OP_READ && fh->rank == 0) {
+        int64_t size = 0;
+        int rc = fh->store->size(fh->st, &size);
+        if (rc != 0)
+            colio_op_io_error(op, rc, "size query", 0, 0);
+        eof = -size;
+    }
+    const colio_access_t *acc = &op->acc;
+    int64_t *in = op->agree_in;
+    in[0] = colio_err_key(op->err.code, fh->rank);
+    in[1] = acc->n ? acc->pieces[0].off : INT64_MAX;
+    in[2] = acc->n ? -(acc->pieces[acc->n - 1].off + acc->pieces[acc->n - 1].len) : INT64_MAX;
+    in[3] = eof;
+    in[4] = direct_eligible(op);
+    int rc = MPI_Iallreduce(in, op->agree_out, 5, MPI_INT64_T, MPI_MIN, fh->comm, &op->coll_req);
+    if (rc != MPI_SUCCESS) {
+        colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
+        op->phase = COLIO_PH_DONE;
+        return COLIO_STEP_NEXT;
+    }
+    op->phase = COLIO_PH_SETUP;
+    return COLIO_STEP_NEXT;
+}
+
+/* ---- SETUP: agree on errors and the global extent; choose the path ------------- */
+
+void colio_op_start_errmsg(colio_op_t *op, int64_t key)
+{
+    op->err_key = key;
+    int rc = MPI_Ibcast(op->err.msg, COLIO_ERRMSG_LEN, MPI_CHAR, colio_err_key_rank(key), op->fh->comm,
+                        &op->coll_req);
+    if (rc != MPI_SUCCESS)
+        op->coll_req = MPI_REQUEST_NULL, op->err.msg[0] = '\0';
+    op->phase = COLIO_PH_ERRMSG;
+}
+
+static int use_direct_path(const colio_op_t *op)
+{
+    const colio_hints_t *h = &op->fh->hints;
+    colio_toggle_t cb = op->args.kind == COLIO_OP_WRITE ? h->cb_write : h->cb_read;
+    if (cb == COLIO_DISABLE)
+        return 1;
+    if (cb == COLIO_ENABLE || h->no_indep_rw)
+        return 0;
+    return op->agree_out[4] == 1; /* every rank: one large extent, or nothing */
+}
+
+int colio_step_setup(colio_op_t *op)
+{
+    int done;
+    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
+        return COLIO_STEP_WAIT;
+    if (op->agree_out[0] != 0) {
+        colio_op_start_errmsg(op, op->agree_out[0]);
+        return COLIO_STEP_NEXT;
+    }
+    op->glo = op->agree_out[1];
+    op->ghi = -op->agree_out[2];
+    if (op->args.kind == COLIO_OP_READ) {
+        op->eof = -op->agree_out[3];
+        colio_access_clip(&op->acc, op->eof);
+        if (op->ghi > op->eof)
+            op->ghi = op->eof;
+    }
+    if (op->glo >= op->ghi)
+        op->phase = COLIO_PH_DONE; /* nothing to move anywhere */
+    else
+        op->phase = use_direct_path(op) ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
+    return COLIO_STEP_NEXT;
+}
+
+/* ---- FINAL: agree on errors ----------------------------------------------------- */
+
+int colio_step_final(colio_op_t *op)
+{
+    op->agree_in[0] = colio_err_key(op->err.code, op->fh->rank);
+    int rc = MPI_Iallreduce(op->agree_in, op->agree_out, 1, MPI_INT64_T, MPI_MIN, op->fh->comm, &op->coll_req);
+    if (rc != MPI_SUCCESS) {
+        colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
+        op->phase = COLIO_PH_DONE;
+        return COLIO_STEP_NEXT;
+    }
+    op->phase = COLIO_PH_FINAL_WAIT;
+    return COLIO_STEP_NEXT;
+}
+
+int colio_step_final_wait(colio_op_t *op)
+{
+    int done;
+    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
+        return COLIO_STEP_WAIT;
+    if (op->agree_out[0] == 0)
+        op->phase = COLIO_PH_DONE;
+    else
+        colio_op_start_errmsg(op, op->agree_out[0]);
+    return COLIO_STEP_NEXT;
+}
+
+int colio_step_errmsg(colio_op_t *op)
+{
+    int done;
+    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
+        return COLIO_STEP_WAIT;
+    colio_err_adopt(&op->err, op->err_key);
+    op->phase = COLIO_PH_DONE;
+    return COLIO_STEP_NEXT;
+}
+
+/* ---- the end --------------------------------------------------------------------- */
+
+int colio_op_finish(colio_op_t *op, MPI_Status *status)
+{
+    colio_file *fh = op->fh;
+    int code = op->err.code;
+    int64_t moved = code == 0 ? op->acc.nbytes : 0;
+    if (status != MPI_STATUS_IGNORE)
+        MPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)moved);
+    if (code == 0 && op->args.use_fp)
+        fh->fp += moved / fh->view.etype_size;
+    op->stats.bytes = moved;
+    op->stats.pieces = op->acc.n;
+    op->stats.time.total = MPI_Wtime() - op->t_start;
+    colio_stats_record(fh, &op->stats, op->args.api);
+    colio_file_result(fh, &op->err);
+    colio_round_free(op);
+    colio_plan_free(op);
+    colio_access_free(&op->acc);
+    if (op->memflat)
+        colio_flat_release(op->memflat, op->memflat_owned);
+    op->memflat = NULL;
+    return code;
+}

@@ -1,0 +1,197 @@
+/*
+ * One collective data operation as a state machine. Every phase is a step
+ * function that either finishes its work and moves to the next phase, or
+ * posts nonblocking MPI requests and reports what it waits for. A blocking
+ * call runs the steps and waits in between; the nonblocking API (later) runs
+ * the same steps from test/wait, so there is one engine, not two.
+ *
+ * Phases (two-phase I/O after ROMIO's generic driver, Thakur & Choudhary):
+ *   INIT          validate, flatten, list this rank's pieces      (local)
+ *   SETUP         agree on errors, global extent, end of file, path (Iallreduce)
+ *   DIRECT        each rank accesses its own pieces               (local I/O)
+ *   PLAN          file domains, split pieces per aggregator, counts (Ialltoall)
+ *   READY         allocate metadata and round buffers, agree       (Iallreduce)
+ *   META          offset/length lists to aggregators               (exchange kernel)
+ *   ROUND         per round: plan, data exchange, merge, storage I/O
+ *   FINAL         agree on errors                                  (Iallreduce)
+ *   ERRMSG        the failing rank's message to everyone          (Ibcast)
+ */
+#ifndef COLIO_CORE_OP_H
+#define COLIO_CORE_OP_H
+
+#include <stdint.h>
+
+#include "access/access.h"
+#include "access/split.h"
+#include "core/error.h"
+#include "exchange/xchg.h"
+#include "place/place.h"
+
+struct colio_file;
+
+typedef enum colio_op_kind { COLIO_OP_WRITE, COLIO_OP_READ } colio_op_kind_t;
+
+/* What the caller asked for. */
+typedef struct colio_op_args {
+    colio_op_kind_t kind;
+    const char *api;  /* public function name, for messages */
+    int list;         /* explicit (offset, length) list instead of the view */
+    int use_fp;       /* start at and advance the individual file pointer */
+    int64_t offset;   /* etype offset in the view when !use_fp */
+    void *buf;
+    int64_t count;
+    MPI_Datatype memtype;
+    int64_t nlist;
+    const MPI_Offset *offsets, *lengths;
+} colio_op_args_t;
+
+typedef enum colio_phase {
+    COLIO_PH_INIT,
+    COLIO_PH_SETUP,
+    COLIO_PH_DIRECT,
+    COLIO_PH_PLAN,
+    COLIO_PH_COUNTS,
+    COLIO_PH_READY,
+    COLIO_PH_META,
+    COLIO_PH_ROUND,
+    COLIO_PH_ROUND_XCHG,
+    COLIO_PH_FINAL,
+    COLIO_PH_FINAL_WAIT,
+    COLIO_PH_ERRMSG,
+    COLIO_PH_DONE,
+    COLIO_PH_COUNT_
+} colio_phase_t;
+
+/* Step results. */
+enum { COLIO_STEP_NEXT = 0, COLIO_STEP_WAIT = 1 };
+
+/* At an aggregator: one source's pieces (received metadata). */
+typedef struct colio_src_list {
+    int64_t n;
+    const int64_t *offlen;
+    int64_t cur;
+} colio_src_list_t;
+
+/* Everything the two-phase plan needs across rounds. */
+typedef struct colio_plan {
+    colio_domains_t dom;
+    int naggs;
+    const int *aggs;            /* aggregator ranks, domain order */
+    int my_agg;                 /* my aggregator index or -1 */
+    colio_agg_list_t *to_agg;   /* naggs */
+    int64_t *send_counts;       /* nprocs: pieces I send to each rank */
+    int64_t *recv_counts;       /* nprocs: pieces each rank sends me */
+    colio_src_list_t *from_src; /* nprocs, aggregators only */
+    int64_t *meta_pool;         /* storage of every from_src list */
+    colio_xchg_msg_t *msgs;     /* room for nprocs + naggs messages */
+} colio_plan_t;
+
+/* One pending message slice of a round, on either side. */
+typedef struct colio_slice {
+    int peer;          /* rank */
+    int list;          /* aggregator index (requester side) or source rank (aggregator side) */
+    int64_t first, n;  /* pieces [first, first+n) of that list */
+    int64_t bytes;
+    char *buf;         /* where the message lands or leaves from */
+    int contig;        /* aggregator side: file-contiguous; requester side: stream-contiguous */
+    int staged;        /* buf is a staging area: pack before sending / unpack after receiving */
+} colio_slice_t;
+
+typedef struct colio_round {
+    int64_t r;                   /* current round */
+    int64_t rs, re;              /* my aggregator's extent in this round */
+    char *cbuf;                  /* aggregator: collective buffer (round_size bytes) */
+    char *stage;                 /* requester: staging for packed messages */
+    int64_t stage_size;
+    char *agg_stage;             /* aggregator: staging for packed messages */
+    int64_t agg_stage_size;
+    colio_slice_t *req_slices;   /* requester side, up to naggs */
+    int nreq;
+    colio_slice_t *agg_slices;   /* aggregator side, up to nprocs */
+    int nagg;
+    colio_piece_t *cov;          /* aggregator: pieces of this round, merged into runs */
+    int64_t ncov, cov_cap;
+    int64_t first, last;         /* covered extent of this round */
+    int64_t covered, runs;       /* bytes and contiguous runs covered */
+    int overlap;                 /* pieces of different ranks overlap (undefined result, stay safe) */
+    int sieve;                   /* access [first, last) as one extent */
+    int64_t stage_used, agg_stage_used;
+    colio_xchg_t x;
+} colio_round_t;
+
+typedef struct colio_op {
+    struct colio_file *fh;
+    colio_op_args_t args;
+    colio_phase_t phase;
+    colio_err_t err;             /* this rank's first error */
+    int io_failed;               /* stop storage I/O, keep communicating */
+    int tag_meta, tag_data;
+    /* INIT */
+    colio_access_t acc;
+    colio_memmap_t mem;
+    colio_flat_t *memflat;
+    int memflat_owned;
+    int64_t nbytes;              /* requested bytes */
+    /* collectives in flight */
+    MPI_Request coll_req;
+    int64_t agree_in[5], agree_out[5];
+    int64_t err_key;
+    int64_t eof;                 /* reads: file size at the start */
+    int64_t glo, ghi;            /* global extent */
+    colio_plan_t plan;
+    colio_round_t rnd;
+    colio_xchg_t meta;
+    /* statistics */
+    colio_op_stats stats;
+    double t_start;
+} colio_op_t;
+
+/* Prepare op; it owns nothing yet. */
+void colio_op_init(colio_op_t *op, struct colio_file *fh, const colio_op_args_t *args);
+/* Run one step of the current phase. */
+int colio_op_step(colio_op_t *op);
+/* Requests the current phase waits for. */
+void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n);
+/* Blocking: run every step to completion. Returns the agreed code. */
+int colio_op_run(colio_op_t *op);
+/* Fill status, advance the file pointer, record statistics, free everything. */
+int colio_op_finish(colio_op_t *op, MPI_Status *status);
+
+/* Phase steps, one file per concern (op.c, plan.c, round_write.c, round_read.c, direct.c). */
+int colio_step_init(colio_op_t *op);
+int colio_step_setup(colio_op_t *op);
+int colio_step_direct(colio_op_t *op);
+int colio_step_plan(colio_op_t *op);
+int colio_step_counts(colio_op_t *op);
+int colio_step_ready(colio_op_t *op);
+int colio_step_meta(colio_op_t *op);
+int colio_step_round(colio_op_t *op);
+int colio_step_round_xchg(colio_op_t *op);
+int colio_step_final(colio_op_t *op);
+int colio_step_final_wait(colio_op_t *op);
+int colio_step_errmsg(colio_op_t *op);
+
+/* Helpers shared by the steps. */
+int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Record a failed storage call (negative errno) and stop further storage I/O. */
+void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t off, int64_t len);
+/* Storage I/O of the operation, timed and counted; skipped once I/O failed. */
+void colio_op_write(colio_op_t *op, const void *buf, int64_t len, int64_t off);
+/* Reads zero-fill past the end of file. */
+void colio_op_read(colio_op_t *op, void *buf, int64_t len, int64_t off);
+/* Broadcast the agreed failing rank's message (key from an agreement). */
+void colio_op_start_errmsg(colio_op_t *op, int64_t key);
+/* Test the collective request in flight; *done_p when complete. */
+int colio_op_test_coll(colio_op_t *op, int *done_p);
+void colio_plan_free(colio_op_t *op);
+void colio_round_free(colio_op_t *op);
+
+/* Kind-specific halves of a round (round_write.c, round_read.c). */
+void colio_round_write_begin(colio_op_t *op);
+void colio_round_write_end(colio_op_t *op);
+void colio_round_read_begin(colio_op_t *op);
+void colio_round_read_end(colio_op_t *op);
+/* Staging at the aggregator: room for bytes more; NULL (and an error) if none. */
+char *colio_round_agg_stage(colio_op_t *op, int64_t bytes);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * Two-phase set-up: file domains, per-aggregator request lists, piece counts
+ * (Ialltoall), buffer allocation with one agreement, and the metadata
+ * exchange of offset/length lists to the aggregators (ROMIO's
+ * ADIOI_Calc_others_req, through a pluggable exchange kernel).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/file.h"
+#include "core/op.h"
+
+int colio_step_plan(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    colio_plan_t *p = &op->plan;
+    p->naggs = fh->naggs;
+    p->aggs = fh->aggs;
+    for (int i = 0; i < p->naggs; i++)
+        if (p->aggs[i] == fh->rank)
+            p->my_agg = i;
+    op->stats.aggregators = p->naggs;
+    op->stats.is_aggregator = p->my_agg >= 0;
+    colio_domain_input_t in = {.naggs = p->naggs, .lo = op->glo, .hi = op->ghi,
+                               .round_size = fh->hints.cb_buffer_size,
+                               .striping_unit = fh->hints.striping_unit};
+    p->dom.ops = fh->domain;
+    p->dom.naggs = p->naggs;
+    p->dom.lo = op->glo;
+    p->dom.hi = op->ghi;
+    p->dom.round_size = in.round_size;
+    if (fh->domain->plan(&in, &p->dom) != 0)
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory planning file domains");
+    else
+        colio_split_by_domain(&op->acc, &p->dom, p->to_agg, &op->err);
+    /* a rank that failed sends zero counts and still takes part until READY */
+    for (int i = 0; i < p->naggs; i++)
+        p->send_counts[p->aggs[i]] = op->err.code ? 0 : p->to_agg[i].n;
+    int rc = MPI_Ialltoall(p->send_counts, 1, MPI_INT64_T, p->recv_counts, 1, MPI_INT64_T, fh->comm,
+                           &op->coll_req);
+    if (rc != MPI_SUCCESS) {
+        colio_err_from_mpi(&op->err, rc, "MPI_Ialltoall");
+        op->phase = COLIO_PH_DONE;
+        return COLIO_STEP_NEXT;
+    }
+    op->phase = COLIO_PH_COUNTS;
+    return COLIO_STEP_NEXT;
+}
+
+/* Aggregator: room for every source's offset/length list. */
+static int alloc_metadata(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    colio_plan_t *p = &op->plan;
+    int64_t total = 0;
+    for (int s = 0; s < fh->nprocs; s++)
+        if (s != fh->rank)
+            total += p->recv_counts[s];
+    p->meta_pool = malloc(sizeof(int64_t) * (size_t)(2 * total + 1));
+    if (p->meta_pool == NULL)
+        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %lld metadata entries", (long long)total);
+    int64_t at = 0;
+    for (int s = 0; s < fh->nprocs; s++) {
+        colio_src_list_t *src = &p->from_src[s];
+        if (s == fh->rank) { /* my own pieces: no message */
+            src->n = p->to_agg[p->my_agg].n;
+            src->offlen = p->to_agg[p->my_agg].offlen;
+            continue;
+        }
+        src->n = p->recv_counts[s];
+        src->offlen = p->meta_pool + 2 * at;
+        at += src->n;
+    }
+    return 0;
+}
+
+/* Requester: staging for rounds whose pieces cannot move straight from/to user memory. */
+static int64_t requester_stage_size(const colio_op_t *op)
+{
+    const colio_plan_t *p = &op->plan;
+    if (op->mem.flat == NULL && op->acc.stream_order)
+        return 0; /* every message is one run of the user's buffer */
+    int64_t total = 0;
+    for (int i = 0; i < p->naggs; i++) {
+        const colio_agg_list_t *l = &p->to_agg[i];
+        int64_t best = 0, cur = 0;
+        for (int64_t k = 0; k < l->n; k++) {
+            cur = (k > 0 && l->round[k] == l->round[k - 1]) ? cur + l->offlen[2 * k + 1] : l->offlen[2 * k + 1];
+            best = cur > best ? cur : best;
+        }
+        total += best; /* a round never needs more than each aggregator's largest round */
+    }
+    return total;
+}
+
+static int alloc_round_buffers(colio_op_t *op)
+{
+    colio_round_t *r = &op->rnd;
+    int64_t cb = op->fh->hints.cb_buffer_size;
+    r->stage_size = requester_stage_size(op);
+    if (r->stage_size > 0 && (r->stage = malloc((size_t)r->stage_size)) == NULL)
+        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte staging buffer",
+                             (long long)r->stage_size);
+    if (op->plan.my_agg < 0)
+        return 0;
+    r->cbuf = malloc((size_t)cb);
+    r->agg_stage_size = cb;
+    r->agg_stage = malloc((size_t)cb);
+    if (!r->cbuf || !r->agg_stage)
+        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for two %lld-byte collective buffers",
+                             (long long)cb);
+    return 0;
+}
+
+int colio_step_counts(colio_op_t *op)
+{
+    int done;
+    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
+        return COLIO_STEP_WAIT;
+    if (op->err.code == 0 && op->plan.my_agg >= 0)
+        alloc_metadata(op);
+    if (op->err.code == 0)
+        alloc_round_buffers(op);
+    op->agree_in[0] = colio_err_key(op->err.code, op->fh->rank);
+    int rc = MPI_Iallreduce(op->agree_in, op->agree_out, 1, MPI_INT64_T, MPI_MIN, op->fh->comm, &op->coll_req);
+    if (rc != MPI_SUCCESS) {
+        colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
+        op->phase = COLIO_PH_DONE;
+        return COLIO_STEP_NEXT;
+    }
+    op->phase = COLIO_PH_READY;
+    return COLIO_STEP_NEXT;
+}
+
+static int by_peer(const void *a, const void *b)
+{
+    int pa = ((const colio_xchg_msg_t *)a)->peer, pb = ((const colio_xchg_msg_t *)b)->peer;
+    return (pa > pb) - (pa < pb);
+}
+
+/* Offset/length lists: every rank to the aggregators it has pieces for. */
+static void start_meta_exchange(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    colio_plan_t *p = &op->plan;
+    int ns = 0, nr = 0;
+    for (int i = 0; i < p->naggs; i++)
+        if (i != p->my_agg && p->to_agg[i].n > 0)
+            p->msgs[ns++] = (colio_xchg_msg_t){p->aggs[i], (char *)p->to_agg[i].offlen, 16 * p->to_agg[i].n};
+    qsort(p->msgs, (size_t)ns, sizeof *p->msgs, by_peer);
+    for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
+        if (s != fh->rank && p->from_src[s].n > 0)
+            p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].offlen, 16 * p->from_src[s].n};
+    colio_xchg_t *x = &op->meta;
+    memset(x, 0, sizeof *x);
+    *x = (colio_xchg_t){.comm = fh->comm, .tag = op->tag_meta, .rank = fh->rank, .nprocs = fh->nprocs,
+                        .topo = &fh->topo, .sends = p->msgs, .nsends = ns, .recvs = p->msgs + ns,
+                        .nrecvs = nr, .ops = fh->xchg_meta};
+    if (x->ops->start(x) != 0)
+        colio_op_fail(op, COLIO_ERR_MPI, "metadata exchange (%s) failed to start", x->ops->name);
+}
+
+int colio_step_ready(colio_op_t *op)
+{
+    int done;
+    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
+        return COLIO_STEP_WAIT;
+    if (op->agree_out[0] != 0) {
+        colio_op_start_errmsg(op, op->agree_out[0]);
+        return COLIO_STEP_NEXT;
+    }
+    start_meta_exchange(op);
+    op->phase = COLIO_PH_META;
+    return COLIO_STEP_NEXT;
+}
+
+int colio_step_meta(colio_op_t *op)
+{
+    int done = 0;
+    if (op->meta.ops->progress(&op->meta, &done) != 0) {
+        colio_op_fail(op, COLIO_ERR_MPI, "metadata exchange (%s) failed", op->meta.ops->name);
+        done = 1;
+    }
+    if (!done)
+        return COLIO_STEP_WAIT;
+    op->meta.ops->cleanup(&op->meta);
+    op->rnd.r = -1;
+    op->phase = COLIO_PH_ROUND;
+    return COLIO_STEP_NEXT;
+}
+
+void colio_plan_free(colio_op_t *op)
+{
+    colio_plan_t *p = &op->plan;
+    if (op->meta.ops)
+        op->meta.ops->cleanup(&op->meta);
+    colio_agg_lists_free(p->to_agg, p->naggs);
+    free(p->to_agg);
+    free(p->send_counts);
+    free(p->recv_counts);
+    free(p->from_src);
+    free(p->meta_pool);
+    free(p->msgs);
+    colio_domains_free(&p->dom);
+    memset(p, 0, sizeof *p);
+    p->my_agg = -1;
+}

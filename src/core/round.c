@@ -1,0 +1,273 @@
+/*
+ * Two-phase rounds, the part shared by reads and writes: choosing the next
+ * round, cutting each list's slice for it on both sides, the aggregator's
+ * coverage of its round extent, and driving the data exchange kernel.
+ * Rounds are numbered per aggregator; a rank visits only the rounds in which
+ * it has something to send or receive, and messages between a pair of ranks
+ * are matched in round order, so no collective is needed per round.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/file.h"
+#include "core/op.h"
+
+static int64_t round_of(const colio_op_t *op, int64_t off)
+{
+    int agg;
+    int64_t round, run_end;
+    op->plan.dom.ops->locate(&op->plan.dom, off, &agg, &round, &run_end);
+    return round;
+}
+
+static int64_t next_round(const colio_op_t *op)
+{
+    const colio_plan_t *p = &op->plan;
+    int64_t best = INT64_MAX;
+    for (int i = 0; i < p->naggs; i++) {
+        const colio_agg_list_t *l = &p->to_agg[i];
+        if (i != p->my_agg && l->cur < l->n && l->round[l->cur] < best)
+            best = l->round[l->cur];
+    }
+    for (int s = 0; p->my_agg >= 0 && s < op->fh->nprocs; s++) {
+        const colio_src_list_t *l = &p->from_src[s];
+        if (l->cur < l->n) {
+            int64_t r = round_of(op, l->offlen[2 * l->cur]);
+            best = r < best ? r : best;
+        }
+    }
+    return best;
+}
+
+/* Requester side: my pieces for every other aggregator in round r. */
+static void cut_requester_slices(colio_op_t *op, int64_t r)
+{
+    colio_plan_t *p = &op->plan;
+    colio_round_t *rd = &op->rnd;
+    rd->nreq = 0;
+    rd->stage_used = 0;
+    for (int i = 0; i < p->naggs; i++) {
+        colio_agg_list_t *l = &p->to_agg[i];
+        if (i == p->my_agg || l->cur >= l->n || l->round[l->cur] != r)
+            continue;
+        colio_slice_t *s = &rd->req_slices[rd->nreq++];
+        *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .contig = 1};
+        for (; l->cur < l->n && l->round[l->cur] == r; l->cur++, s->n++) {
+            int64_t k = l->cur;
+            if (k > s->first && l->pos[k] != l->pos[k - 1] + l->offlen[2 * k - 1])
+                s->contig = 0;
+            s->bytes += l->offlen[2 * k + 1];
+        }
+        char *direct = s->contig ? colio_mem_contig(&op->mem, l->pos[s->first], s->bytes) : NULL;
+        if (direct) {
+            s->buf = direct;
+        } else { /* sized in plan.c: never more than the stage holds */
+            s->buf = rd->stage + rd->stage_used;
+            s->staged = 1;
+            rd->stage_used += s->bytes;
+        }
+    }
+}
+
+static int cov_push(colio_op_t *op, int64_t off, int64_t len, int *sorted)
+{
+    colio_round_t *rd = &op->rnd;
+    if (rd->ncov == rd->cov_cap) {
+        int64_t cap = rd->cov_cap ? 2 * rd->cov_cap : 1024;
+        colio_piece_t *c = realloc(rd->cov, sizeof *c * (size_t)cap);
+        if (c == NULL)
+            return -1;
+        rd->cov = c;
+        rd->cov_cap = cap;
+    }
+    if (rd->ncov > 0 && off < rd->cov[rd->ncov - 1].off)
+        *sorted = 0;
+    rd->cov[rd->ncov++] = (colio_piece_t){off, len, 0};
+    return 0;
+}
+
+/* Sort the round's pieces and merge them into covered runs; detect overlap. */
+static void cov_merge(colio_op_t *op, int sorted)
+{
+    colio_round_t *rd = &op->rnd;
+    int64_t n = rd->ncov, m = 0;
+    if (!sorted) {
+        colio_piece_t *tmp = malloc(sizeof *tmp * (size_t)n);
+        if (tmp == NULL) {
+            colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory sorting %lld pieces", (long long)n);
+            op->io_failed = 1;
+            return;
+        }
+        colio_pieces_sort(rd->cov, n, tmp);
+        free(tmp);
+    }
+    rd->covered = 0;
+    for (int64_t i = 0; i < n; i++) {
+        colio_piece_t c = rd->cov[i];
+        if (m > 0 && c.off <= rd->cov[m - 1].off + rd->cov[m - 1].len) {
+            int64_t end = rd->cov[m - 1].off + rd->cov[m - 1].len;
+            if (c.off < end)
+                rd->overlap = 1;
+            if (c.off + c.len > end)
+                rd->cov[m - 1].len = c.off + c.len - rd->cov[m - 1].off;
+        } else {
+            rd->cov[m++] = c;
+        }
+    }
+    rd->runs = m;
+    for (int64_t i = 0; i < m; i++)
+        rd->covered += rd->cov[i].len;
+    rd->first = m ? rd->cov[0].off : rd->rs;
+    rd->last = m ? rd->cov[m - 1].off + rd->cov[m - 1].len : rd->rs;
+}
+
+/* Aggregator side: every source's pieces inside my round extent. */
+static void cut_aggregator_slices(colio_op_t *op)
+{
+    colio_plan_t *p = &op->plan;
+    colio_round_t *rd = &op->rnd;
+    int sorted = 1, nomem = 0;
+    rd->nagg = 0;
+    rd->ncov = 0;
+    rd->overlap = 0;
+    rd->agg_stage_used = 0;
+    for (int src = 0; src < op->fh->nprocs; src++) {
+        colio_src_list_t *l = &p->from_src[src];
+        if (l->cur >= l->n || l->offlen[2 * l->cur] >= rd->re)
+            continue;
+        colio_slice_t *s = &rd->agg_slices[rd->nagg++];
+        *s = (colio_slice_t){.peer = src, .list = src, .first = l->cur, .contig = 1};
+        for (; l->cur < l->n && l->offlen[2 * l->cur] < rd->re; l->cur++, s->n++) {
+            const int64_t *ol = &l->offlen[2 * l->cur];
+            if (l->cur > s->first && ol[0] != ol[-2] + ol[-1])
+                s->contig = 0;
+            s->bytes += ol[1];
+            if (!nomem && cov_push(op, ol[0], ol[1], &sorted) != 0)
+                nomem = 1;
+        }
+    }
+    if (nomem) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory merging round %lld", (long long)rd->r);
+        op->io_failed = 1;
+        rd->ncov = 0;
+    }
+    cov_merge(op, sorted);
+}
+
+char *colio_round_agg_stage(colio_op_t *op, int64_t bytes)
+{
+    colio_round_t *rd = &op->rnd;
+    if (rd->agg_stage_used + bytes > rd->agg_stage_size) {
+        /* only overlapping requests of several ranks need more than one round buffer */
+        int64_t size = 2 * (rd->agg_stage_used + bytes);
+        char *s = realloc(rd->agg_stage, (size_t)size);
+        if (s == NULL) {
+            colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory staging %lld bytes", (long long)size);
+            op->io_failed = 1;
+            return NULL;
+        }
+        rd->agg_stage = s;
+        rd->agg_stage_size = size;
+    }
+    char *at = rd->agg_stage + rd->agg_stage_used;
+    rd->agg_stage_used += bytes;
+    return at;
+}
+
+static int by_peer(const void *a, const void *b)
+{
+    int pa = ((const colio_xchg_msg_t *)a)->peer, pb = ((const colio_xchg_msg_t *)b)->peer;
+    return (pa > pb) - (pa < pb);
+}
+
+/* Messages of the round: requester slices one way, aggregator slices the other. */
+static void start_data_exchange(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    colio_round_t *rd = &op->rnd;
+    colio_xchg_msg_t *req = op->plan.msgs, *agg;
+    int nreq = 0, nagg = 0;
+    for (int i = 0; i < rd->nreq; i++)
+        req[nreq++] = (colio_xchg_msg_t){rd->req_slices[i].peer, rd->req_slices[i].buf, rd->req_slices[i].bytes};
+    qsort(req, (size_t)nreq, sizeof *req, by_peer);
+    agg = req + nreq;
+    for (int i = 0; i < rd->nagg; i++)
+        if (rd->agg_slices[i].peer != fh->rank)
+            agg[nagg++] = (colio_xchg_msg_t){rd->agg_slices[i].peer, rd->agg_slices[i].buf, rd->agg_slices[i].bytes};
+    int write = op->args.kind == COLIO_OP_WRITE;
+    colio_xchg_t *x = &rd->x;
+    x->comm = fh->comm;
+    x->tag = op->tag_data;
+    x->rank = fh->rank;
+    x->nprocs = fh->nprocs;
+    x->topo = &fh->topo;
+    x->ops = fh->xchg_data;
+    x->sends = write ? req : agg;
+    x->nsends = write ? nreq : nagg;
+    x->recvs = write ? agg : req;
+    x->nrecvs = write ? nagg : nreq;
+    for (int i = 0; i < x->nsends; i++)
+        op->stats.sent_bytes += x->sends[i].len;
+    for (int i = 0; i < x->nrecvs; i++)
+        op->stats.recv_bytes += x->recvs[i].len;
+    if (x->ops->start(x) != 0)
+        colio_op_fail(op, COLIO_ERR_MPI, "data exchange (%s) failed to start", x->ops->name);
+}
+
+int colio_step_round(colio_op_t *op)
+{
+    colio_round_t *rd = &op->rnd;
+    int64_t r = next_round(op);
+    if (r == INT64_MAX) {
+        op->phase = COLIO_PH_FINAL;
+        return COLIO_STEP_NEXT;
+    }
+    rd->r = r;
+    op->stats.rounds++;
+    cut_requester_slices(op, r);
+    rd->nagg = 0;
+    if (op->plan.my_agg >= 0) {
+        op->plan.dom.ops->round_extent(&op->plan.dom, op->plan.my_agg, r, &rd->rs, &rd->re);
+        cut_aggregator_slices(op);
+    }
+    if (op->args.kind == COLIO_OP_WRITE)
+        colio_round_write_begin(op);
+    else
+        colio_round_read_begin(op);
+    start_data_exchange(op);
+    op->phase = COLIO_PH_ROUND_XCHG;
+    return COLIO_STEP_NEXT;
+}
+
+int colio_step_round_xchg(colio_op_t *op)
+{
+    colio_xchg_t *x = &op->rnd.x;
+    int done = 0;
+    if (x->ops->progress(x, &done) != 0) {
+        colio_op_fail(op, COLIO_ERR_MPI, "data exchange (%s) failed", x->ops->name);
+        done = 1;
+    }
+    if (!done)
+        return COLIO_STEP_WAIT;
+    x->ops->cleanup(x);
+    if (op->args.kind == COLIO_OP_WRITE)
+        colio_round_write_end(op);
+    else
+        colio_round_read_end(op);
+    op->phase = COLIO_PH_ROUND;
+    return COLIO_STEP_NEXT;
+}
+
+void colio_round_free(colio_op_t *op)
+{
+    colio_round_t *rd = &op->rnd;
+    if (rd->x.ops)
+        rd->x.ops->cleanup(&rd->x);
+    free(rd->cbuf);
+    free(rd->stage);
+    free(rd->agg_stage);
+    free(rd->req_slices);
+    free(rd->agg_slices);
+    free(rd->cov);
+    memset(rd, 0, sizeof *rd);
+}

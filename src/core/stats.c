@@ -1,0 +1,90 @@
+/* Per-operation statistics: kept on the handle, optionally appended as JSON lines. */
+#include "core/stats.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "core/file.h"
+
+static void add_times(colio_phase_times *sum, const colio_phase_times *t)
+{
+    sum->total += t->total;
+    sum->meta_exchange += t->meta_exchange;
+    sum->data_exchange += t->data_exchange;
+    sum->io += t->io;
+    sum->compute += t->compute;
+}
+
+static void accumulate(colio_op_stats *sum, const colio_op_stats *s)
+{
+    add_times(&sum->time, &s->time);
+    sum->bytes += s->bytes;
+    sum->pieces += s->pieces;
+    sum->rounds += s->rounds;
+    sum->io_calls += s->io_calls;
+    sum->io_bytes += s->io_bytes;
+    sum->sent_bytes += s->sent_bytes;
+    sum->recv_bytes += s->recv_bytes;
+    if (s->aggregators > sum->aggregators)
+        sum->aggregators = s->aggregators;
+    sum->is_aggregator |= s->is_aggregator;
+}
+
+/* JSON string body: quotes, backslashes and control characters escaped. */
+static void json_escape(const char *in, char *out, size_t outlen)
+{
+    size_t o = 0;
+    for (; *in && o + 7 < outlen; in++) {
+        unsigned char c = (unsigned char)*in;
+        if (c == '"' || c == '\\')
+            o += (size_t)snprintf(out + o, outlen - o, "\\%c", c);
+        else if (c < 0x20)
+            o += (size_t)snprintf(out + o, outlen - o, "\\u%04x", c);
+        else
+            out[o++] = (char)c;
+    }
+    out[o] = '\0';
+}
+
+int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char *api, int rank,
+                     const char *path)
+{
+    char esc[1100];
+    json_escape(path, esc, sizeof esc);
+    return snprintf(out, (size_t)outlen,
+                    "{\"op\":\"%s\",\"rank\":%d,\"path\":\"%s\",\"time\":%.9f,\"meta_exchange\":%.9f,"
+                    "\"data_exchange\":%.9f,\"io\":%.9f,\"compute\":%.9f,\"bytes\":%lld,\"pieces\":%lld,"
+                    "\"rounds\":%lld,\"io_calls\":%lld,\"io_bytes\":%lld,\"sent_bytes\":%lld,"
+                    "\"recv_bytes\":%lld,\"aggregators\":%d,\"is_aggregator\":%d}",
+                    api, rank, esc, s->time.total, s->time.meta_exchange, s->time.data_exchange, s->time.io,
+                    s->time.compute, (long long)s->bytes, (long long)s->pieces, (long long)s->rounds,
+                    (long long)s->io_calls, (long long)s->io_bytes, (long long)s->sent_bytes,
+                    (long long)s->recv_bytes, s->aggregators, s->is_aggregator);
+}
+
+/* One write(2) per line with O_APPEND, so lines of different ranks never interleave. */
+static void append_line(const char *stats_path, const char *line, int len)
+{
+    int fd = open(stats_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0)
+        return; /* statistics never fail an operation */
+    ssize_t rc = write(fd, line, (size_t)len);
+    (void)rc;
+    close(fd);
+}
+
+void colio_stats_record(colio_file *fh, const colio_op_stats *op, const char *api)
+{
+    fh->stats.operations++;
+    fh->stats.last = *op;
+    accumulate(&fh->stats.total, op);
+    if (fh->hints.stats_path[0] == '\0')
+        return;
+    char line[2048];
+    int len = colio_stats_json(line, (int)sizeof line - 1, op, api, fh->rank, fh->path);
+    if (len <= 0 || len >= (int)sizeof line - 1)
+        return;
+    line[len++] = '\n';
+    append_line(fh->hints.stats_path, line, len);
+}

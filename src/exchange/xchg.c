@@ -1,0 +1,85 @@
+/* Registry of exchange kernels and the request plumbing they share. */
+#include "exchange/xchg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exchange/kernels.h"
+
+/* The only list of kernels: add one line per new kernel. */
+static const colio_xchg_ops_t *const registry[] = {
+    &colio_xchg_romio,
+};
+
+#define N_KERNELS ((int)(sizeof registry / sizeof registry[0]))
+
+const colio_xchg_ops_t *colio_xchg_find(const char *name)
+{
+    for (int i = 0; i < N_KERNELS; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}
+
+const char *colio_xchg_name(int i) { return i >= 0 && i < N_KERNELS ? registry[i]->name : NULL; }
+
+#define CHUNK ((int64_t)1 << 30) /* MPI counts are int: large messages go in pieces */
+
+static int chunks_of(int64_t len) { return (int)((len + CHUNK - 1) / CHUNK); }
+
+int colio_xchg_reserve(colio_xchg_t *x, int n)
+{
+    if (x->nreqs + n <= x->cap)
+        return 0;
+    int cap = x->cap ? x->cap : 16;
+    while (cap < x->nreqs + n)
+        cap *= 2;
+    MPI_Request *r = realloc(x->reqs, sizeof *r * (size_t)cap);
+    if (r == NULL)
+        return COLIO_ERR_NOMEM;
+    x->reqs = r;
+    x->cap = cap;
+    return 0;
+}
+
+int colio_xchg_post(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind)
+{
+    int n = chunks_of(m->len);
+    if (colio_xchg_reserve(x, n) != 0)
+        return COLIO_ERR_NOMEM;
+    for (int c = 0; c < n; c++) {
+        char *p = m->buf + (int64_t)c * CHUNK;
+        int len = (int)(m->len - (int64_t)c * CHUNK < CHUNK ? m->len - (int64_t)c * CHUNK : CHUNK);
+        MPI_Request *r = &x->reqs[x->nreqs++];
+        int rc;
+        if (kind == COLIO_XCHG_RECV)
+            rc = MPI_Irecv(p, len, MPI_BYTE, m->peer, x->tag, x->comm, r);
+        else if (kind == COLIO_XCHG_SSEND)
+            rc = MPI_Issend(p, len, MPI_BYTE, m->peer, x->tag, x->comm, r);
+        else
+            rc = MPI_Isend(p, len, MPI_BYTE, m->peer, x->tag, x->comm, r);
+        if (rc != MPI_SUCCESS) {
+            x->nreqs--;
+            return COLIO_ERR_MPI;
+        }
+    }
+    return 0;
+}
+
+int colio_xchg_testall(colio_xchg_t *x, int *done_p)
+{
+    int flag = 1;
+    if (x->nreqs > 0 && MPI_Testall(x->nreqs, x->reqs, &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+        return COLIO_ERR_MPI;
+    if (flag)
+        x->nreqs = 0;
+    *done_p = flag;
+    return 0;
+}
+
+void colio_xchg_free_reqs(colio_xchg_t *x)
+{
+    free(x->reqs);
+    x->reqs = NULL;
+    x->nreqs = x->cap = 0;
+}

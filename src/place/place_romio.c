@@ -1,0 +1,43 @@
+/*
+ * ROMIO's default placement: one aggregator per node, taken round-robin over
+ * nodes (first rank of every node, then second rank of every node, ...) until
+ * cb_nodes aggregators are chosen. cb_nodes above the number of ranks is capped.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "place/place.h"
+#include "place/registry.h"
+
+static int by_key(const void *a, const void *b)
+{
+    int64_t ka = *(const int64_t *)a, kb = *(const int64_t *)b;
+    return ka < kb ? -1 : ka > kb;
+}
+
+static int romio_select(const colio_place_input_t *in, int *aggs, int *naggs_p)
+{
+    const colio_topo_t *t = in->topo;
+    int want = in->cb_nodes > 0 ? in->cb_nodes : t->nnodes;
+    if (want > t->nprocs)
+        want = t->nprocs;
+    /* key = (local rank, node): pass k over the nodes takes each node's k-th rank */
+    int64_t *key = malloc(sizeof *key * 2 * (size_t)t->nprocs);
+    if (key == NULL)
+        return COLIO_ERR_NOMEM;
+    for (int r = 0; r < t->nprocs; r++) {
+        key[2 * r] = (int64_t)t->local_rank[r] * t->nnodes + t->node_of[r];
+        key[2 * r + 1] = r;
+    }
+    qsort(key, (size_t)t->nprocs, 2 * sizeof *key, by_key);
+    for (int i = 0; i < want; i++)
+        aggs[i] = (int)key[2 * i + 1];
+    free(key);
+    *naggs_p = want;
+    return COLIO_SUCCESS;
+}
+
+const colio_place_ops_t colio_place_romio = {
+    .name = "romio",
+    .select = romio_select,
+};

@@ -1,0 +1,10 @@
+/* Placement strategies and file-domain layouts known to the registry (place/registry.c). */
+#ifndef COLIO_PLACE_REGISTRY_H
+#define COLIO_PLACE_REGISTRY_H
+
+#include "place/place.h"
+
+extern const colio_place_ops_t colio_place_romio;
+extern const colio_domain_ops_t colio_domain_even;
+
+#endif

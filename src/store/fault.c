@@ -1,0 +1,144 @@
+/*
+ * Fault-injecting backend for tests: behaves like posix, except that the Nth
+ * call of one kind (write, read, sync or any) on the chosen rank fails with a
+ * chosen errno, without touching the file. Configured by the hint
+ * colio_fault=OP:N[:ERRNO[:RANK]], e.g. "write:2:ENOSPC:1".
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/hints.h"
+#include "store/backends.h"
+#include "store/store.h"
+
+struct colio_store {
+    colio_store_t *inner;
+    colio_fault_spec_t spec;
+    int armed;       /* this rank is the one to fail */
+    int64_t calls;   /* calls of the chosen kind so far */
+};
+
+static const struct {
+    const char *name;
+    int value;
+} errno_names[] = {
+    {"ENOSPC", ENOSPC}, {"EIO", EIO},       {"EBADF", EBADF},   {"EDQUOT", EDQUOT},
+    {"EACCES", EACCES}, {"EROFS", EROFS},   {"ENOMEM", ENOMEM}, {"EFBIG", EFBIG},
+};
+
+static int errno_from_name(const char *s)
+{
+    for (size_t i = 0; i < sizeof errno_names / sizeof errno_names[0]; i++)
+        if (strcasecmp(s, errno_names[i].name) == 0)
+            return errno_names[i].value;
+    return 0;
+}
+
+int colio_fault_parse(const char *spec, colio_fault_spec_t *out)
+{
+    static const char *const ops[] = {"write", "read", "sync", "any"};
+    char buf[128];
+    if (strlen(spec) >= sizeof buf)
+        return -1;
+    strcpy(buf, spec);
+    char *save = NULL, *field[4] = {0};
+    int n = 0;
+    for (char *t = strtok_r(buf, ":", &save); t && n < 4; t = strtok_r(NULL, ":", &save))
+        field[n++] = t;
+    if (n < 2 || strtok_r(NULL, ":", &save) != NULL)
+        return -1;
+    colio_fault_spec_t f = {.op = COLIO_FAULT_ANY, .nth = 0, .errnum = EIO, .rank = -1};
+    int op_ok = 0;
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(field[0], ops[i]) == 0)
+            f.op = (colio_fault_op_t)i, op_ok = 1;
+    char *end;
+    f.nth = strtoll(field[1], &end, 10);
+    if (!op_ok || *end || f.nth < 1)
+        return -1;
+    if (n >= 3 && (f.errnum = errno_from_name(field[2])) == 0)
+        return -1;
+    if (n == 4) {
+        f.rank = (int)strtol(field[3], &end, 10);
+        if (*end || f.rank < 0)
+            return -1;
+    }
+    *out = f;
+    return 0;
+}
+
+static int fault_open(const char *path, int flags, const struct colio_hints *hints, int rank,
+                      colio_store_t **st_p, int *readable_p)
+{
+    colio_store_t *st = calloc(1, sizeof *st);
+    if (st == NULL)
+        return -ENOMEM;
+    if (hints->fault[0] == '\0' || colio_fault_parse(hints->fault, &st->spec) != 0) {
+        free(st);
+        return -EINVAL;
+    }
+    st->armed = st->spec.rank < 0 || st->spec.rank == rank;
+    int rc = colio_store_posix.open(path, flags, hints, rank, &st->inner, readable_p);
+    if (rc != 0) {
+        free(st);
+        return rc;
+    }
+    *st_p = st;
+    return 0;
+}
+
+/* True when this call is the one that must fail. */
+static int fault_hit(colio_store_t *st, colio_fault_op_t op)
+{
+    if (!st->armed || (st->spec.op != COLIO_FAULT_ANY && st->spec.op != op))
+        return 0;
+    return ++st->calls == st->spec.nth;
+}
+
+static int fault_close(colio_store_t *st)
+{
+    int rc = colio_store_posix.close(st->inner);
+    free(st);
+    return rc;
+}
+
+static int fault_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
+{
+    if (fault_hit(st, COLIO_FAULT_WRITE))
+        return -st->spec.errnum;
+    return colio_store_posix.pwritev(st->inner, iov, iovcnt, off);
+}
+
+static int fault_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off,
+                        int64_t *got_p)
+{
+    if (fault_hit(st, COLIO_FAULT_READ))
+        return -st->spec.errnum;
+    return colio_store_posix.preadv(st->inner, iov, iovcnt, off, got_p);
+}
+
+static int fault_sync(colio_store_t *st)
+{
+    if (fault_hit(st, COLIO_FAULT_SYNC))
+        return -st->spec.errnum;
+    return colio_store_posix.sync(st->inner);
+}
+
+static int fault_size(colio_store_t *st, int64_t *size_p) { return colio_store_posix.size(st->inner, size_p); }
+static int fault_truncate(colio_store_t *st, int64_t size) { return colio_store_posix.truncate(st->inner, size); }
+static int fault_unlink(const char *path) { return colio_store_posix.unlink(path); }
+
+const colio_store_ops_t colio_store_fault = {
+    .name = "fault",
+    .caps = COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY,
+    .open = fault_open,
+    .close = fault_close,
+    .pwritev = fault_pwritev,
+    .preadv = fault_preadv,
+    .sync = fault_sync,
+    .size = fault_size,
+    .truncate = fault_truncate,
+    .unlink = fault_unlink,
+};

@@ -1,0 +1,174 @@
+/* POSIX storage backend: open/pwritev/preadv/fsync on a path every rank can reach. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/backends.h"
+#include "store/store.h"
+
+#ifndef IOV_MAX
+#define IOV_MAX 1024
+#endif
+
+struct colio_store {
+    int fd;
+};
+
+static int posix_open_fd(const char *path, int flags, int *fd_p, int *readable_p)
+{
+    int oflags = 0;
+    if (flags & COLIO_STORE_CREATE)
+        oflags |= O_CREAT;
+    if (flags & COLIO_STORE_EXCL)
+        oflags |= O_EXCL;
+    if (flags & COLIO_STORE_WRITE) {
+        /* Ask for read access too so aggregators can fill holes by read-modify-write. */
+        int fd = open(path, oflags | O_RDWR, 0666);
+        if (fd >= 0 || (flags & COLIO_STORE_READ) || errno != EACCES) {
+            *fd_p = fd;
+            *readable_p = fd >= 0;
+            return fd >= 0 ? 0 : -errno;
+        }
+        fd = open(path, oflags | O_WRONLY, 0666);
+        *fd_p = fd;
+        *readable_p = 0;
+        return fd >= 0 ? 0 : -errno;
+    }
+    int fd = open(path, oflags | O_RDONLY, 0666);
+    *fd_p = fd;
+    *readable_p = fd >= 0;
+    return fd >= 0 ? 0 : -errno;
+}
+
+static int posix_open(const char *path, int flags, const struct colio_hints *hints, int rank,
+                      colio_store_t **st_p, int *readable_p)
+{
+    (void)hints;
+    (void)rank;
+    colio_store_t *st = malloc(sizeof *st);
+    if (st == NULL)
+        return -ENOMEM;
+    int rc = posix_open_fd(path, flags, &st->fd, readable_p);
+    if (rc != 0) {
+        free(st);
+        return rc;
+    }
+    struct stat sb;
+    if (fstat(st->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        close(st->fd);
+        free(st);
+        return -EISDIR;
+    }
+    *st_p = st;
+    return 0;
+}
+
+static int posix_close(colio_store_t *st)
+{
+    int rc = close(st->fd) == 0 ? 0 : -errno;
+    free(st);
+    return rc;
+}
+
+/* Advance an iovec array past n bytes already transferred. */
+static int iov_advance(struct iovec **iov, int *iovcnt, int64_t n)
+{
+    while (*iovcnt > 0 && n >= (int64_t)(*iov)->iov_len) {
+        n -= (int64_t)(*iov)->iov_len;
+        (*iov)++;
+        (*iovcnt)--;
+    }
+    if (*iovcnt > 0) {
+        (*iov)->iov_base = (char *)(*iov)->iov_base + n;
+        (*iov)->iov_len -= (size_t)n;
+    }
+    return *iovcnt;
+}
+
+/* pwritev/preadv loop over short transfers and IOV_MAX; is_write selects the call. */
+static int posix_xfer(int fd, const struct iovec *iov_in, int iovcnt, int64_t off, int is_write,
+                      int64_t *done_p)
+{
+    struct iovec local[64];
+    struct iovec *copy = iovcnt <= 64 ? local : malloc(sizeof *copy * (size_t)iovcnt);
+    if (copy == NULL)
+        return -ENOMEM;
+    for (int i = 0; i < iovcnt; i++)
+        copy[i] = iov_in[i];
+    struct iovec *iov = copy;
+    int64_t done = 0;
+    int rc = 0;
+    while (iovcnt > 0) {
+        int n = iovcnt < IOV_MAX ? iovcnt : IOV_MAX;
+        ssize_t k = is_write ? pwritev(fd, iov, n, off + done) : preadv(fd, iov, n, off + done);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -errno;
+            break;
+        }
+        if (k == 0) {
+            if (is_write)
+                rc = -EIO; /* a zero-byte write without an error: treat as I/O failure */
+            break;         /* read: end of file */
+        }
+        done += k;
+        iov_advance(&iov, &iovcnt, k);
+    }
+    if (copy != local)
+        free(copy);
+    *done_p = done;
+    return rc;
+}
+
+static int posix_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
+{
+    int64_t done;
+    return posix_xfer(st->fd, iov, iovcnt, off, 1, &done);
+}
+
+static int posix_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off,
+                        int64_t *got_p)
+{
+    return posix_xfer(st->fd, iov, iovcnt, off, 0, got_p);
+}
+
+static int posix_sync(colio_store_t *st)
+{
+    if (fsync(st->fd) == 0)
+        return 0;
+    /* Character devices and some pseudo file systems cannot sync: nothing to flush. */
+    return (errno == EINVAL || errno == EROFS) ? 0 : -errno;
+}
+
+static int posix_size(colio_store_t *st, int64_t *size_p)
+{
+    struct stat sb;
+    if (fstat(st->fd, &sb) != 0)
+        return -errno;
+    *size_p = (int64_t)sb.st_size;
+    return 0;
+}
+
+static int posix_truncate(colio_store_t *st, int64_t size)
+{
+    return ftruncate(st->fd, (off_t)size) == 0 ? 0 : -errno;
+}
+
+static int posix_unlink(const char *path) { return unlink(path) == 0 ? 0 : -errno; }
+
+const colio_store_ops_t colio_store_posix = {
+    .name = "posix",
+    .caps = COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY,
+    .open = posix_open,
+    .close = posix_close,
+    .pwritev = posix_pwritev,
+    .preadv = posix_preadv,
+    .sync = posix_sync,
+    .size = posix_size,
+    .truncate = posix_truncate,
+    .unlink = posix_unlink,
+};

@@ -1,0 +1,67 @@
+/*
+ * Storage backends: the only code that touches the file system. Each backend
+ * is one file exporting a const colio_store_ops_t; the registry in store.c is
+ * the only list of them. Functions return 0 or a negative errno value so the
+ * caller can name the failure (the engine maps it to a COLIO_ERR_* code).
+ */
+#ifndef COLIO_STORE_STORE_H
+#define COLIO_STORE_STORE_H
+
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct colio_hints;
+
+/* Open flags, independent of the MPI amode. */
+enum {
+    COLIO_STORE_READ = 1 << 0,
+    COLIO_STORE_WRITE = 1 << 1,
+    COLIO_STORE_CREATE = 1 << 2,
+    COLIO_STORE_EXCL = 1 << 3,
+};
+
+/* Capabilities. */
+enum {
+    COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY = 1 << 0, /* can read a file the user opened write-only */
+};
+
+typedef struct colio_store colio_store_t; /* backend-private handle */
+
+typedef struct colio_store_ops {
+    const char *name;
+    unsigned caps;
+    /* flags: COLIO_STORE_*; *readable_p tells whether reads work (read-modify-write). */
+    int (*open)(const char *path, int flags, const struct colio_hints *hints, int rank,
+                colio_store_t **st_p, int *readable_p);
+    int (*close)(colio_store_t *st);
+    /* Write iov to the contiguous file range starting at off; all or an error. */
+    int (*pwritev)(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off);
+    /* Read into iov from off; *got_p < total only at end of file. */
+    int (*preadv)(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off,
+                  int64_t *got_p);
+    int (*sync)(colio_store_t *st);
+    int (*size)(colio_store_t *st, int64_t *size_p);
+    int (*truncate)(colio_store_t *st, int64_t size);
+    int (*unlink)(const char *path);
+} colio_store_ops_t;
+
+const colio_store_ops_t *colio_store_find(const char *name);
+const char *colio_store_name(int i); /* registry iteration, NULL past the end */
+
+/* Convenience wrappers for one buffer. */
+int colio_store_pwrite(const colio_store_ops_t *ops, colio_store_t *st, const void *buf,
+                       int64_t len, int64_t off);
+int colio_store_pread(const colio_store_ops_t *ops, colio_store_t *st, void *buf, int64_t len,
+                      int64_t off, int64_t *got_p);
+
+/* The fault-injecting backend's spec: fail the Nth call of kind op with err on rank. */
+typedef enum { COLIO_FAULT_WRITE, COLIO_FAULT_READ, COLIO_FAULT_SYNC, COLIO_FAULT_ANY } colio_fault_op_t;
+typedef struct colio_fault_spec {
+    colio_fault_op_t op;
+    int64_t nth;   /* 1-based */
+    int errnum;    /* positive errno */
+    int rank;      /* -1: every rank */
+} colio_fault_spec_t;
+int colio_fault_parse(const char *spec, colio_fault_spec_t *out);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * Test helpers. CHECK records a failure and carries on, so a failing rank
+ * still takes part in every collective; test_finish() combines the failures
+ * of all ranks. Expected file contents are always computed independently of
+ * colio: by formula, plain POSIX pread/pwrite, or MPI's own datatype engine
+ * (MPI_Pack / MPI_Unpack), never by calling colio a second time.
+ */
+#ifndef COLIO_TESTUTIL_H
+#define COLIO_TESTUTIL_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "colio.h"
+
+extern int t_rank, t_nprocs, t_failures;
+
+#define CHECK(cond, ...)                                                                 \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            t_failures++;                                                                \
+            fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", t_rank, __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                                \
+            fprintf(stderr, "\n");                                                       \
+        }                                                                                \
+    } while (0)
+
+/* A colio call's result against the expected code, with the handle's message on mismatch. */
+#define CHECK_RC(rc, expected, fh)                                                       \
+    CHECK((rc) == (expected), "got %d (%s), expected %d (%s); detail: %s", (rc), colio_strerror(rc), \
+          (expected), colio_strerror(expected), (fh) ? colio_last_error(fh) : colio_last_open_error())
+
+void test_init(int *argc, char ***argv);
+/* Combine failures across ranks; print the verdict; finalize. Returns the exit code. */
+int test_finish(const char *name);
+/* Sum of a local count over all ranks. */
+int test_all_failures(void);
+
+/* A scratch path unique to this run: <dir>/colio-<tag>-<pid of rank 0>. */
+void test_path(char *out, size_t len, const char *tag);
+/* Rank 0 removes the file (after a barrier). */
+void test_unlink(const char *path);
+
+/* Deterministic content generators. */
+static inline unsigned char pattern_old(int64_t off) { return (unsigned char)((off * 131 + 17) ^ 0xA5); }
+static inline unsigned char pattern_new(int rank, int64_t i, int salt)
+{
+    return (unsigned char)(i * 7 + rank * 41 + salt * 13 + 1);
+}
+
+/* Rank 0 writes size bytes of pattern_old with plain pwrite, truncating first. */
+void test_prefill(const char *path, int64_t size);
+/* Read the whole file with plain pread (size given), on the calling rank. */
+int test_read_file(const char *path, unsigned char *buf, int64_t size);
+/* File size with stat, -1 if missing. */
+int64_t test_file_size(const char *path);
+
+/*
+ * Expected effect of one rank's view write: bytes [skip, skip+nbytes) of the
+ * view's data stream (the stream itself given) land at the file offsets the
+ * view assigns them. Fills image (size bytes) where mask is set, using
+ * MPI_Unpack with the filetype as the oracle.
+ */
+int view_image(MPI_Offset disp, MPI_Datatype filetype, int64_t skip, const unsigned char *stream,
+               int64_t nbytes, unsigned char *image, unsigned char *mask, int64_t size);
+
+/* The stream a view read returns: MPI_Pack of the file image through the filetype. */
+int view_stream(MPI_Offset disp, MPI_Datatype filetype, int64_t skip, const unsigned char *image,
+                int64_t size, unsigned char *stream, int64_t nbytes);
+
+/*
+ * Combine per-rank (image, mask) to rank 0 and compare the file with
+ * old-content-where-unmasked. Returns mismatches (on rank 0; 0 elsewhere).
+ */
+int64_t verify_file_images(const char *path, const unsigned char *image, const unsigned char *mask, int64_t size,
+                           const char *what);
+
+#endif
