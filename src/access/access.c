@@ -51,6 +51,14 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
         return colio_err_set(err, COLIO_ERR_ARG, "access ends beyond the largest 64-bit file offset");
     int64_t blk = colio_flat_find(f, within), inblk = within - f->prefix[blk];
     piece_vec_t v = {0};
+    if (f->n == 1 && f->len[0] == f->extent) { /* dense filetype: tiles abut, one piece */
+        if (vec_push(&v, view->disp + tile * f->extent + f->disp[0] + within, nbytes, 0) != 0)
+            return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory listing pieces");
+        acc->pieces = v.p;
+        acc->n = 1;
+        acc->nbytes = nbytes;
+        return 0;
+    }
     for (int64_t pos = 0; pos < nbytes;) {
         int64_t take = f->len[blk] - inblk;
         if (take > nbytes - pos)

@@ -201,7 +201,7 @@ int colio_hints_set(colio_hints_t *h, const char *key, const char *value, colio_
         return COLIO_SUCCESS; /* unknown keys are ignored, as MPI-IO does */
     colio_hints_t tmp = *h;
     if (parse_value(d, trim(value, vbuf, sizeof vbuf), &tmp) != 0)
-        return colio_err_set(err, COLIO_ERR_HINT, "hint %s: invalid value \"%s\"", d->key, vbuf);
+        return colio_err_set(err, COLIO_ERR_HINT, "hint %s: invalid value \"%s\" (see docs/HINTS.md)", d->key, vbuf);
     *h = tmp;
     return COLIO_SUCCESS;
 }

@@ -185,9 +185,10 @@ static int init_memory(colio_op_t *op)
     colio_file *fh = op->fh;
     if (a->count < 0)
         return colio_op_fail(op, COLIO_ERR_ARG, "negative count %lld", (long long)a->count);
-    if (colio_type_check(a->memtype, fh->comm, "memtype", &op->err) != 0 ||
-        colio_flat_get(a->memtype, &op->memflat, &op->memflat_owned, &op->err) != 0)
-        return colio_op_fail(op, op->err.code, "invalid memtype");
+    colio_err_t e = {0};
+    if (colio_type_check(a->memtype, fh->comm, "memtype", &e) != 0 ||
+        colio_flat_get(a->memtype, &op->memflat, &op->memflat_owned, &e) != 0)
+        return colio_op_fail(op, e.code, "%s", e.msg);
     const colio_flat_t *f = op->memflat;
     if (f->size > 0 && a->count > INT64_MAX / f->size)
         return colio_op_fail(op, COLIO_ERR_ARG, "count * type size overflows 64 bits");
@@ -207,9 +208,10 @@ static int init_access(colio_op_t *op)
 {
     const colio_op_args_t *a = &op->args;
     colio_file *fh = op->fh;
+    colio_err_t e = {0};
     if (a->list) {
-        if (colio_access_from_list(a->nlist, a->offsets, a->lengths, &op->acc, &op->err) != 0)
-            return colio_op_fail(op, op->err.code, "invalid request list");
+        if (colio_access_from_list(a->nlist, a->offsets, a->lengths, &op->acc, &e) != 0)
+            return colio_op_fail(op, e.code, "%s", e.msg);
         op->nbytes = op->acc.nbytes;
         op->mem.base = a->buf;
         if (op->nbytes > 0 && a->buf == NULL)
@@ -223,8 +225,8 @@ static int init_access(colio_op_t *op)
         return colio_op_fail(op, COLIO_ERR_TYPE, "%lld bytes is not a whole number of etypes (%lld bytes each)",
                              (long long)op->nbytes, (long long)fh->view.etype_size);
     int64_t start = a->use_fp ? fh->fp : a->offset;
-    if (colio_access_from_view(&fh->view, start, op->nbytes, &op->acc, &op->err) != 0)
-        return colio_op_fail(op, op->err.code, "invalid access");
+    if (colio_access_from_view(&fh->view, start, op->nbytes, &op->acc, &e) != 0)
+        return colio_op_fail(op, e.code, "%s", e.msg);
     return 0;
 }
 

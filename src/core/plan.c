@@ -31,8 +31,11 @@ int colio_step_plan(colio_op_t *op)
     p->dom.round_size = in.round_size;
     if (fh->domain->plan(&in, &p->dom) != 0)
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory planning file domains");
-    else
-        colio_split_by_domain(&op->acc, &p->dom, p->to_agg, &op->err);
+    else {
+        colio_err_t e = {0};
+        if (colio_split_by_domain(&op->acc, &p->dom, p->to_agg, &e) != 0)
+            colio_op_fail(op, e.code, "%s", e.msg);
+    }
     /* a rank that failed sends zero counts and still takes part until READY */
     for (int i = 0; i < p->naggs; i++)
         p->send_counts[p->aggs[i]] = op->err.code ? 0 : p->to_agg[i].n;

@@ -19,6 +19,12 @@ void test_init(int *argc, char ***argv)
     MPI_Bcast(&t_pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
 }
 
+int unit_finish(const char *name)
+{
+    printf("%s: %s (%d failed checks)\n", name, t_failures ? "FAIL" : "PASS", t_failures);
+    return t_failures ? 1 : 0;
+}
+
 int test_all_failures(void)
 {
     int all = 0;

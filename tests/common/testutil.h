@@ -32,6 +32,8 @@ extern int t_rank, t_nprocs, t_failures;
           (expected), colio_strerror(expected), (fh) ? colio_last_error(fh) : colio_last_open_error())
 
 void test_init(int *argc, char ***argv);
+/* Unit tests that need no MPI: print the verdict, return the exit code. */
+int unit_finish(const char *name);
 /* Combine failures across ranks; print the verdict; finalize. Returns the exit code. */
 int test_finish(const char *name);
 /* Sum of a local count over all ranks. */

@@ -1,0 +1,320 @@
+/*
+ * Errors are collective and clear: bad input on one rank or all, invalid
+ * hints, bad datatypes and views, access-mode violations, a real ENOSPC
+ * (/dev/full) and injected EIO/ENOSPC failures of one rank's storage calls.
+ * Every case checks that all ranks return the same named code with the same
+ * non-empty message, that nothing hangs, that the handle keeps working and
+ * that no byte outside what the call was asked to write changed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 5381;
+    while (*s)
+        h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+/* rc must be `want` on every rank, with one identical non-empty message. */
+static void expect_all(int rc, int want, const colio_file *fh, const char *what, const char *must_contain)
+{
+    const char *msg = fh ? colio_last_error(fh) : colio_last_open_error();
+    if (getenv("COLIO_TEST_VERBOSE") && t_rank == 0)
+        printf("%-34s -> %-16s %s\n", what, colio_strerror(rc), want ? msg : "");
+    CHECK(rc == want, "%s: got %s (%d), expected %s; message: %s", what, colio_strerror(rc), rc,
+          colio_strerror(want), msg);
+    int64_t in[4] = {rc, -rc, (int64_t)(hash_str(msg) >> 1), -(int64_t)(hash_str(msg) >> 1)}, out[4];
+    MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    CHECK(out[0] == -out[1], "%s: ranks returned different codes", what);
+    if (want != COLIO_SUCCESS && fh != NULL) {
+        CHECK(msg[0] != '\0', "%s: empty error message", what);
+        CHECK(out[2] == -out[3], "%s: ranks hold different messages (mine: %s)", what, msg);
+    }
+    if (must_contain && want != COLIO_SUCCESS)
+        CHECK(strstr(msg, must_contain) != NULL, "%s: message \"%s\" lacks \"%s\"", what, msg, must_contain);
+}
+
+static MPI_Info info1(const char *k, const char *v)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, k, v);
+    return info;
+}
+
+static void open_errors(const char *path)
+{
+    colio_file *fh = (colio_file *)0x1;
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, NULL);
+    CHECK(rc == COLIO_ERR_ARG, "NULL handle pointer: %d", rc);
+
+    const char *bad[][2] = {{"cb_buffer_size", "-5"}, {"cb_nodes", "abc"}, {"romio_cb_write", "sometimes"},
+                            {"colio_exchange", "no-such-kernel"}, {"striping_unit", "12x"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        MPI_Info info = info1(bad[i][0], bad[i][1]);
+        rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+        expect_all(rc, COLIO_ERR_HINT, NULL, bad[i][0], bad[i][0]);
+        CHECK(fh == NULL, "handle not NULL after a failed open");
+        MPI_Info_free(&info);
+    }
+    /* an invalid value on one rank only fails everyone */
+    MPI_Info info = info1("cb_nodes", t_rank == t_nprocs - 1 ? "0" : "1");
+    rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    expect_all(rc, COLIO_ERR_HINT, NULL, "one rank's bad hint", NULL);
+    MPI_Info_free(&info);
+    /* unknown keys are ignored */
+    info = info1("no_such_hint", "whatever");
+    rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    expect_all(rc, COLIO_SUCCESS, fh, "unknown hint", NULL);
+    colio_close(&fh);
+    MPI_Info_free(&info);
+
+    setenv("COLIO_HINTS", "cb_buffer_size=1k;cb_nodes=many", 1);
+    rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_ERR_HINT, NULL, "COLIO_HINTS bad value", NULL);
+    unsetenv("COLIO_HINTS");
+
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s.does-not-exist", path);
+    rc = colio_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_ERR_NOENT, NULL, "missing file", NULL);
+    CHECK(strstr(colio_last_open_error(), "does-not-exist") != NULL, "message names the path: %s", colio_last_open_error());
+    snprintf(missing, sizeof missing, "%s.no-dir/file", path);
+    rc = colio_open(MPI_COMM_WORLD, missing, MPI_MODE_WRONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_ERR_NOENT, NULL, "missing directory", NULL);
+    rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_ERR_EXIST, NULL, "EXCL on an existing file", NULL);
+    rc = colio_open(MPI_COMM_WORLD, "/", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_ERR_BAD_FILE, NULL, "a directory", NULL);
+    rc = colio_open(MPI_COMM_WORLD, "", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_ERR_BAD_FILE, NULL, "empty path", NULL);
+    rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_ERR_AMODE, NULL, "RDONLY|WRONLY", NULL);
+    rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_ERR_AMODE, NULL, "RDONLY|CREATE", NULL);
+    if (t_nprocs > 1) {
+        rc = colio_open(MPI_COMM_WORLD, path, t_rank ? MPI_MODE_RDONLY : MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        expect_all(rc, COLIO_ERR_NOT_SAME, NULL, "amode differs", "amode");
+    }
+    rc = colio_open(MPI_COMM_NULL, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    CHECK(rc == COLIO_ERR_ARG, "MPI_COMM_NULL: %d", rc);
+    CHECK(colio_close(NULL) == COLIO_ERR_ARG, "close(NULL)");
+    fh = NULL;
+    CHECK(colio_close(&fh) == COLIO_ERR_ARG, "close of a NULL handle");
+}
+
+/* After an error the handle must still work: write 4 bytes per rank and verify. */
+static void still_works(colio_file *fh, const char *path, const char *what)
+{
+    unsigned char b[4] = {1, 2, 3, (unsigned char)t_rank};
+    MPI_Offset off = 50000 + 4 * t_rank, len = 4;
+    int rc = colio_write_list_all(fh, 1, &off, &len, b);
+    expect_all(rc, COLIO_SUCCESS, fh, what, NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    unsigned char got[4];
+    FILE *f = fopen(path, "rb");
+    CHECK(f && fseek(f, off, SEEK_SET) == 0 && fread(got, 1, 4, f) == 4 && memcmp(got, b, 4) == 0,
+          "%s: handle no longer writes correctly", what);
+    if (f)
+        fclose(f);
+}
+
+static void argument_errors(const char *path)
+{
+    test_prefill(path, 60000);
+    colio_file *fh;
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_SUCCESS, fh, "open", NULL);
+    char buf[64] = {0};
+    int last = t_rank == t_nprocs - 1;
+
+    rc = colio_write_all(fh, last ? NULL : buf, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_ARG, fh, "NULL buffer on one rank", "NULL");
+    rc = colio_write_all(fh, buf, last ? -1 : 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_ARG, fh, "negative count on one rank", "negative");
+    rc = colio_write_at_all(fh, last ? -3 : 0, buf, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_ARG, fh, "negative offset", NULL);
+    MPI_Datatype unc;
+    MPI_Type_contiguous(4, MPI_INT, &unc);
+    rc = colio_write_all(fh, buf, 1, last ? unc : MPI_INT, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_TYPE, fh, "uncommitted memtype", "memtype");
+    rc = colio_read_all(fh, buf, 1, MPI_DATATYPE_NULL, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_TYPE, fh, "MPI_DATATYPE_NULL", NULL);
+    MPI_Offset off[2] = {10, 20}, len[2] = {4, -1};
+    rc = colio_write_list_all(fh, 2, off, len, buf);
+    expect_all(rc, COLIO_ERR_ARG, fh, "negative length", NULL);
+    rc = colio_write_list_all(fh, last ? -1 : 0, NULL, NULL, NULL);
+    expect_all(rc, COLIO_ERR_ARG, fh, "negative piece count", NULL);
+    rc = colio_read_list_all(fh, 2, NULL, len, buf);
+    expect_all(rc, COLIO_ERR_ARG, fh, "NULL offsets", NULL);
+    still_works(fh, path, "after argument errors");
+
+    /* views: negative displacement in the filetype, overlap, partial etypes, uncommitted */
+    int bl[2] = {1, 1};
+    MPI_Aint neg[2] = {-4, 8}, ovl[2] = {0, 2};
+    MPI_Datatype tneg, tovl, tint;
+    MPI_Type_create_hindexed(2, bl, neg, MPI_INT, &tneg);
+    MPI_Type_create_hindexed(2, bl, ovl, MPI_INT, &tovl);
+    MPI_Type_commit(&tneg);
+    MPI_Type_commit(&tovl);
+    MPI_Type_contiguous(3, MPI_BYTE, &tint);
+    MPI_Type_commit(&tint);
+    rc = colio_set_view(fh, 0, MPI_BYTE, last ? tneg : MPI_BYTE, MPI_INFO_NULL);
+    expect_all(rc, COLIO_ERR_TYPE, fh, "negative filetype displacement", "negative");
+    rc = colio_set_view(fh, 0, MPI_BYTE, tovl, MPI_INFO_NULL);
+    expect_all(rc, COLIO_ERR_TYPE, fh, "overlapping filetype", "overlap");
+    rc = colio_set_view(fh, 0, MPI_INT, tint, MPI_INFO_NULL);
+    expect_all(rc, COLIO_ERR_TYPE, fh, "filetype not whole etypes", "multiple");
+    rc = colio_set_view(fh, 0, MPI_BYTE, unc, MPI_INFO_NULL);
+    expect_all(rc, COLIO_ERR_TYPE, fh, "uncommitted filetype", "filetype");
+    rc = colio_set_view(fh, -1, MPI_BYTE, MPI_BYTE, MPI_INFO_NULL);
+    expect_all(rc, COLIO_ERR_ARG, fh, "negative displacement", NULL);
+    if (t_nprocs > 1) {
+        rc = colio_set_view(fh, 0, t_rank ? MPI_INT : MPI_SHORT, MPI_INT, MPI_INFO_NULL);
+        expect_all(rc, COLIO_ERR_NOT_SAME, fh, "etype size differs", "etype");
+    }
+    rc = colio_set_view(fh, 0, MPI_INT, MPI_INT, MPI_INFO_NULL);
+    expect_all(rc, COLIO_SUCCESS, fh, "valid view", NULL);
+    rc = colio_write_all(fh, buf, 6, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_TYPE, fh, "partial etype", "etype");
+    colio_set_view(fh, 0, MPI_BYTE, MPI_BYTE, MPI_INFO_NULL);
+    still_works(fh, path, "after view errors");
+
+    MPI_Info info = info1("cb_buffer_size", "-5");
+    rc = colio_set_info(fh, info);
+    expect_all(rc, COLIO_ERR_HINT, fh, "set_info bad value", "cb_buffer_size");
+    MPI_Info_free(&info);
+    MPI_Info used;
+    colio_get_info(fh, &used);
+    char v[64];
+    int flag;
+    MPI_Info_get(used, "cb_buffer_size", 63, v, &flag);
+    CHECK(flag && strcmp(v, "16777216") == 0, "hints changed by a failed set_info: %s", v);
+    MPI_Info_free(&used);
+    still_works(fh, path, "after set_info error");
+    colio_close(&fh);
+
+    rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    rc = colio_write_all(fh, buf, 4, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_READONLY, fh, "write on a read-only handle", "read-only");
+    colio_close(&fh);
+    rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    rc = colio_read_all(fh, buf, 4, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_ACCESS, fh, "read on a write-only handle", "write-only");
+    colio_close(&fh);
+    MPI_Type_free(&unc), MPI_Type_free(&tneg), MPI_Type_free(&tovl), MPI_Type_free(&tint);
+}
+
+/* A real ENOSPC: /dev/full, collective and direct paths. */
+static void enospc(void)
+{
+    struct stat sb;
+    if (stat("/dev/full", &sb) != 0)
+        return;
+    const char *hints[] = {"enable", "disable"};
+    for (int i = 0; i < 2; i++) {
+        MPI_Info info = info1("romio_cb_write", hints[i]);
+        colio_file *fh;
+        int rc = colio_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, info, &fh);
+        expect_all(rc, COLIO_SUCCESS, fh, "open /dev/full", NULL);
+        char buf[4096];
+        memset(buf, 7, sizeof buf);
+        rc = colio_write_at_all(fh, 4096 * t_rank, buf, sizeof buf, MPI_BYTE, MPI_STATUS_IGNORE);
+        expect_all(rc, COLIO_ERR_NOSPC, fh, "write to /dev/full", "/dev/full");
+        /* the handle still agrees on later calls */
+        rc = colio_write_at_all(fh, 0, buf, 0, MPI_BYTE, MPI_STATUS_IGNORE);
+        expect_all(rc, COLIO_SUCCESS, fh, "empty write after ENOSPC", NULL);
+        colio_close(&fh);
+        MPI_Info_free(&info);
+    }
+}
+
+/* One rank's Nth storage call fails: everyone reports it; other bytes are intact. */
+static void injected(const char *path)
+{
+    struct {
+        const char *spec, *cb;
+        int code;
+    } cases[] = {{"write:1:EIO:%d", "enable", COLIO_ERR_IO},     {"write:2:ENOSPC:%d", "enable", COLIO_ERR_NOSPC},
+                 {"write:1:EDQUOT:%d", "disable", COLIO_ERR_QUOTA}, {"read:1:EIO:%d", "enable", COLIO_ERR_IO},
+                 {"any:1:EBADF:%d", "disable", COLIO_ERR_IO}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        test_prefill(path, 8192);
+        char spec[64], nodes[16];
+        snprintf(spec, sizeof spec, cases[c].spec, t_nprocs - 1);
+        snprintf(nodes, sizeof nodes, "%d", t_nprocs);
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "colio_backend", "fault");
+        MPI_Info_set(info, "colio_fault", spec);
+        MPI_Info_set(info, "cb_nodes", nodes);
+        MPI_Info_set(info, "cb_buffer_size", "256");
+        MPI_Info_set(info, "romio_cb_write", cases[c].cb);
+        MPI_Info_set(info, "romio_cb_read", cases[c].cb);
+        colio_file *fh;
+        int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
+        expect_all(rc, COLIO_SUCCESS, fh, "open with the fault backend", NULL);
+        char buf[1024];
+        memset(buf, 0x33, sizeof buf);
+        /* each rank: 1 KiB at 1024*rank + 512, leaving [0, 512) and the tail untouched */
+        if (strncmp(spec, "read", 4) == 0)
+            rc = colio_read_at_all(fh, 512 + 1024 * t_rank, buf, sizeof buf, MPI_BYTE, MPI_STATUS_IGNORE);
+        else
+            rc = colio_write_at_all(fh, 512 + 1024 * t_rank, buf, sizeof buf, MPI_BYTE, MPI_STATUS_IGNORE);
+        expect_all(rc, cases[c].code, fh, spec, "rank");
+        colio_close(&fh);
+        MPI_Info_free(&info);
+        if (t_rank == 0) {
+            unsigned char file[8192];
+            test_read_file(path, file, 8192);
+            int bad = 0;
+            for (int x = 0; x < 8192; x++) {
+                int in_call = x >= 512 && x < 512 + 1024 * t_nprocs && strncmp(spec, "read", 4) != 0;
+                if (!in_call && file[x] != pattern_old(x))
+                    bad++;
+                if (in_call && file[x] != 0x33 && file[x] != pattern_old(x))
+                    bad++;
+            }
+            CHECK(bad == 0, "%s: %d bytes damaged outside the call or with foreign content", spec, bad);
+        }
+    }
+    /* a failing sync */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "colio_backend", "fault");
+    MPI_Info_set(info, "colio_fault", "sync:1:EIO:0");
+    colio_file *fh;
+    colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
+    expect_all(colio_sync(fh), COLIO_ERR_IO, fh, "sync", "sync");
+    expect_all(colio_sync(fh), COLIO_SUCCESS, fh, "second sync", NULL);
+    colio_close(&fh);
+    MPI_Info_free(&info);
+}
+
+static void strerror_texts(void)
+{
+    for (int c = 0; c >= COLIO_ERR_INTERNAL; c--)
+        CHECK(colio_strerror(c)[0] != '\0' && strcmp(colio_strerror(c), "unknown colio error code") != 0,
+              "code %d has no text", c);
+    CHECK(strcmp(colio_strerror(-999), "unknown colio error code") == 0, "unknown code text");
+}
+
+int main(int argc, char **argv)
+{
+    test_init(&argc, &argv);
+    char path[512];
+    test_path(path, sizeof path, "errors");
+    test_prefill(path, 100);
+    strerror_texts();
+    open_errors(path);
+    argument_errors(path);
+    enospc();
+    injected(path);
+    test_unlink(path);
+    return test_finish("test_errors");
+}

@@ -1,0 +1,119 @@
+/* File domains, placement and splitting without MPI traffic, against brute force. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "access/split.h"
+#include "place/place.h"
+#include "testutil.h"
+
+static uint64_t rng = 0x2545F4914F6CDD1DULL;
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* Every byte of [lo, hi) has one owner and round, consistent with round_extent. */
+static void even_domains(void)
+{
+    const colio_domain_ops_t *ops = colio_domain_find("even");
+    CHECK(ops != NULL, "even layout registered");
+    for (int round = 0; round < 300; round++) {
+        colio_domain_input_t in = {.naggs = 1 + (int)(next() % 7), .lo = (int64_t)(next() % 1000),
+                                   .round_size = 1 + (int64_t)(next() % 300),
+                                   .striping_unit = round % 2 ? (int64_t)(1 + next() % 128) : 0};
+        in.hi = in.lo + 1 + (int64_t)(next() % 3000);
+        colio_domains_t d = {.ops = ops, .naggs = in.naggs, .lo = in.lo, .hi = in.hi, .round_size = in.round_size};
+        CHECK(ops->plan(&in, &d) == 0, "plan");
+        int bad = 0;
+        int64_t max_round = -1;
+        for (int64_t x = in.lo; x < in.hi; x++) {
+            int a;
+            int64_t r, end, s, e;
+            ops->locate(&d, x, &a, &r, &end);
+            ops->round_extent(&d, a, r, &s, &e);
+            bad += !(s <= x && x < e && end == e && e - s <= in.round_size);
+            max_round = r > max_round ? r : max_round;
+            if (in.striping_unit && x == d.start[a] && a > 0)
+                bad += x % in.striping_unit != 0; /* interior boundaries are stripe-aligned */
+        }
+        for (int a = 1; a < in.naggs; a++)
+            bad += d.start[a] != d.end[a - 1];
+        bad += d.start[0] != in.lo || d.end[in.naggs - 1] != in.hi || max_round + 1 > d.nrounds;
+        CHECK(bad == 0, "even domains case %d (naggs %d su %lld): %d problems", round, in.naggs,
+              (long long)in.striping_unit, bad);
+        colio_domains_free(&d);
+    }
+}
+
+static void romio_placement(void)
+{
+    const colio_place_ops_t *ops = colio_place_find("romio");
+    int node_of[9] = {0, 0, 0, 0, 1, 1, 2, 2, 2}; /* nodes of 4, 2 and 3 ranks */
+    colio_topo_t t;
+    CHECK(colio_topo_from_nodes(9, node_of, &t) == 0 && t.nnodes == 3, "topology");
+    int aggs[9], n;
+    colio_place_input_t in = {.topo = &t, .cb_nodes = 0};
+    ops->select(&in, aggs, &n);
+    CHECK(n == 3 && aggs[0] == 0 && aggs[1] == 4 && aggs[2] == 6, "one per node: %d %d %d", aggs[0], aggs[1], aggs[2]);
+    in.cb_nodes = 5;
+    ops->select(&in, aggs, &n);
+    CHECK(n == 5 && aggs[3] == 1 && aggs[4] == 5, "round-robin over nodes: %d %d", aggs[3], aggs[4]);
+    in.cb_nodes = 100;
+    ops->select(&in, aggs, &n);
+    int seen[9] = {0}, dup = 0;
+    for (int i = 0; i < n; i++)
+        dup += seen[aggs[i]]++;
+    CHECK(n == 9 && dup == 0, "capped at nprocs, distinct");
+    colio_topo_free(&t);
+}
+
+/* Splitting pieces by domain keeps every byte once, in order, inside one round. */
+static void split(void)
+{
+    const colio_domain_ops_t *ops = colio_domain_find("even");
+    for (int round = 0; round < 100; round++) {
+        int64_t n = 1 + (int64_t)(next() % 40), at = (int64_t)(next() % 50);
+        colio_piece_t *p = malloc(sizeof *p * (size_t)n);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t len = 1 + (int64_t)(next() % 90);
+            p[i] = (colio_piece_t){at, len, at + 7777}; /* stream = file + 7777 */
+            at += len + (int64_t)(next() % 20);
+        }
+        colio_access_t acc = {.pieces = p, .n = n};
+        colio_domain_input_t in = {.naggs = 1 + (int)(next() % 5), .lo = p[0].off, .hi = at,
+                                   .round_size = 1 + (int64_t)(next() % 64)};
+        colio_domains_t d = {.ops = ops, .naggs = in.naggs, .lo = in.lo, .hi = in.hi, .round_size = in.round_size};
+        ops->plan(&in, &d);
+        colio_agg_list_t lists[8];
+        colio_err_t e = {0};
+        CHECK(colio_split_by_domain(&acc, &d, lists, &e) == 0, "split");
+        int64_t bytes = 0, bad = 0;
+        for (int a = 0; a < in.naggs; a++)
+            for (int64_t k = 0; k < lists[a].n; k++) {
+                int64_t off = lists[a].offlen[2 * k], len = lists[a].offlen[2 * k + 1], s, en;
+                ops->round_extent(&d, a, lists[a].round[k], &s, &en);
+                bad += !(off >= s && off + len <= en) || lists[a].pos[k] != off + 7777;
+                bad += k > 0 && off < lists[a].offlen[2 * k - 2] + lists[a].offlen[2 * k - 1];
+                bytes += len;
+            }
+        int64_t want = 0;
+        for (int64_t i = 0; i < n; i++)
+            want += p[i].len;
+        CHECK(bad == 0 && bytes == want, "split case %d: %lld problems, %lld of %lld bytes", round, (long long)bad,
+              (long long)bytes, (long long)want);
+        colio_agg_lists_free(lists, in.naggs);
+        colio_domains_free(&d);
+        free(p);
+    }
+}
+
+int main(void)
+{
+    even_domains();
+    romio_placement();
+    split();
+    return unit_finish("test_domains_unit");
+}

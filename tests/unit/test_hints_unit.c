@@ -1,0 +1,74 @@
+/* Hint parsing without MPI traffic: values, units, toggles, plug-in names, COLIO_HINTS. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hints.h"
+#include "store/store.h"
+#include "testutil.h"
+
+static int set(colio_hints_t *h, const char *k, const char *v)
+{
+    colio_err_t e = {0};
+    return colio_hints_set(h, k, v, &e);
+}
+
+int main(void)
+{
+    colio_hints_t h;
+    colio_hints_default(&h);
+    CHECK(h.cb_buffer_size == 16 << 20 && h.cb_nodes == 0 && h.cb_write == COLIO_AUTOMATIC, "defaults");
+    CHECK(strcmp(h.exchange, "romio") == 0 && strcmp(h.backend, "posix") == 0, "default plug-ins");
+
+    CHECK(set(&h, "cb_buffer_size", "4096") == 0 && h.cb_buffer_size == 4096, "plain bytes");
+    CHECK(set(&h, "cb_buffer_size", "16m") == 0 && h.cb_buffer_size == 16 << 20, "16m");
+    CHECK(set(&h, "cb_buffer_size", " 2GiB ") == 0 && h.cb_buffer_size == (int64_t)2 << 30, "2GiB with spaces");
+    CHECK(set(&h, "cb_buffer_size", "1k") == 0 && h.cb_buffer_size == 1024, "1k");
+    const char *bad_sizes[] = {"-5", "0", "abc", "12x", "", "1kk", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof *bad_sizes; i++) {
+        colio_err_t e = {0};
+        CHECK(colio_hints_set(&h, "cb_buffer_size", bad_sizes[i], &e) == COLIO_ERR_HINT, "rejects \"%s\"", bad_sizes[i]);
+        CHECK(strstr(e.msg, "cb_buffer_size") != NULL, "message names the key: %s", e.msg);
+        CHECK(h.cb_buffer_size == 1024, "a rejected value leaves the hint unchanged");
+    }
+    CHECK(set(&h, "cb_nodes", "3") == 0 && h.cb_nodes == 3, "cb_nodes");
+    CHECK(set(&h, "cb_nodes", "0") == COLIO_ERR_HINT && set(&h, "cb_nodes", "2k") == COLIO_ERR_HINT, "cb_nodes range");
+    CHECK(set(&h, "romio_cb_write", "Enable") == 0 && h.cb_write == COLIO_ENABLE, "toggle, any case");
+    CHECK(set(&h, "romio_cb_read", "disable") == 0 && h.cb_read == COLIO_DISABLE, "toggle disable");
+    CHECK(set(&h, "romio_ds_write", "maybe") == COLIO_ERR_HINT, "bad toggle");
+    CHECK(set(&h, "romio_no_indep_rw", "true") == 0 && h.no_indep_rw == 1, "bool true");
+    CHECK(set(&h, "romio_no_indep_rw", "false") == 0 && h.no_indep_rw == 0, "bool false");
+    CHECK(set(&h, "romio_no_indep_rw", "perhaps") == COLIO_ERR_HINT, "bad bool");
+    CHECK(set(&h, "colio_exchange", "romio") == 0, "known kernel");
+    CHECK(set(&h, "colio_exchange", "warp-drive") == COLIO_ERR_HINT, "unknown kernel");
+    CHECK(set(&h, "colio_placement", "nope") == COLIO_ERR_HINT, "unknown placement");
+    CHECK(set(&h, "colio_domain", "even") == 0, "known domain layout");
+    CHECK(set(&h, "colio_backend", "fault") == 0 && set(&h, "colio_backend", "tape") == COLIO_ERR_HINT, "backends");
+    CHECK(set(&h, "colio_fault", "write:2:ENOSPC:1") == 0, "fault spec");
+    const char *bad_faults[] = {"write", "write:0", "burn:1", "write:1:EWHAT", "write:1:EIO:-1", "a:b:c:d:e"};
+    for (size_t i = 0; i < sizeof bad_faults / sizeof *bad_faults; i++)
+        CHECK(set(&h, "colio_fault", bad_faults[i]) == COLIO_ERR_HINT, "fault spec \"%s\"", bad_faults[i]);
+    colio_fault_spec_t f;
+    CHECK(colio_fault_parse("read:3:EIO:2", &f) == 0 && f.op == COLIO_FAULT_READ && f.nth == 3 && f.rank == 2, "parse");
+    CHECK(set(&h, "no_such_key", "x") == 0, "unknown keys are ignored");
+
+    /* COLIO_HINTS on top of an empty info */
+    colio_hints_default(&h);
+    setenv("COLIO_HINTS", "cb_buffer_size=8k;;romio_cb_write = disable ;", 1);
+    colio_err_t e = {0};
+    CHECK(colio_hints_apply(&h, MPI_INFO_NULL, &e) == 0 && h.cb_buffer_size == 8192 && h.cb_write == COLIO_DISABLE,
+          "COLIO_HINTS applied: %s", e.msg);
+    setenv("COLIO_HINTS", "cb_nodes=2;garbage", 1);
+    colio_hints_default(&h);
+    CHECK(colio_hints_apply(&h, MPI_INFO_NULL, &e) == COLIO_ERR_HINT && h.cb_nodes == 0,
+          "a bad COLIO_HINTS item fails and changes nothing");
+    unsetenv("COLIO_HINTS");
+
+    char v[64];
+    colio_hints_default(&h);
+    CHECK(colio_hints_get(&h, "romio_ds_read", v, sizeof v) == 0 && strcmp(v, "automatic") == 0, "get toggle");
+    int n = 0;
+    for (const char *doc, *dflt; colio_hints_key(n, &doc, &dflt); n++)
+        CHECK(doc[0] != '\0', "key %d documented", n);
+    CHECK(n >= 15, "hint table has %d keys", n);
+    return unit_finish("test_hints_unit");
+}
