@@ -126,6 +126,6 @@ void colio_err_adopt(colio_err_t *e, int64_t min_key)
     memcpy(detail, e->msg, sizeof detail);
     detail[sizeof detail - 1] = '\0';
     e->code = colio_err_key_code(min_key);
-    snprintf(e->msg, sizeof e->msg, "rank %d: %s", colio_err_key_rank(min_key),
+    snprintf(e->msg, sizeof e->msg, "rank %d: %.490s", colio_err_key_rank(min_key),
              detail[0] ? detail : colio_strerror(e->code));
 }

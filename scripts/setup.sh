@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install what colio needs on Debian/Ubuntu (run as root; idempotent):
+# compilers and CMake, both MPI libraries, Python for the plotting tools.
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config git
+          mpich libmpich-dev openmpi-bin libopenmpi-dev
+          python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "colio setup: installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole test suite: set up, then for MPICH and for Open MPI build colio,
+# run every test (unit tests and MPI tests at 1-4 ranks), and check that an
+# installed colio is found by CMake (find_package) and by pkg-config; then
+# the suite again under AddressSanitizer and UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+source scripts/env.sh
+start=$SECONDS
+for mpi in mpich openmpi; do
+  echo "=== colio tests against $mpi"
+  scripts/build.sh "$mpi"
+  ctest --test-dir "build/$mpi" --output-on-failure --timeout 900
+  scripts/install-check.sh "$mpi"
+done
+echo "=== sanitizers (MPICH)"
+scripts/sanitize.sh
+echo "=== all tests passed against MPICH and Open MPI in $((SECONDS - start)) s"
