@@ -1,0 +1,10 @@
+# ctest: docs/HINTS.md's generated table must equal what colio-hints-doc prints.
+execute_process(COMMAND ${TOOL} OUTPUT_VARIABLE generated RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "colio-hints-doc failed")
+endif()
+file(READ ${DOC} doc)
+string(REGEX MATCH "<!-- BEGIN HINTS TABLE -->\n(.*)<!-- END HINTS TABLE -->" _ "${doc}")
+if(NOT CMAKE_MATCH_1 STREQUAL generated)
+  message(FATAL_ERROR "docs/HINTS.md is out of date: regenerate its table with build/<mpi>/tools/colio-hints-doc")
+endif()
