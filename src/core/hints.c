@@ -58,6 +58,8 @@ static const hint_def_t hint_table[] = {
      "true: never take the direct (independent) path in automatic mode"},
     {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "1048576",
      "automatic mode goes direct when every rank's access is one extent of at least this size"},
+    {"colio_typed_min", HK_BYTES, F(typed_min), 0, INT64_MAX, NULL, "2048",
+     "aggregators move a source's pieces with an MPI derived datatype (no staging copy) when they average at least this many bytes"},
     {"colio_exchange", HK_NAME, F(exchange), 0, 0, xchg_name_valid, "romio",
      "data exchange kernel"},
     {"colio_meta_exchange", HK_NAME, F(meta_exchange), 0, 0, meta_name_valid, "(colio_exchange)",
@@ -82,6 +84,7 @@ void colio_hints_default(colio_hints_t *h)
     h->cb_buffer_size = 16 << 20;
     h->cb_nodes = 0;
     h->direct_min = 1 << 20;
+    h->typed_min = 2048;
     strcpy(h->exchange, "romio");
     strcpy(h->placement, "romio");
     strcpy(h->domain, "even");

@@ -95,6 +95,7 @@ typedef struct colio_slice {
     char *buf;         /* where the message lands or leaves from */
     int contig;        /* aggregator side: file-contiguous; requester side: stream-contiguous */
     int staged;        /* buf is a staging area: pack before sending / unpack after receiving */
+    MPI_Datatype type; /* MPI_BYTE, or a derived type over buf freed after the round */
 } colio_slice_t;
 
 typedef struct colio_round {
@@ -193,5 +194,12 @@ void colio_round_read_begin(colio_op_t *op);
 void colio_round_read_end(colio_op_t *op);
 /* Staging at the aggregator: room for bytes more; NULL (and an error) if none. */
 char *colio_round_agg_stage(colio_op_t *op, int64_t bytes);
+/*
+ * Aggregator: describe a source's pieces in the collective buffer with a
+ * derived datatype, so MPI moves them without a staging copy. Returns 0 when
+ * that is not worth it or not possible (one piece, small pieces, too many,
+ * over 1 GiB).
+ */
+int colio_round_type_over_cbuf(colio_op_t *op, colio_slice_t *s);
 
 #endif

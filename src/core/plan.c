@@ -149,11 +149,11 @@ static void start_meta_exchange(colio_op_t *op)
     int ns = 0, nr = 0;
     for (int i = 0; i < p->naggs; i++)
         if (i != p->my_agg && p->to_agg[i].n > 0)
-            p->msgs[ns++] = (colio_xchg_msg_t){p->aggs[i], (char *)p->to_agg[i].offlen, 16 * p->to_agg[i].n};
+            p->msgs[ns++] = (colio_xchg_msg_t){p->aggs[i], (char *)p->to_agg[i].offlen, 16 * p->to_agg[i].n, MPI_BYTE};
     qsort(p->msgs, (size_t)ns, sizeof *p->msgs, by_peer);
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
         if (s != fh->rank && p->from_src[s].n > 0)
-            p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].offlen, 16 * p->from_src[s].n};
+            p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].offlen, 16 * p->from_src[s].n, MPI_BYTE};
     colio_xchg_t *x = &op->meta;
     memset(x, 0, sizeof *x);
     *x = (colio_xchg_t){.comm = fh->comm, .tag = op->tag_meta, .rank = fh->rank, .nprocs = fh->nprocs,

@@ -6,6 +6,7 @@
  * it has something to send or receive, and messages between a pair of ranks
  * are matched in round order, so no collective is needed per round.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,7 +52,7 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
         if (i == p->my_agg || l->cur >= l->n || l->round[l->cur] != r)
             continue;
         colio_slice_t *s = &rd->req_slices[rd->nreq++];
-        *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .contig = 1};
+        *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .contig = 1, .type = MPI_BYTE};
         for (; l->cur < l->n && l->round[l->cur] == r; l->cur++, s->n++) {
             int64_t k = l->cur;
             if (k > s->first && l->pos[k] != l->pos[k - 1] + l->offlen[2 * k - 1])
@@ -136,7 +137,7 @@ static void cut_aggregator_slices(colio_op_t *op)
         if (l->cur >= l->n || l->offlen[2 * l->cur] >= rd->re)
             continue;
         colio_slice_t *s = &rd->agg_slices[rd->nagg++];
-        *s = (colio_slice_t){.peer = src, .list = src, .first = l->cur, .contig = 1};
+        *s = (colio_slice_t){.peer = src, .list = src, .first = l->cur, .contig = 1, .type = MPI_BYTE};
         for (; l->cur < l->n && l->offlen[2 * l->cur] < rd->re; l->cur++, s->n++) {
             const int64_t *ol = &l->offlen[2 * l->cur];
             if (l->cur > s->first && ol[0] != ol[-2] + ol[-1])
@@ -152,6 +153,44 @@ static void cut_aggregator_slices(colio_op_t *op)
         rd->ncov = 0;
     }
     cov_merge(op, sorted);
+}
+
+int colio_round_type_over_cbuf(colio_op_t *op, colio_slice_t *s)
+{
+    if (s->n < 2 || s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) || s->bytes < s->n * op->fh->hints.typed_min)
+        return 0;
+    const colio_src_list_t *l = &op->plan.from_src[s->list];
+    int *lens = malloc(sizeof(int) * (size_t)s->n);
+    MPI_Aint *disps = malloc(sizeof(MPI_Aint) * (size_t)s->n);
+    int ok = lens && disps;
+    for (int64_t k = 0; ok && k < s->n; k++) {
+        lens[k] = (int)l->offlen[2 * (s->first + k) + 1];
+        disps[k] = (MPI_Aint)(l->offlen[2 * (s->first + k)] - op->rnd.rs);
+    }
+    MPI_Datatype t;
+    ok = ok && MPI_Type_create_hindexed((int)s->n, lens, disps, MPI_BYTE, &t) == MPI_SUCCESS;
+    if (ok && MPI_Type_commit(&t) != MPI_SUCCESS) {
+        MPI_Type_free(&t);
+        ok = 0;
+    }
+    free(lens);
+    free(disps);
+    if (!ok)
+        return 0;
+    s->type = t;
+    s->buf = op->rnd.cbuf;
+    return 1;
+}
+
+/* Derived types of the round's messages are freed once the round is done. */
+static void free_slice_types(colio_round_t *rd)
+{
+    for (int i = 0; i < rd->nagg; i++)
+        if (rd->agg_slices[i].type != MPI_BYTE)
+            MPI_Type_free(&rd->agg_slices[i].type), rd->agg_slices[i].type = MPI_BYTE;
+    for (int i = 0; i < rd->nreq; i++)
+        if (rd->req_slices[i].type != MPI_BYTE)
+            MPI_Type_free(&rd->req_slices[i].type), rd->req_slices[i].type = MPI_BYTE;
 }
 
 char *colio_round_agg_stage(colio_op_t *op, int64_t bytes)
@@ -187,13 +226,17 @@ static void start_data_exchange(colio_op_t *op)
     colio_round_t *rd = &op->rnd;
     colio_xchg_msg_t *req = op->plan.msgs, *agg;
     int nreq = 0, nagg = 0;
-    for (int i = 0; i < rd->nreq; i++)
-        req[nreq++] = (colio_xchg_msg_t){rd->req_slices[i].peer, rd->req_slices[i].buf, rd->req_slices[i].bytes};
+    for (int i = 0; i < rd->nreq; i++) {
+        const colio_slice_t *s = &rd->req_slices[i];
+        req[nreq++] = (colio_xchg_msg_t){s->peer, s->buf, s->bytes, s->type};
+    }
     qsort(req, (size_t)nreq, sizeof *req, by_peer);
     agg = req + nreq;
-    for (int i = 0; i < rd->nagg; i++)
-        if (rd->agg_slices[i].peer != fh->rank)
-            agg[nagg++] = (colio_xchg_msg_t){rd->agg_slices[i].peer, rd->agg_slices[i].buf, rd->agg_slices[i].bytes};
+    for (int i = 0; i < rd->nagg; i++) {
+        const colio_slice_t *s = &rd->agg_slices[i];
+        if (s->peer != fh->rank)
+            agg[nagg++] = (colio_xchg_msg_t){s->peer, s->buf, s->bytes, s->type};
+    }
     int write = op->args.kind == COLIO_OP_WRITE;
     colio_xchg_t *x = &rd->x;
     x->comm = fh->comm;
@@ -254,6 +297,7 @@ int colio_step_round_xchg(colio_op_t *op)
         colio_round_write_end(op);
     else
         colio_round_read_end(op);
+    free_slice_types(&op->rnd);
     op->phase = COLIO_PH_ROUND;
     return COLIO_STEP_NEXT;
 }
@@ -263,6 +307,8 @@ void colio_round_free(colio_op_t *op)
     colio_round_t *rd = &op->rnd;
     if (rd->x.ops)
         rd->x.ops->cleanup(&rd->x);
+    if (rd->agg_slices && rd->req_slices)
+        free_slice_types(rd);
     free(rd->cbuf);
     free(rd->stage);
     free(rd->agg_stage);

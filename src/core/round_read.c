@@ -55,6 +55,8 @@ static void prepare_outgoing(colio_op_t *op)
             s->buf = rd->cbuf + (l->offlen[2 * s->first] - rd->rs);
             continue;
         }
+        if (colio_round_type_over_cbuf(op, s))
+            continue; /* MPI gathers the pieces from the collective buffer */
         s->buf = colio_round_agg_stage(op, s->bytes);
         if (s->buf == NULL) { /* out of memory: send junk, the error is recorded */
             s->buf = rd->cbuf;

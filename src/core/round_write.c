@@ -68,6 +68,8 @@ static void place_incoming(colio_op_t *op)
             s->buf = rd->cbuf + (off0 - rd->rs);
             continue;
         }
+        if (!rd->overlap && colio_round_type_over_cbuf(op, s))
+            continue; /* MPI scatters the message into place */
         s->staged = 1;
         s->buf = colio_round_agg_stage(op, s->bytes);
         if (s->buf == NULL) /* out of memory: receive and drop, the error is recorded */

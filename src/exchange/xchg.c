@@ -42,26 +42,34 @@ int colio_xchg_reserve(colio_xchg_t *x, int n)
     return 0;
 }
 
+static int post_one(colio_xchg_t *x, void *p, int count, MPI_Datatype type, int peer, int kind, MPI_Request *r)
+{
+    if (kind == COLIO_XCHG_RECV)
+        return MPI_Irecv(p, count, type, peer, x->tag, x->comm, r);
+    if (kind == COLIO_XCHG_SSEND)
+        return MPI_Issend(p, count, type, peer, x->tag, x->comm, r);
+    return MPI_Isend(p, count, type, peer, x->tag, x->comm, r);
+}
+
 int colio_xchg_post(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind)
 {
+    if (m->type != MPI_BYTE) { /* a derived datatype: one message */
+        if (colio_xchg_reserve(x, 1) != 0)
+            return COLIO_ERR_NOMEM;
+        if (post_one(x, m->buf, 1, m->type, m->peer, kind, &x->reqs[x->nreqs]) != MPI_SUCCESS)
+            return COLIO_ERR_MPI;
+        x->nreqs++;
+        return 0;
+    }
     int n = chunks_of(m->len);
     if (colio_xchg_reserve(x, n) != 0)
         return COLIO_ERR_NOMEM;
     for (int c = 0; c < n; c++) {
         char *p = m->buf + (int64_t)c * CHUNK;
         int len = (int)(m->len - (int64_t)c * CHUNK < CHUNK ? m->len - (int64_t)c * CHUNK : CHUNK);
-        MPI_Request *r = &x->reqs[x->nreqs++];
-        int rc;
-        if (kind == COLIO_XCHG_RECV)
-            rc = MPI_Irecv(p, len, MPI_BYTE, m->peer, x->tag, x->comm, r);
-        else if (kind == COLIO_XCHG_SSEND)
-            rc = MPI_Issend(p, len, MPI_BYTE, m->peer, x->tag, x->comm, r);
-        else
-            rc = MPI_Isend(p, len, MPI_BYTE, m->peer, x->tag, x->comm, r);
-        if (rc != MPI_SUCCESS) {
-            x->nreqs--;
+        if (post_one(x, p, len, MPI_BYTE, m->peer, kind, &x->reqs[x->nreqs]) != MPI_SUCCESS)
             return COLIO_ERR_MPI;
-        }
+        x->nreqs++;
     }
     return 0;
 }

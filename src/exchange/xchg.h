@@ -18,10 +18,16 @@
 
 struct colio_topo;
 
+/*
+ * One message: len bytes at buf, or, when type is a derived datatype, the
+ * bytes (buf, 1, type) describes (then len is its size, at most 1 GiB), so
+ * noncontiguous data moves without a staging copy.
+ */
 typedef struct colio_xchg_msg {
     int peer;
     char *buf;
-    int64_t len; /* bytes, > 0 */
+    int64_t len;       /* bytes, > 0 */
+    MPI_Datatype type; /* MPI_BYTE: plain bytes */
 } colio_xchg_msg_t;
 
 typedef struct colio_xchg colio_xchg_t;

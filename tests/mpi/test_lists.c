@@ -80,6 +80,7 @@ static MPI_Info hints_info(int h)
         MPI_Info_set(info, "cb_nodes", "2");
         MPI_Info_set(info, "romio_ds_write", "disable");
         MPI_Info_set(info, "romio_ds_read", "disable");
+        MPI_Info_set(info, "colio_typed_min", "1");
         break;
     case 3:
         MPI_Info_set(info, "romio_cb_write", "disable");
