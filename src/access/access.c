@@ -127,9 +127,9 @@ int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offse
     int64_t k = 0;
     for (int64_t i = 0; i < m; i++) {
         if (k > 0 && p[i].off < p[k - 1].off + p[k - 1].len) {
+            long long at = (long long)p[i].off;
             free(p);
-            return colio_err_set(err, COLIO_ERR_ARG, "list pieces overlap at file offset %lld",
-                                 (long long)p[i].off);
+            return colio_err_set(err, COLIO_ERR_ARG, "list pieces overlap at file offset %lld", at);
         }
         if (k > 0 && p[k - 1].off + p[k - 1].len == p[i].off && p[k - 1].pos + p[k - 1].len == p[i].pos)
             p[k - 1].len += p[i].len;
