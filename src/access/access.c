@@ -45,6 +45,8 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
     if (start > INT64_MAX / view->etype_size)
         return colio_err_set(err, COLIO_ERR_ARG, "file offset overflows 64 bits");
     int64_t sbyte = start * view->etype_size;
+    if (nbytes > INT64_MAX - sbyte)
+        return colio_err_set(err, COLIO_ERR_ARG, "access ends beyond the largest 64-bit file offset");
     int64_t tile = sbyte / f->size, within = sbyte % f->size;
     int64_t last_tile = (sbyte + nbytes - 1) / f->size;
     if (f->extent > 0 && last_tile > (INT64_MAX - view->disp - f->disp[f->n - 1] - f->len[f->n - 1]) / f->extent)
@@ -108,6 +110,10 @@ int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offse
     for (int64_t i = 0; i < n; i++) {
         if (lengths[i] == 0)
             continue;
+        if (lengths[i] > INT64_MAX - pos) {
+            free(p);
+            return colio_err_set(err, COLIO_ERR_ARG, "total length of the list overflows 64 bits");
+        }
         p[m] = (colio_piece_t){offsets[i], lengths[i], pos};
         if (m > 0 && p[m].off < p[m - 1].off)
             sorted = 0;
@@ -198,9 +204,9 @@ static void mem_walk(const colio_memmap_t *m, int64_t pos, int64_t len, char *co
 {
     if (m->flat == NULL) {
         if (to_mem)
-            memcpy(m->base + pos, contig, (size_t)len);
+            memcpy(colio_addr(m->base, pos), contig, (size_t)len);
         else
-            memcpy(contig, m->base + pos, (size_t)len);
+            memcpy(contig, colio_addr(m->base, pos), (size_t)len);
         return;
     }
     const colio_flat_t *f = m->flat;
@@ -208,7 +214,7 @@ static void mem_walk(const colio_memmap_t *m, int64_t pos, int64_t len, char *co
     int64_t blk = colio_flat_find(f, within), inblk = within - f->prefix[blk];
     while (len > 0) {
         int64_t take = f->len[blk] - inblk < len ? f->len[blk] - inblk : len;
-        char *addr = m->base + inst * f->extent + f->disp[blk] + inblk;
+        char *addr = colio_addr(m->base, inst * f->extent + f->disp[blk] + inblk);
         if (to_mem)
             memcpy(addr, contig, (size_t)take);
         else
@@ -234,11 +240,11 @@ void colio_mem_scatter(const colio_memmap_t *m, int64_t pos, int64_t len, const 
 char *colio_mem_contig(const colio_memmap_t *m, int64_t pos, int64_t len)
 {
     if (m->flat == NULL)
-        return m->base + pos;
+        return colio_addr(m->base, pos);
     const colio_flat_t *f = m->flat;
     int64_t inst = pos / f->size, within = pos % f->size;
     int64_t blk = colio_flat_find(f, within), inblk = within - f->prefix[blk];
     if (f->len[blk] - inblk < len)
         return NULL;
-    return m->base + inst * f->extent + f->disp[blk] + inblk;
+    return colio_addr(m->base, inst * f->extent + f->disp[blk] + inblk);
 }

@@ -53,6 +53,9 @@ void colio_pieces_sort(colio_piece_t *p, int64_t n, colio_piece_t *tmp);
 
 /* ---- user memory ---------------------------------------------------------- */
 
+/* base + off without pointer arithmetic on NULL (MPI_BOTTOM with absolute displacements). */
+static inline char *colio_addr(const void *base, int64_t off) { return (char *)((uintptr_t)base + (uintptr_t)off); }
+
 typedef struct colio_memmap {
     char *base;
     const colio_flat_t *flat; /* NULL: the stream is contiguous at base */

@@ -106,13 +106,17 @@ static void type_args_free(type_args_t *a)
     free(a->types);
 }
 
+/* On failure a->nt stays 0, so type_args_free frees exactly what was taken. */
 static int type_args_alloc(type_args_t *a, int64_t ni, int64_t na, int64_t nt)
 {
-    a->ni = (int)ni, a->na = (int)na, a->nt = (int)nt;
+    a->ni = (int)ni, a->na = (int)na;
     a->ints = malloc(sizeof(int64_t) * (size_t)(ni + 1));
     a->addrs = malloc(sizeof(int64_t) * (size_t)(na + 1));
     a->types = malloc(sizeof(MPI_Datatype) * (size_t)(nt + 1));
-    return a->ints && a->addrs && a->types ? 0 : -1;
+    if (!a->ints || !a->addrs || !a->types)
+        return -1;
+    a->nt = (int)nt;
+    return 0;
 }
 
 #if MPI_VERSION >= 4
@@ -483,8 +487,10 @@ static int flatten_rec(MPI_Datatype t, child_t *out, colio_err_t *err, int depth
     out->extent = extent;
     type_args_t a;
     int rc = type_args_get(t, &a, err);
-    if (rc != 0)
+    if (rc != 0) {
+        type_args_free(&a);
         return rc;
+    }
     if (is_named(a.combiner)) {
         rc = flatten_named(t, &out->blocks, err);
     } else if (a.combiner == MPI_COMBINER_STRUCT) {

@@ -92,18 +92,20 @@ int colio_err_key_code(int64_t key)
 
 int colio_err_key_rank(int64_t key) { return (int)(key & 0xffffffffLL); }
 
-int colio_err_agree(MPI_Comm comm, colio_err_t *e) { return colio_err_agree_same(comm, e, 0, NULL); }
+int colio_err_agree(MPI_Comm comm, colio_err_t *e) { return colio_err_agree_same(comm, e, 0, NULL, NULL); }
 
-int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what)
+int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what, int *any)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    int64_t in[3] = {colio_err_key(e->code, rank), value, -value}, out[3];
-    int rc = MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MIN, comm);
+    int64_t in[4] = {colio_err_key(e->code, rank), value, -value, any ? -(int64_t)(*any != 0) : 0}, out[4];
+    int rc = MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) {
         colio_err_clear(e);
         return colio_err_from_mpi(e, rc, "error agreement (MPI_Allreduce)");
     }
+    if (any)
+        *any = out[3] < 0;
     int64_t min_key = out[0];
     if (min_key == 0 && out[1] != -out[2]) { /* known to every rank alike: no message to fetch */
         colio_err_clear(e);

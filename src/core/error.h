@@ -40,8 +40,9 @@ int colio_err_key_rank(int64_t key);
  */
 int colio_err_agree(MPI_Comm comm, colio_err_t *e);
 /* The same, and in the same reduction: value must be equal on every rank
-   (COLIO_ERR_NOT_SAME naming `what` otherwise). */
-int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what);
+   (COLIO_ERR_NOT_SAME naming `what` otherwise); when any is given, *any
+   becomes 1 on every rank if it was non-zero on some rank. */
+int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what, int *any);
 /*
  * After the agreed key is known and e->msg holds the failing rank's detail
  * (broadcast from it), set e to the agreed code with "rank R: detail".

@@ -39,19 +39,47 @@ int colio_file_configure(colio_file *fh, colio_err_t *err)
 }
 
 /* Every rank adopts rank 0's hints, as ROMIO does, so all plans agree. */
-static int hints_from_rank0(colio_file *fh, colio_err_t *err)
+static int hints_from_rank0(colio_file *fh, colio_hints_t *h, colio_err_t *err)
 {
-    int rc = MPI_Bcast(&fh->hints, (int)sizeof fh->hints, MPI_BYTE, 0, fh->comm);
+    int rc = MPI_Bcast(h, (int)sizeof *h, MPI_BYTE, 0, fh->comm);
     return colio_err_from_mpi(err, rc, "MPI_Bcast of hints");
 }
 
-/* New hints are in place: adopt rank 0's, select plug-ins and aggregators, agree. */
-static const colio_err_t *reconfigure(colio_file *fh, colio_err_t *err)
+/* The part of a handle that hints select. */
+typedef struct config_snapshot {
+    colio_hints_t hints;
+    const colio_place_ops_t *place;
+    const colio_domain_ops_t *domain;
+    const colio_xchg_ops_t *xchg_data, *xchg_meta;
+    int *aggs;
+    int naggs;
+} config_snapshot_t;
+
+/*
+ * Collective: adopt rank 0's candidate hints and the plug-ins and
+ * aggregators they select. If anything fails on any rank, every rank keeps
+ * its previous configuration. The backend and its fault spec stay as chosen
+ * at open.
+ */
+static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
 {
-    if (hints_from_rank0(fh, err) == 0)
+    memcpy(cand->backend, fh->hints.backend, sizeof cand->backend);
+    memcpy(cand->fault, fh->hints.fault, sizeof cand->fault);
+    config_snapshot_t old = {fh->hints, fh->place, fh->domain, fh->xchg_data, fh->xchg_meta, fh->aggs, fh->naggs};
+    if (hints_from_rank0(fh, cand, err) == 0) {
+        fh->hints = *cand;
+        fh->aggs = fh->aggs_spare; /* the old list stays intact until success */
         colio_file_configure(fh, err);
-    colio_err_agree(fh->comm, err);
-    return err;
+    }
+    if (colio_err_agree(fh->comm, err) != 0) {
+        fh->hints = old.hints;
+        fh->place = old.place, fh->domain = old.domain;
+        fh->xchg_data = old.xchg_data, fh->xchg_meta = old.xchg_meta;
+        fh->aggs = old.aggs, fh->naggs = old.naggs;
+        return err->code;
+    }
+    fh->aggs_spare = old.aggs;
+    return COLIO_SUCCESS;
 }
 
 /* ---- open ----------------------------------------------------------------------- */
@@ -135,6 +163,7 @@ static void file_free(colio_file *fh)
     if (fh->comm != MPI_COMM_NULL)
         MPI_Comm_free(&fh->comm);
     free(fh->aggs);
+    free(fh->aggs_spare);
     free(fh->path);
     free(fh);
 }
@@ -144,7 +173,9 @@ static int open_prepare(colio_file *fh, const char *path, int amode, MPI_Info in
 {
     if (path == NULL || path[0] == '\0')
         return colio_err_set(err, COLIO_ERR_BAD_FILE, "colio_open: empty or NULL path");
-    if ((fh->path = strdup(path)) == NULL || (fh->aggs = malloc(sizeof(int) * (size_t)fh->nprocs)) == NULL)
+    fh->aggs = malloc(sizeof(int) * (size_t)fh->nprocs);
+    fh->aggs_spare = malloc(sizeof(int) * (size_t)fh->nprocs);
+    if ((fh->path = strdup(path)) == NULL || !fh->aggs || !fh->aggs_spare)
         return colio_err_set(err, COLIO_ERR_NOMEM, "colio_open: out of memory");
     if (check_amode(amode, err) != 0)
         return err->code;
@@ -159,9 +190,9 @@ static int open_prepare(colio_file *fh, const char *path, int amode, MPI_Info in
 static int open_collective(colio_file *fh, const char *path, int amode, MPI_Info info, colio_err_t *err)
 {
     open_prepare(fh, path, amode, info, err);
-    if (colio_err_agree_same(fh->comm, err, amode, "amode") != 0)
+    if (colio_err_agree_same(fh->comm, err, amode, "amode", NULL) != 0)
         return err->code;
-    if (hints_from_rank0(fh, err) == 0 && colio_topo_build(fh->comm, &fh->topo, err) == 0) {
+    if (hints_from_rank0(fh, &fh->hints, err) == 0 && colio_topo_build(fh->comm, &fh->topo, err) == 0) {
         fh->store = colio_store_find(fh->hints.backend);
         colio_file_configure(fh, err);
     }
@@ -285,24 +316,25 @@ int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     colio_flat_t *ftype = NULL;
     int64_t esize = 0;
     colio_hints_t hints = fh->hints;
-    colio_view_t v = {.disp = disp, .etype_size = esize, .etype = MPI_DATATYPE_NULL, .filetype = MPI_DATATYPE_NULL};
+    colio_view_t v = {.disp = disp, .etype = MPI_DATATYPE_NULL, .filetype = MPI_DATATYPE_NULL};
     if (check_view_types(fh, disp, etype, filetype, &ftype, &esize, &err) == 0)
         colio_hints_apply(&hints, info, &err);
     v.etype_size = esize;
     v.ftype = ftype;
     if (err.code == 0 && (dup_type(etype, &v.etype) != MPI_SUCCESS || dup_type(filetype, &v.filetype) != MPI_SUCCESS))
         colio_err_set(&err, COLIO_ERR_MPI, "colio_set_view: MPI_Type_dup failed");
-    if (colio_err_agree_same(fh->comm, &err, esize, "etype size") != 0) {
+    /* info may differ between ranks (MPI allows it): new hints if any rank passed some */
+    int any_info = info != MPI_INFO_NULL;
+    if (colio_err_agree_same(fh->comm, &err, esize, "etype size", &any_info) == 0 && any_info)
+        adopt_hints(fh, &hints, &err);
+    if (err.code != 0) {
         view_free(&v);
         return colio_file_result(fh, &err);
     }
     view_free(&fh->view);
     fh->view = v;
     fh->fp = 0;
-    if (info == MPI_INFO_NULL)
-        return COLIO_SUCCESS;
-    fh->hints = hints;
-    return colio_file_result(fh, reconfigure(fh, &err));
+    return COLIO_SUCCESS;
 }
 
 /* ---- hints, sync, queries ----------------------------------------------------------- */
@@ -314,13 +346,9 @@ int colio_set_info(colio_file *fh, MPI_Info info)
     colio_err_t err = {0};
     colio_hints_t hints = fh->hints;
     colio_hints_apply(&hints, info, &err);
-    if (colio_err_agree(fh->comm, &err) != 0)
-        return colio_file_result(fh, &err);
-    /* the storage backend and its fault spec are chosen at open */
-    memcpy(hints.backend, fh->hints.backend, sizeof hints.backend);
-    memcpy(hints.fault, fh->hints.fault, sizeof hints.fault);
-    fh->hints = hints;
-    return colio_file_result(fh, reconfigure(fh, &err));
+    if (colio_err_agree(fh->comm, &err) == 0)
+        adopt_hints(fh, &hints, &err);
+    return colio_file_result(fh, &err);
 }
 
 int colio_get_info(colio_file *fh, MPI_Info *info_used)

@@ -27,6 +27,7 @@ struct colio_file {
     int64_t fp;                 /* individual file pointer, in etypes */
     colio_topo_t topo;
     int *aggs;                  /* nprocs entries, the first naggs used */
+    int *aggs_spare;            /* nprocs entries: the next configuration is built here */
     int naggs;
     colio_stats stats;
     colio_err_t last_err;

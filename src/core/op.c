@@ -193,12 +193,13 @@ static int init_memory(colio_op_t *op)
     if (f->size > 0 && a->count > INT64_MAX / f->size)
         return colio_op_fail(op, COLIO_ERR_ARG, "count * type size overflows 64 bits");
     op->nbytes = a->count * f->size;
-    if (op->nbytes > 0 && a->buf == NULL)
+    /* NULL is MPI_BOTTOM: valid with a derived memtype of absolute addresses */
+    if (op->nbytes > 0 && a->buf == NULL && colio_type_is_predefined(a->memtype))
         return colio_op_fail(op, COLIO_ERR_ARG, "NULL buffer with %lld bytes to move", (long long)op->nbytes);
     op->mem.base = a->buf;
     op->mem.flat = f;
     if (f->n == 1 && (a->count == 1 || f->len[0] == f->extent)) { /* the stream is one run */
-        op->mem.base = (char *)a->buf + f->disp[0];
+        op->mem.base = colio_addr(a->buf, f->disp[0]);
         op->mem.flat = NULL;
     }
     return 0;

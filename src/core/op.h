@@ -96,6 +96,7 @@ typedef struct colio_slice {
     int contig;        /* aggregator side: file-contiguous; requester side: stream-contiguous */
     int staged;        /* buf is a staging area: pack before sending / unpack after receiving */
     MPI_Datatype type; /* MPI_BYTE, or a derived type over buf freed after the round */
+    int64_t stage_off; /* staged slices: offset in the staging buffer */
 } colio_slice_t;
 
 typedef struct colio_round {
@@ -116,7 +117,7 @@ typedef struct colio_round {
     int64_t covered, runs;       /* bytes and contiguous runs covered */
     int overlap;                 /* pieces of different ranks overlap (undefined result, stay safe) */
     int sieve;                   /* access [first, last) as one extent */
-    int64_t stage_used, agg_stage_used;
+    int64_t stage_used;
     colio_xchg_t x;
 } colio_round_t;
 
@@ -192,14 +193,14 @@ void colio_round_write_begin(colio_op_t *op);
 void colio_round_write_end(colio_op_t *op);
 void colio_round_read_begin(colio_op_t *op);
 void colio_round_read_end(colio_op_t *op);
-/* Staging at the aggregator: room for bytes more; NULL (and an error) if none. */
-char *colio_round_agg_stage(colio_op_t *op, int64_t bytes);
 /*
- * Aggregator: describe a source's pieces in the collective buffer with a
- * derived datatype, so MPI moves them without a staging copy. Returns 0 when
- * that is not worth it or not possible (one piece, small pieces, too many,
- * over 1 GiB).
+ * Aggregator: decide where each source's message of the round lives: in
+ * place in the collective buffer (one file run), described there by a
+ * derived datatype, or in the staging buffer (packed). in_place allows the
+ * first two (not when requests of several ranks overlap in a write). The
+ * staging buffer is grown once for the whole round before any pointer into
+ * it is taken.
  */
-int colio_round_type_over_cbuf(colio_op_t *op, colio_slice_t *s);
+void colio_round_place_agg_slices(colio_op_t *op, int in_place);
 
 #endif

@@ -4,6 +4,7 @@
  * exchange of offset/length lists to the aggregators (ROMIO's
  * ADIOI_Calc_others_req, through a pluggable exchange kernel).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,22 +97,52 @@ static int64_t requester_stage_size(const colio_op_t *op)
     return total;
 }
 
+/* Requests of the metadata exchange and of any round, reserved before READY. */
+static int reserve_requests(colio_op_t *op)
+{
+    const colio_plan_t *p = &op->plan;
+    colio_file *fh = op->fh;
+    int64_t meta = 0;
+    for (int i = 0; i < p->naggs; i++)
+        if (i != p->my_agg && p->to_agg[i].n > 0)
+            meta += colio_xchg_chunks(16 * p->to_agg[i].n);
+    for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
+        if (s != fh->rank && p->recv_counts[s] > 0)
+            meta += colio_xchg_chunks(16 * p->recv_counts[s]);
+    /* a round: at most one message per aggregator and one per source, each within a round */
+    int64_t data = (int64_t)(p->naggs + fh->nprocs) * colio_xchg_chunks(fh->hints.cb_buffer_size);
+    if (meta > INT_MAX || data > INT_MAX || colio_xchg_reserve(&op->meta, (int)meta) != 0 ||
+        colio_xchg_reserve(&op->rnd.x, (int)data) != 0)
+        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for MPI requests");
+    return 0;
+}
+
+/* Bytes of the largest round of my file domain: the collective buffer's size. */
+static int64_t round_buffer_size(const colio_op_t *op)
+{
+    const colio_domains_t *d = &op->plan.dom;
+    int64_t share = d->start ? d->end[op->plan.my_agg] - d->start[op->plan.my_agg] : d->hi - d->lo;
+    return share < d->round_size ? share : d->round_size;
+}
+
 static int alloc_round_buffers(colio_op_t *op)
 {
     colio_round_t *r = &op->rnd;
-    int64_t cb = op->fh->hints.cb_buffer_size;
     r->stage_size = requester_stage_size(op);
     if (r->stage_size > 0 && (r->stage = malloc((size_t)r->stage_size)) == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte staging buffer",
                              (long long)r->stage_size);
     if (op->plan.my_agg < 0)
         return 0;
-    r->cbuf = malloc((size_t)cb);
-    r->agg_stage_size = cb;
-    r->agg_stage = malloc((size_t)cb);
+    int64_t size = round_buffer_size(op);
+    if (size == 0)
+        return 0; /* an empty file domain: no rounds here */
+    r->cbuf = malloc((size_t)size);
+    r->agg_stage_size = size;
+    r->agg_stage = malloc((size_t)size);
     if (!r->cbuf || !r->agg_stage)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for two %lld-byte collective buffers",
-                             (long long)cb);
+                             (long long)size);
     return 0;
 }
 
@@ -124,6 +155,8 @@ int colio_step_counts(colio_op_t *op)
         alloc_metadata(op);
     if (op->err.code == 0)
         alloc_round_buffers(op);
+    if (op->err.code == 0)
+        reserve_requests(op);
     op->agree_in[0] = colio_err_key(op->err.code, op->fh->rank);
     int rc = MPI_Iallreduce(op->agree_in, op->agree_out, 1, MPI_INT64_T, MPI_MIN, op->fh->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
@@ -154,11 +187,17 @@ static void start_meta_exchange(colio_op_t *op)
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
         if (s != fh->rank && p->from_src[s].n > 0)
             p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].offlen, 16 * p->from_src[s].n, MPI_BYTE};
-    colio_xchg_t *x = &op->meta;
-    memset(x, 0, sizeof *x);
-    *x = (colio_xchg_t){.comm = fh->comm, .tag = op->tag_meta, .rank = fh->rank, .nprocs = fh->nprocs,
-                        .topo = &fh->topo, .sends = p->msgs, .nsends = ns, .recvs = p->msgs + ns,
-                        .nrecvs = nr, .ops = fh->xchg_meta};
+    colio_xchg_t *x = &op->meta; /* keeps the requests reserved in COUNTS */
+    x->comm = fh->comm;
+    x->tag = op->tag_meta;
+    x->rank = fh->rank;
+    x->nprocs = fh->nprocs;
+    x->topo = &fh->topo;
+    x->sends = p->msgs;
+    x->nsends = ns;
+    x->recvs = p->msgs + ns;
+    x->nrecvs = nr;
+    x->ops = fh->xchg_meta;
     if (x->ops->start(x) != 0)
         colio_op_fail(op, COLIO_ERR_MPI, "metadata exchange (%s) failed to start", x->ops->name);
 }
@@ -197,6 +236,8 @@ void colio_plan_free(colio_op_t *op)
     colio_plan_t *p = &op->plan;
     if (op->meta.ops)
         op->meta.ops->cleanup(&op->meta);
+    colio_xchg_free_reqs(&op->meta);
+    memset(&op->meta, 0, sizeof op->meta);
     colio_agg_lists_free(p->to_agg, p->naggs);
     free(p->to_agg);
     free(p->send_counts);

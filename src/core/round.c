@@ -131,7 +131,6 @@ static void cut_aggregator_slices(colio_op_t *op)
     rd->nagg = 0;
     rd->ncov = 0;
     rd->overlap = 0;
-    rd->agg_stage_used = 0;
     for (int src = 0; src < op->fh->nprocs; src++) {
         colio_src_list_t *l = &p->from_src[src];
         if (l->cur >= l->n || l->offlen[2 * l->cur] >= rd->re)
@@ -155,9 +154,10 @@ static void cut_aggregator_slices(colio_op_t *op)
     cov_merge(op, sorted);
 }
 
-int colio_round_type_over_cbuf(colio_op_t *op, colio_slice_t *s)
+/* Describe a source's pieces in the collective buffer with a derived datatype, if worth it. */
+static int type_over_cbuf(colio_op_t *op, colio_slice_t *s)
 {
-    if (s->n < 2 || s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) || s->bytes < s->n * op->fh->hints.typed_min)
+    if (s->n < 2 || s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) || s->bytes / s->n < op->fh->hints.typed_min)
         return 0;
     const colio_src_list_t *l = &op->plan.from_src[s->list];
     int *lens = malloc(sizeof(int) * (size_t)s->n);
@@ -193,24 +193,48 @@ static void free_slice_types(colio_round_t *rd)
             MPI_Type_free(&rd->req_slices[i].type), rd->req_slices[i].type = MPI_BYTE;
 }
 
-char *colio_round_agg_stage(colio_op_t *op, int64_t bytes)
+/* Room for bytes in the aggregator's staging buffer (grown only for overlapping requests). */
+static int agg_stage_reserve(colio_op_t *op, int64_t bytes)
 {
     colio_round_t *rd = &op->rnd;
-    if (rd->agg_stage_used + bytes > rd->agg_stage_size) {
-        /* only overlapping requests of several ranks need more than one round buffer */
-        int64_t size = 2 * (rd->agg_stage_used + bytes);
-        char *s = realloc(rd->agg_stage, (size_t)size);
-        if (s == NULL) {
-            colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory staging %lld bytes", (long long)size);
-            op->io_failed = 1;
-            return NULL;
-        }
-        rd->agg_stage = s;
-        rd->agg_stage_size = size;
+    if (bytes <= rd->agg_stage_size)
+        return 0;
+    char *s = realloc(rd->agg_stage, (size_t)bytes);
+    if (s == NULL) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory staging %lld bytes", (long long)bytes);
+        op->io_failed = 1;
+        return -1;
     }
-    char *at = rd->agg_stage + rd->agg_stage_used;
-    rd->agg_stage_used += bytes;
-    return at;
+    rd->agg_stage = s;
+    rd->agg_stage_size = bytes;
+    return 0;
+}
+
+void colio_round_place_agg_slices(colio_op_t *op, int in_place)
+{
+    colio_round_t *rd = &op->rnd;
+    int64_t staged = 0;
+    for (int i = 0; i < rd->nagg; i++) {
+        colio_slice_t *s = &rd->agg_slices[i];
+        if (s->peer == op->fh->rank)
+            continue;
+        int64_t off0 = op->plan.from_src[s->list].offlen[2 * s->first];
+        if (in_place && s->contig) {
+            s->buf = rd->cbuf + (off0 - rd->rs);
+        } else if (!in_place || !type_over_cbuf(op, s)) {
+            s->staged = 1;
+            s->stage_off = staged;
+            staged += s->bytes;
+        }
+    }
+    int ok = agg_stage_reserve(op, staged) == 0;
+    for (int i = 0; i < rd->nagg; i++) {
+        colio_slice_t *s = &rd->agg_slices[i];
+        if (s->staged && ok)
+            s->buf = rd->agg_stage + s->stage_off;
+        else if (s->staged) /* out of memory: move the bytes through the collective buffer, the error is recorded */
+            s->buf = rd->cbuf, s->staged = 0;
+    }
 }
 
 static int by_peer(const void *a, const void *b)
@@ -307,6 +331,7 @@ void colio_round_free(colio_op_t *op)
     colio_round_t *rd = &op->rnd;
     if (rd->x.ops)
         rd->x.ops->cleanup(&rd->x);
+    colio_xchg_free_reqs(&rd->x);
     if (rd->agg_slices && rd->req_slices)
         free_slice_types(rd);
     free(rd->cbuf);

@@ -42,26 +42,15 @@ static void read_round(colio_op_t *op)
         colio_op_read(op, rd->cbuf + (rd->cov[i].off - rd->rs), rd->cov[i].len, rd->cov[i].off);
 }
 
-/* Aggregator: each source's pieces, from the collective buffer or packed. */
-static void prepare_outgoing(colio_op_t *op)
+/* Aggregator: pack the sources whose pieces could not leave from the collective buffer. */
+static void pack_outgoing(colio_op_t *op)
 {
     colio_round_t *rd = &op->rnd;
     for (int i = 0; i < rd->nagg; i++) {
-        colio_slice_t *s = &rd->agg_slices[i];
+        const colio_slice_t *s = &rd->agg_slices[i];
+        if (!s->staged)
+            continue;
         const colio_src_list_t *l = &op->plan.from_src[s->list];
-        if (s->peer == op->fh->rank)
-            continue;
-        if (s->contig) {
-            s->buf = rd->cbuf + (l->offlen[2 * s->first] - rd->rs);
-            continue;
-        }
-        if (colio_round_type_over_cbuf(op, s))
-            continue; /* MPI gathers the pieces from the collective buffer */
-        s->buf = colio_round_agg_stage(op, s->bytes);
-        if (s->buf == NULL) { /* out of memory: send junk, the error is recorded */
-            s->buf = rd->cbuf;
-            continue;
-        }
         char *at = s->buf;
         for (int64_t k = s->first; k < s->first + s->n; k++) {
             memcpy(at, rd->cbuf + (l->offlen[2 * k] - rd->rs), (size_t)l->offlen[2 * k + 1]);
@@ -88,7 +77,8 @@ void colio_round_read_begin(colio_op_t *op)
     if (op->plan.my_agg < 0 || op->rnd.nagg == 0)
         return;
     read_round(op);
-    prepare_outgoing(op);
+    colio_round_place_agg_slices(op, 1);
+    pack_outgoing(op);
     deliver_own_pieces(op);
 }
 

@@ -55,28 +55,6 @@ static void pack_requester_slices(colio_op_t *op)
     }
 }
 
-/* Aggregator: where each source's message lands. */
-static void place_incoming(colio_op_t *op)
-{
-    colio_round_t *rd = &op->rnd;
-    for (int i = 0; i < rd->nagg; i++) {
-        colio_slice_t *s = &rd->agg_slices[i];
-        if (s->peer == op->fh->rank)
-            continue;
-        int64_t off0 = op->plan.from_src[s->list].offlen[2 * s->first];
-        if (s->contig && !rd->overlap) {
-            s->buf = rd->cbuf + (off0 - rd->rs);
-            continue;
-        }
-        if (!rd->overlap && colio_round_type_over_cbuf(op, s))
-            continue; /* MPI scatters the message into place */
-        s->staged = 1;
-        s->buf = colio_round_agg_stage(op, s->bytes);
-        if (s->buf == NULL) /* out of memory: receive and drop, the error is recorded */
-            s->buf = rd->cbuf, s->staged = 0;
-    }
-}
-
 static void copy_own_pieces(colio_op_t *op)
 {
     const colio_slice_t *s = own_slice(op);
@@ -96,7 +74,7 @@ void colio_round_write_begin(colio_op_t *op)
     rd->sieve = want_sieve(op);
     if (rd->sieve) /* before any data lands: holes keep what the file holds */
         colio_op_read(op, rd->cbuf + (rd->first - rd->rs), rd->last - rd->first, rd->first);
-    place_incoming(op);
+    colio_round_place_agg_slices(op, !rd->overlap); /* overlap: never two messages into one place */
     copy_own_pieces(op);
 }
 

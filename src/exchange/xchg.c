@@ -25,7 +25,7 @@ const char *colio_xchg_name(int i) { return i >= 0 && i < N_KERNELS ? registry[i
 
 #define CHUNK ((int64_t)1 << 30) /* MPI counts are int: large messages go in pieces */
 
-static int chunks_of(int64_t len) { return (int)((len + CHUNK - 1) / CHUNK); }
+int colio_xchg_chunks(int64_t len) { return (int)((len + CHUNK - 1) / CHUNK); }
 
 int colio_xchg_reserve(colio_xchg_t *x, int n)
 {
@@ -61,7 +61,7 @@ int colio_xchg_post(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind)
         x->nreqs++;
         return 0;
     }
-    int n = chunks_of(m->len);
+    int n = colio_xchg_chunks(m->len);
     if (colio_xchg_reserve(x, n) != 0)
         return COLIO_ERR_NOMEM;
     for (int c = 0; c < n; c++) {

@@ -61,13 +61,21 @@ const char *colio_xchg_name(int i);
 
 /* ---- helpers for kernels ---------------------------------------------------- */
 
-/* Make room for n more requests in x->reqs. */
+/*
+ * Make room for n more requests in x->reqs. The engine reserves, before
+ * its agreement on allocation failures, as many requests as any exchange of
+ * the operation can need, so kernels never fail here half-way through
+ * posting (which would leave peers waiting).
+ */
 int colio_xchg_reserve(colio_xchg_t *x, int n);
+/* Requests one message of len bytes needs (messages over 1 GiB go in pieces). */
+int colio_xchg_chunks(int64_t len);
 /* Post one message as one or more Isend/Issend/Irecv of at most 1 GiB each. */
 int colio_xchg_post(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind);
 enum { COLIO_XCHG_RECV, COLIO_XCHG_SEND, COLIO_XCHG_SSEND };
 /* MPI_Testall over x->reqs; *done_p when all completed (then nreqs = 0). */
 int colio_xchg_testall(colio_xchg_t *x, int *done_p);
+/* Free the request array (the engine, at the end of an operation). */
 void colio_xchg_free_reqs(colio_xchg_t *x);
 
 #endif

@@ -283,6 +283,21 @@ static void injected(const char *path)
             CHECK(bad == 0, "%s: %d bytes damaged outside the call or with foreign content", spec, bad);
         }
     }
+    /* the largest offsets: the file system refuses (EFBIG), nothing hangs */
+    colio_file *big;
+    colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &big);
+    MPI_Offset far = INT64_MAX - 4096 - 16 * t_rank, flen = 16;
+    char junk[16] = {0};
+    int frc = colio_write_list_all(big, 1, &far, &flen, junk); /* tmpfs takes it, ext4 says EFBIG */
+    CHECK(frc == COLIO_SUCCESS || frc == COLIO_ERR_NOSPC, "offset near INT64_MAX: %s", colio_strerror(frc));
+    expect_all(frc, frc, big, "offset near INT64_MAX", NULL);
+    MPI_Info tiny;
+    MPI_Info_create(&tiny);
+    MPI_Info_set(tiny, "colio_typed_min", "9223372036854775807");
+    expect_all(colio_set_info(big, tiny), COLIO_SUCCESS, big, "largest colio_typed_min", NULL);
+    MPI_Info_free(&tiny);
+    still_works(big, path, "after EFBIG");
+    colio_close(&big);
     /* a failing sync */
     MPI_Info info;
     MPI_Info_create(&info);

@@ -282,11 +282,91 @@ static void edge_sizes(const char *path)
     }
 }
 
+/*
+ * Every rank reads (and then writes) the same strided bytes: overlapping
+ * requests that all go to one aggregator, staged, more of them than one
+ * collective buffer holds.
+ */
+static const char *info_value(colio_file *fh, const char *key, char *v);
+
+static void overlapping_ranks(const char *path)
+{
+    int64_t size = 6000;
+    test_prefill(path, size);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cb_nodes", "1");
+    MPI_Info_set(info, "romio_cb_read", "enable");
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "cb_buffer_size", "1000");
+    colio_file *fh = open_rw(path, MPI_MODE_RDWR, info);
+    MPI_Datatype every_other;
+    MPI_Type_create_resized(MPI_BYTE, 0, 2, &every_other);
+    MPI_Type_commit(&every_other);
+    colio_set_view(fh, 0, MPI_BYTE, every_other, MPI_INFO_NULL);
+    unsigned char buf[3000];
+    CHECK_RC(colio_read_all(fh, buf, 3000, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    int bad = 0;
+    for (int i = 0; i < 3000; i++)
+        bad += buf[i] != pattern_old(2 * i);
+    CHECK(bad == 0, "overlapping strided reads: %d wrong bytes", bad);
+    for (int i = 0; i < 3000; i++)
+        buf[i] = (unsigned char)(i * 5 + 1); /* the same content on every rank */
+    CHECK_RC(colio_write_at_all(fh, 0, buf, 3000, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    colio_close(&fh);
+    MPI_Info_free(&info);
+    MPI_Type_free(&every_other);
+    if (t_rank == 0) {
+        unsigned char file[6000];
+        test_read_file(path, file, size);
+        bad = 0;
+        for (int x = 0; x < size; x++)
+            bad += file[x] != (x % 2 ? pattern_old(x) : (unsigned char)((x / 2) * 5 + 1));
+        CHECK(bad == 0, "overlapping identical writes: %d wrong bytes", bad);
+    }
+}
+
+/* Info passed to set_view on some ranks only (MPI allows it); MPI_BOTTOM buffers. */
+static void view_info_and_bottom(const char *path)
+{
+    test_prefill(path, 100);
+    colio_file *fh = open_rw(path, MPI_MODE_RDWR, MPI_INFO_NULL);
+    MPI_Info info = MPI_INFO_NULL;
+    if (t_rank % 2) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "cb_buffer_size", "64k");
+        MPI_Info_set(info, "colio_backend", "fault"); /* chosen at open: ignored here */
+    }
+    CHECK_RC(colio_set_view(fh, 0, MPI_BYTE, MPI_BYTE, info), COLIO_SUCCESS, fh);
+    char v[256];
+    CHECK(strcmp(info_value(fh, "colio_backend", v), "posix") == 0, "backend stays as opened: %s", v);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    /* a struct of absolute addresses written from MPI_BOTTOM */
+    int a = 1000 + t_rank;
+    double b = 0.5 + t_rank;
+    int bl[2] = {1, 1};
+    MPI_Aint d[2];
+    MPI_Get_address(&a, &d[0]);
+    MPI_Get_address(&b, &d[1]);
+    MPI_Datatype ts[2] = {MPI_INT, MPI_DOUBLE}, abs_t;
+    MPI_Type_create_struct(2, bl, d, ts, &abs_t);
+    MPI_Type_commit(&abs_t);
+    CHECK_RC(colio_write_at_all(fh, 12 * t_rank, MPI_BOTTOM, 1, abs_t, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    a = 0, b = 0;
+    CHECK_RC(colio_read_at_all(fh, 12 * t_rank, MPI_BOTTOM, 1, abs_t, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK(a == 1000 + t_rank && b == 0.5 + t_rank, "MPI_BOTTOM round trip: %d %g", a, b);
+    colio_close(&fh);
+    MPI_Type_free(&abs_t);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
     char path[512];
     test_path(path, sizeof path, "semantics");
+    overlapping_ranks(path);
+    view_info_and_bottom(path);
     status_and_eof(path);
     file_pointer_and_rw(path);
     modes(path);
