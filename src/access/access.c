@@ -18,15 +18,20 @@ static int vec_push(piece_vec_t *v, int64_t off, int64_t len, int64_t pos)
             return 0;
         }
     }
-    if (v->n == v->cap) {
-        int64_t cap = v->cap ? 2 * v->cap : 64;
-        colio_piece_t *p = realloc(v->p, sizeof *p * (size_t)cap);
-        if (p == NULL)
+    return colio_pieces_append(&v->p, &v->n, &v->cap, (colio_piece_t){off, len, pos});
+}
+
+int colio_pieces_append(colio_piece_t **arr, int64_t *n, int64_t *cap, colio_piece_t p)
+{
+    if (*n == *cap) {
+        int64_t c = *cap ? 2 * *cap : 64;
+        colio_piece_t *a = realloc(*arr, sizeof *a * (size_t)c);
+        if (a == NULL)
             return -1;
-        v->p = p;
-        v->cap = cap;
+        *arr = a;
+        *cap = c;
     }
-    v->p[v->n++] = (colio_piece_t){off, len, pos};
+    (*arr)[(*n)++] = p;
     return 0;
 }
 

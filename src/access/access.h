@@ -48,6 +48,9 @@ void colio_access_clip(colio_access_t *acc, int64_t eof);
 
 void colio_access_free(colio_access_t *acc);
 
+/* Append p to a growable array (capacity doubles); -1 when out of memory. */
+int colio_pieces_append(colio_piece_t **arr, int64_t *n, int64_t *cap, colio_piece_t p);
+
 /* Sort pieces by offset (stable LSD radix sort; tmp holds n pieces). */
 void colio_pieces_sort(colio_piece_t *p, int64_t n, colio_piece_t *tmp);
 

@@ -336,18 +336,19 @@ int colio_step_setup(colio_op_t *op)
 
 /* ---- FINAL: agree on errors ----------------------------------------------------- */
 
-int colio_step_final(colio_op_t *op)
+int colio_op_post_agreement(colio_op_t *op, colio_phase_t next)
 {
     op->agree_in[0] = colio_err_key(op->err.code, op->fh->rank);
     int rc = MPI_Iallreduce(op->agree_in, op->agree_out, 1, MPI_INT64_T, MPI_MIN, op->fh->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
-        op->phase = COLIO_PH_DONE;
-        return COLIO_STEP_NEXT;
+        next = COLIO_PH_DONE;
     }
-    op->phase = COLIO_PH_FINAL_WAIT;
+    op->phase = next;
     return COLIO_STEP_NEXT;
 }
+
+int colio_step_final(colio_op_t *op) { return colio_op_post_agreement(op, COLIO_PH_FINAL_WAIT); }
 
 int colio_step_final_wait(colio_op_t *op)
 {

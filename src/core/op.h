@@ -24,6 +24,7 @@
 #include "access/access.h"
 #include "access/split.h"
 #include "core/error.h"
+#include "core/hints.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
 
@@ -181,6 +182,10 @@ void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t 
 void colio_op_write(colio_op_t *op, const void *buf, int64_t len, int64_t off);
 /* Reads zero-fill past the end of file. */
 void colio_op_read(colio_op_t *op, void *buf, int64_t len, int64_t off);
+/* Post the error agreement (MIN of error keys); its result decides in phase next. */
+int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
+/* Data sieving choice for a round: whether holes this small (per the toggle) are read too. */
+int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole);
 /* Broadcast the agreed failing rank's message (key from an agreement). */
 void colio_op_start_errmsg(colio_op_t *op, int64_t key);
 /* Test the collective request in flight; *done_p when complete. */

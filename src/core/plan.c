@@ -157,15 +157,7 @@ int colio_step_counts(colio_op_t *op)
         alloc_round_buffers(op);
     if (op->err.code == 0)
         reserve_requests(op);
-    op->agree_in[0] = colio_err_key(op->err.code, op->fh->rank);
-    int rc = MPI_Iallreduce(op->agree_in, op->agree_out, 1, MPI_INT64_T, MPI_MIN, op->fh->comm, &op->coll_req);
-    if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
-        op->phase = COLIO_PH_DONE;
-        return COLIO_STEP_NEXT;
-    }
-    op->phase = COLIO_PH_READY;
-    return COLIO_STEP_NEXT;
+    return colio_op_post_agreement(op, COLIO_PH_READY);
 }
 
 static int by_peer(const void *a, const void *b)

@@ -73,18 +73,9 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
 static int cov_push(colio_op_t *op, int64_t off, int64_t len, int *sorted)
 {
     colio_round_t *rd = &op->rnd;
-    if (rd->ncov == rd->cov_cap) {
-        int64_t cap = rd->cov_cap ? 2 * rd->cov_cap : 1024;
-        colio_piece_t *c = realloc(rd->cov, sizeof *c * (size_t)cap);
-        if (c == NULL)
-            return -1;
-        rd->cov = c;
-        rd->cov_cap = cap;
-    }
     if (rd->ncov > 0 && off < rd->cov[rd->ncov - 1].off)
         *sorted = 0;
-    rd->cov[rd->ncov++] = (colio_piece_t){off, len, 0};
-    return 0;
+    return colio_pieces_append(&rd->cov, &rd->ncov, &rd->cov_cap, (colio_piece_t){off, len, 0});
 }
 
 /* Sort the round's pieces and merge them into covered runs; detect overlap. */
@@ -235,6 +226,15 @@ void colio_round_place_agg_slices(colio_op_t *op, int in_place)
         else if (s->staged) /* out of memory: move the bytes through the collective buffer, the error is recorded */
             s->buf = rd->cbuf, s->staged = 0;
     }
+}
+
+int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole)
+{
+    const colio_round_t *rd = &op->rnd;
+    int64_t holes = rd->last - rd->first - rd->covered;
+    if (toggle == COLIO_AUTOMATIC)
+        return holes <= (rd->runs - 1) * max_avg_hole;
+    return toggle == COLIO_ENABLE;
 }
 
 static int by_peer(const void *a, const void *b)

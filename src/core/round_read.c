@@ -17,17 +17,7 @@
 static int want_sieve(const colio_op_t *op)
 {
     const colio_round_t *rd = &op->rnd;
-    int64_t holes = rd->last - rd->first - rd->covered;
-    if (holes == 0)
-        return 1;
-    switch (op->fh->hints.ds_read) {
-    case COLIO_ENABLE:
-        return 1;
-    case COLIO_DISABLE:
-        return 0;
-    default:
-        return holes <= (rd->runs - 1) * (int64_t)COLIO_SIEVE_READ_HOLE;
-    }
+    return rd->covered == rd->last - rd->first || colio_round_sieve_worth(op, op->fh->hints.ds_read, COLIO_SIEVE_READ_HOLE);
 }
 
 static void read_round(colio_op_t *op)

@@ -23,20 +23,12 @@ static const colio_slice_t *own_slice(const colio_op_t *op)
     return NULL;
 }
 
+/* Read-modify-write needs holes to fill and a readable file. */
 static int want_sieve(const colio_op_t *op)
 {
     const colio_round_t *rd = &op->rnd;
-    int64_t holes = rd->last - rd->first - rd->covered;
-    if (holes == 0 || !op->fh->readable)
-        return 0;
-    switch (op->fh->hints.ds_write) {
-    case COLIO_ENABLE:
-        return 1;
-    case COLIO_DISABLE:
-        return 0;
-    default:
-        return holes <= (rd->runs - 1) * (int64_t)COLIO_SIEVE_WRITE_HOLE;
-    }
+    return rd->covered < rd->last - rd->first && op->fh->readable &&
+           colio_round_sieve_worth(op, op->fh->hints.ds_write, COLIO_SIEVE_WRITE_HOLE);
 }
 
 static void pack_requester_slices(colio_op_t *op)
