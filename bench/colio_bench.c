@@ -1,0 +1,326 @@
+/*
+ * colio-bench: every workload through every engine, each operation repeated
+ * after warm-ups, every byte verified independently (plain pread of what
+ * was written, the generator's content for what was read), medians and
+ * variability reported as a table and as JSON.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run.h"
+
+static int rank, nprocs;
+static double t_begin;
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- file content ------------------------------------------------------------ */
+
+static void fill_stream(unsigned char *buf, const bench_access_t *a, int64_t region, uint64_t seed)
+{
+    if (region >= 0) { /* ceiling: one contiguous region */
+        bench_fill(buf, region, a->bytes, seed);
+        return;
+    }
+    for (int64_t i = 0, pos = 0; i < a->n; pos += a->len[i], i++)
+        bench_fill(buf + pos, a->off[i], a->len[i], seed);
+}
+
+/* Wrong bytes in buf against the content it should hold. */
+static int64_t check_stream(const unsigned char *buf, const bench_access_t *a, int64_t region, uint64_t seed)
+{
+    if (region >= 0)
+        return bench_check(buf, region, a->bytes, seed);
+    int64_t bad = 0;
+    for (int64_t i = 0, pos = 0; i < a->n; pos += a->len[i], i++)
+        bad += bench_check(buf + pos, a->off[i], a->len[i], seed);
+    return bad;
+}
+
+static int64_t pread_all(int fd, unsigned char *buf, int64_t len, int64_t off)
+{
+    int64_t got = 0;
+    while (got < len) {
+        ssize_t k = pread(fd, buf + got, (size_t)(len - got), off + got);
+        if (k <= 0)
+            break;
+        got += k;
+    }
+    return got;
+}
+
+/* After a write: read this rank's bytes back with plain pread and check them. */
+static int64_t verify_file(const char *path, const bench_access_t *a, int64_t region, uint64_t seed)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return a->bytes ? a->bytes : 1;
+    const int64_t chunk = 8 << 20;
+    unsigned char *tmp = malloc((size_t)chunk);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < (region >= 0 ? 1 : a->n); i++) {
+        int64_t off = region >= 0 ? region : a->off[i], len = region >= 0 ? a->bytes : a->len[i];
+        for (int64_t at = 0; at < len; at += chunk) {
+            int64_t n = len - at < chunk ? len - at : chunk;
+            int64_t got = pread_all(fd, tmp, n, off + at);
+            bad += (n - got) + bench_check(tmp, off + at, got, seed);
+        }
+    }
+    free(tmp);
+    close(fd);
+    return bad;
+}
+
+/* Before reads: the whole file holds the content, each rank writing its share. */
+static void prepare_file(const char *path, const bench_access_t *a, uint64_t seed)
+{
+    if (rank == 0)
+        unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    int64_t lo = a->file_size * rank / nprocs, hi = a->file_size * (rank + 1) / nprocs;
+    const int64_t chunk = 8 << 20;
+    unsigned char *tmp = malloc((size_t)chunk);
+    for (int64_t at = lo; fd >= 0 && at < hi; at += chunk) {
+        int64_t n = hi - at < chunk ? hi - at : chunk;
+        bench_fill(tmp, at, n, seed);
+        if (pwrite(fd, tmp, (size_t)n, at) != (ssize_t)n)
+            fprintf(stderr, "colio-bench: rank %d: preparing %s failed\n", rank, path);
+    }
+    free(tmp);
+    if (fd >= 0)
+        close(fd);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* ---- one measured run ------------------------------------------------------------ */
+
+typedef struct job {
+    const bench_options_t *o;
+    const char *workload;
+    bench_size_t size;
+    const bench_engine_t *engine;
+    int write;
+    const char *path;
+    const bench_access_t *a;
+} job_t;
+
+/* At most one line every 2 seconds: long runs show where they are, short ones stay quiet. */
+static void progress(const job_t *j, int k, int total)
+{
+    static double last = -10;
+    if (j->o->quiet || rank != 0 || MPI_Wtime() - last < 2)
+        return;
+    last = MPI_Wtime();
+    fprintf(stderr, "[%7.1f s] %-11s %-6s %-7s %-5s %s %d/%d\n", MPI_Wtime() - t_begin, j->workload,
+            bench_size_name(j->size), j->engine->name, j->write ? "write" : "read", k < 0 ? "warm-up" : "repeat",
+            k < 0 ? -k : k + 1, k < 0 ? j->o->warmup : total);
+}
+
+/* One call: run it, verify it, gather the slowest rank's figures. Returns 0 or -1 (run failed). */
+static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sample_t *out, int64_t *bad_out,
+                    char *err)
+{
+    const bench_access_t *a = j->a;
+    bench_engine_ctx_t c = {MPI_COMM_WORLD, rank, nprocs, j->path, j->o->hints, j->o->use_lists};
+    if (j->write) {
+        fill_stream(buf, a, region, j->o->params.seed);
+        if (rank == 0)
+            unlink(j->path);
+    } else {
+        memset(buf, 0, (size_t)a->bytes);
+    }
+    bench_sample_t s = {0};
+    char myerr[BENCH_ERR] = "";
+    MPI_Barrier(MPI_COMM_WORLD);
+    bench_rss_reset();
+    int64_t rss0 = bench_rss_now();
+    int rc = j->write ? j->engine->write(&c, a, buf, &s, myerr, sizeof myerr) : j->engine->read(&c, a, buf, &s, myerr, sizeof myerr);
+    s.rss_extra = bench_rss_peak() - rss0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t bad = rc ? 0 : (j->write ? verify_file(j->path, a, region, j->o->params.seed) : check_stream(buf, a, region, j->o->params.seed));
+    /* the slowest rank's time and phases, the largest memory growth, any failure */
+    double t[5] = {s.time, s.meta, s.data, s.io, s.compute}, tmax[5];
+    MPI_Allreduce(t, tmax, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    struct { double v; int r; } mine = {(double)s.rss_extra, rank}, big;
+    MPI_Allreduce(&mine, &big, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    int agg = s.is_aggregator;
+    MPI_Bcast(&agg, 1, MPI_INT, big.r, MPI_COMM_WORLD);
+    int64_t bad_all = 0;
+    MPI_Allreduce(&bad, &bad_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    struct { int failed, r; } f = {rc != 0, rc != 0 ? rank : nprocs}, ff;
+    MPI_Allreduce(&f.failed, &ff.failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&f.r, &ff.r, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (ff.failed) {
+        MPI_Bcast(myerr, BENCH_ERR, MPI_CHAR, ff.r, MPI_COMM_WORLD);
+        snprintf(err, BENCH_ERR, "rank %d: %s", ff.r, myerr);
+        return -1;
+    }
+    *out = (bench_sample_t){tmax[0], tmax[1], tmax[2], tmax[3], tmax[4], (int64_t)big.v, agg};
+    *bad_out = bad_all;
+    return 0;
+}
+
+/* Median of one double field of the samples (scratch holds n doubles). */
+static double median_of(const bench_sample_t *s, int n, size_t field, double *scratch)
+{
+    for (int i = 0; i < n; i++)
+        scratch[i] = *(const double *)((const char *)&s[i] + field);
+    return median(scratch, n);
+}
+
+static void summarize(bench_run_t *r, bench_sample_t *s, int n)
+{
+    double *v = malloc(sizeof(double) * (size_t)n);
+    double sum = 0, sq = 0;
+    r->min = INFINITY, r->max = 0;
+    r->rss_extra = 0;
+    for (int i = 0; i < n; i++) {
+        sum += s[i].time;
+        sq += s[i].time * s[i].time;
+        r->min = s[i].time < r->min ? s[i].time : r->min;
+        r->max = s[i].time > r->max ? s[i].time : r->max;
+        if (s[i].rss_extra > r->rss_extra)
+            r->rss_extra = s[i].rss_extra, r->rss_aggregator = s[i].is_aggregator;
+    }
+    r->repeats = n;
+    r->mean = sum / n;
+    r->std = n > 1 ? sqrt(fmax(0, (sq - sum * sum / n) / (n - 1))) : 0;
+    r->cov = r->mean > 0 ? r->std / r->mean : 0;
+    r->median = median_of(s, n, offsetof(bench_sample_t, time), v);
+    r->meta = median_of(s, n, offsetof(bench_sample_t, meta), v);
+    r->data = median_of(s, n, offsetof(bench_sample_t, data), v);
+    r->io = median_of(s, n, offsetof(bench_sample_t, io), v);
+    r->compute = median_of(s, n, offsetof(bench_sample_t, compute), v);
+    free(v);
+}
+
+static void run_job(const job_t *j, unsigned char *buf, bench_run_t *r)
+{
+    const bench_options_t *o = j->o;
+    snprintf(r->workload, sizeof r->workload, "%s", j->workload);
+    snprintf(r->size, sizeof r->size, "%s", bench_size_name(j->size));
+    snprintf(r->engine, sizeof r->engine, "%s", j->engine->name);
+    snprintf(r->op, sizeof r->op, "%s", j->write ? "write" : "read");
+    snprintf(r->desc, sizeof r->desc, "%s", j->a->desc);
+    r->bytes = j->a->total_bytes;
+    r->pieces = j->a->total_pieces;
+    r->verified = 1;
+    bench_engine_ctx_t c = {MPI_COMM_WORLD, rank, nprocs, j->path, o->hints, o->use_lists};
+    int64_t region = j->engine->region ? j->engine->region(&c, j->a) : -1;
+    bench_sample_t *s = calloc((size_t)o->repeat, sizeof *s);
+    for (int k = -o->warmup; k < o->repeat; k++) {
+        progress(j, k, o->repeat);
+        bench_sample_t one;
+        int64_t bad = 0;
+        if (one_call(j, buf, region, &one, &bad, r->error) != 0) {
+            r->verified = 0;
+            if (rank == 0)
+                fprintf(stderr, "colio-bench: %s %s %s %s FAILED: %s\n", r->workload, r->size, r->engine, r->op, r->error);
+            free(s);
+            return;
+        }
+        if (bad) {
+            r->verified = 0;
+            snprintf(r->error, sizeof r->error, "%lld wrong bytes", (long long)bad);
+            if (rank == 0)
+                fprintf(stderr, "colio-bench: %s %s %s %s: WRONG DATA: %lld bytes differ from the expected content\n",
+                        r->workload, r->size, r->engine, r->op, (long long)bad);
+        }
+        if (k >= 0)
+            s[k] = one;
+    }
+    summarize(r, s, o->repeat);
+    free(s);
+}
+
+/* ---- the matrix ------------------------------------------------------------------ */
+
+static int run_workload(const bench_options_t *o, const char *wname, bench_size_t size, bench_run_t *runs, int *nruns)
+{
+    const bench_workload_t *w = bench_workload_find(wname);
+    bench_params_t p = o->params;
+    p.size = size;
+    bench_access_t a;
+    char err[BENCH_ERR] = "";
+    memset(&a, 0, sizeof a);
+    a.filetype = MPI_DATATYPE_NULL;
+    int rc = w->generate(&p, rank, nprocs, &a, err, sizeof err), any;
+    MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (any == 0)
+        rc = bench_access_finish(&a, MPI_COMM_WORLD, err, sizeof err);
+    else
+        rc = -1;
+    if (rc != 0) {
+        if (rank == 0)
+            fprintf(stderr, "colio-bench: %s %s skipped: %s\n", wname, bench_size_name(size), err[0] ? err : "a rank failed");
+        bench_access_free(&a);
+        return strstr(err, "square") ? 0 : -1; /* btio off a square count is a skip, not a failure */
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/colio-bench.%s.dat", o->dir, wname);
+    unsigned char *buf = malloc((size_t)a.bytes + 1);
+    for (int op = 0; op < o->nops; op++) {
+        if (!o->ops[op])
+            prepare_file(path, &a, o->params.seed);
+        for (int e = 0; e < o->nengines; e++) {
+            job_t j = {o, wname, size, bench_engine_find(o->engines[e]), o->ops[op], path, &a};
+            run_job(&j, buf, &runs[(*nruns)++]);
+        }
+    }
+    if (rank == 0)
+        unlink(path);
+    free(buf);
+    bench_access_free(&a);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    t_begin = MPI_Wtime();
+    bench_options_t o;
+    int prc = bench_parse(argc, argv, &o, rank);
+    if (prc != 0) {
+        MPI_Finalize();
+        return prc > 0 ? 0 : 2;
+    }
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n,")] = '\0';
+    int cap = o.nworkloads * o.nsizes * o.nengines * o.nops, nruns = 0, failed = 0;
+    bench_run_t *runs = calloc((size_t)cap + 1, sizeof *runs);
+    for (int s = 0; s < o.nsizes; s++)
+        for (int w = 0; w < o.nworkloads; w++)
+            failed |= run_workload(&o, o.workloads[w], o.sizes[s], runs, &nruns) != 0;
+    for (int i = 0; i < nruns; i++)
+        failed |= !runs[i].verified;
+    if (rank == 0) {
+        bench_report(&o, runs, nruns, nprocs, lib);
+        if (o.json && bench_report_json(o.json, &o, runs, nruns, nprocs, lib) != 0)
+            fprintf(stderr, "colio-bench: cannot write %s\n", o.json), failed = 1;
+        if (failed)
+            fprintf(stderr, "colio-bench: SOME RUNS FAILED OR READ WRONG BYTES (see above)\n");
+    }
+    free(runs);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,65 @@
+/* Engine "colio": the access through colio's view (or list) API, with every hint given. */
+#include <stdio.h>
+
+#include "../bench.h"
+#include "colio.h"
+
+static int fail(int rc, colio_file *fh, const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "colio %s: %s: %s", what, colio_strerror(rc), fh ? colio_last_error(fh) : colio_last_open_error());
+    return -1;
+}
+
+static void phases(colio_file *fh, bench_sample_t *s)
+{
+    colio_stats st;
+    colio_get_stats(fh, &st);
+    s->meta = st.last.time.meta_exchange;
+    s->data = st.last.time.data_exchange;
+    s->io = st.last.time.io;
+    s->compute = st.last.time.compute;
+    s->is_aggregator = st.last.is_aggregator;
+}
+
+static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, int write, bench_sample_t *s,
+               char *err, size_t errlen)
+{
+    MPI_Info info = bench_info(c->hints, 0);
+    colio_file *fh = NULL;
+    double t0 = MPI_Wtime();
+    int rc = colio_open(c->comm, c->path, write ? MPI_MODE_WRONLY | MPI_MODE_CREATE : MPI_MODE_RDONLY, info, &fh);
+    MPI_Info_free(&info);
+    if (rc != COLIO_SUCCESS)
+        return fail(rc, NULL, "open", err, errlen);
+    if (c->use_lists) {
+        rc = write ? colio_write_list_all(fh, a->n, a->off, a->len, buf) : colio_read_list_all(fh, a->n, a->off, a->len, buf);
+    } else {
+        rc = colio_set_view(fh, a->disp, MPI_BYTE, a->filetype, MPI_INFO_NULL);
+        if (rc == COLIO_SUCCESS)
+            rc = write ? colio_write_all(fh, buf, a->bytes, MPI_BYTE, MPI_STATUS_IGNORE)
+                       : colio_read_all(fh, buf, a->bytes, MPI_BYTE, MPI_STATUS_IGNORE);
+    }
+    if (rc != COLIO_SUCCESS) {
+        fail(rc, fh, write ? "write" : "read", err, errlen);
+        colio_close(&fh);
+        return -1;
+    }
+    phases(fh, s);
+    rc = colio_close(&fh);
+    s->time = MPI_Wtime() - t0;
+    return rc == COLIO_SUCCESS ? 0 : fail(rc, NULL, "close", err, errlen);
+}
+
+static int colio_write(const bench_engine_ctx_t *c, const bench_access_t *a, const void *buf, bench_sample_t *s,
+                       char *err, size_t errlen)
+{
+    return run(c, a, (void *)buf, 1, s, err, errlen);
+}
+
+static int colio_read(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, bench_sample_t *s, char *err,
+                      size_t errlen)
+{
+    return run(c, a, buf, 0, s, err, errlen);
+}
+
+const bench_engine_t bench_engine_colio = {.name = "colio", .write = colio_write, .read = colio_read};

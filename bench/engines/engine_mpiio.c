@@ -1,0 +1,82 @@
+/*
+ * Engine "mpiio": the same view through the MPI library's own collective
+ * MPI-IO (ROMIO in MPICH, OMPIO in Open MPI), with the standard hints of
+ * --hints (colio_* keys are left out).
+ */
+#include <limits.h>
+#include <stdio.h>
+
+#include "../bench.h"
+
+static int fail(int rc, const char *what, char *err, size_t errlen)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    snprintf(err, errlen, "MPI-IO %s: %s", what, text);
+    return -1;
+}
+
+/* A datatype of n bytes, so counts above INT_MAX work with MPI-3 calls too. */
+static int bytes_type(int64_t n, MPI_Datatype *t, int *count)
+{
+    if (n <= INT_MAX) {
+        *t = MPI_BYTE;
+        *count = (int)n;
+        return 0;
+    }
+    const int64_t chunk = 1 << 20;
+    MPI_Datatype whole, rest, parts;
+    MPI_Type_contiguous(chunk, MPI_BYTE, &whole);
+    MPI_Type_contiguous((int)(n % chunk), MPI_BYTE, &rest);
+    int bl[2] = {(int)(n / chunk), 1};
+    MPI_Aint d[2] = {0, (MPI_Aint)(n / chunk * chunk)};
+    MPI_Datatype ts[2] = {whole, rest};
+    MPI_Type_create_struct(2, bl, d, ts, &parts);
+    MPI_Type_commit(&parts);
+    MPI_Type_free(&whole);
+    MPI_Type_free(&rest);
+    *t = parts;
+    *count = 1;
+    return 0;
+}
+
+static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, int write, bench_sample_t *s,
+               char *err, size_t errlen)
+{
+    MPI_Info info = bench_info(c->hints, 1);
+    MPI_File fh;
+    MPI_Datatype memtype;
+    int count;
+    bytes_type(a->bytes, &memtype, &count);
+    double t0 = MPI_Wtime();
+    int rc = MPI_File_open(c->comm, c->path, write ? MPI_MODE_WRONLY | MPI_MODE_CREATE : MPI_MODE_RDONLY, info, &fh);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        return fail(rc, "open", err, errlen);
+    rc = MPI_File_set_view(fh, a->disp, MPI_BYTE, a->filetype, "native", MPI_INFO_NULL);
+    if (rc == MPI_SUCCESS)
+        rc = write ? MPI_File_write_all(fh, buf, count, memtype, MPI_STATUS_IGNORE)
+                   : MPI_File_read_all(fh, buf, count, memtype, MPI_STATUS_IGNORE);
+    int crc = MPI_File_close(&fh);
+    s->time = MPI_Wtime() - t0;
+    if (memtype != MPI_BYTE)
+        MPI_Type_free(&memtype);
+    if (rc != MPI_SUCCESS)
+        return fail(rc, write ? "write_all" : "read_all", err, errlen);
+    return crc == MPI_SUCCESS ? 0 : fail(crc, "close", err, errlen);
+}
+
+static int mpiio_write(const bench_engine_ctx_t *c, const bench_access_t *a, const void *buf, bench_sample_t *s,
+                       char *err, size_t errlen)
+{
+    return run(c, a, (void *)buf, 1, s, err, errlen);
+}
+
+static int mpiio_read(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, bench_sample_t *s, char *err,
+                      size_t errlen)
+{
+    return run(c, a, buf, 0, s, err, errlen);
+}
+
+const bench_engine_t bench_engine_mpiio = {.name = "mpiio", .write = mpiio_write, .read = mpiio_read};

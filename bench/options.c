@@ -1,0 +1,170 @@
+/* colio-bench command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "run.h"
+
+static const char *usage =
+    "usage: mpiexec -n N colio-bench [options]\n"
+    "  --workload LIST   comma-separated, or all (default): interleaved,random,cube,collperf,flash,btio,hacc,e3sm\n"
+    "  --size S          small (default), medium or large\n"
+    "  --sweep LIST      several sizes, e.g. small,medium,large (bandwidth against size)\n"
+    "  --engine LIST     colio,mpiio (default), posix, ceiling\n"
+    "  --op LIST         write,read (default)\n"
+    "  --repeat N        timed repeats (default 5), medians quoted\n"
+    "  --warmup N        untimed runs first (default 1)\n"
+    "  --dir PATH        where files go (default /dev/shm, else /tmp)\n"
+    "  --hints H         \"key=value;...\" for colio; the standard keys also for MPI-IO\n"
+    "  --api view|list   colio through its view (default) or its request-list calls\n"
+    "  --json FILE       also write the results as JSON\n"
+    "  --quick           every workload, small, colio and mpiio, write and read, 3 repeats\n"
+    "  --block N         interleaved: block bytes (default 64)\n"
+    "  --particles N     hacc: particles per rank\n"
+    "  --layout aos|soa  hacc: particle layout (default soa)\n"
+    "  --decomp FILE     e3sm: decomposition map (NetCDF, E3SM-IO format)\n"
+    "  --header FILE     e3sm: output header (ncdump -h text)\n"
+    "  --seed N          random, e3sm synthetic: seed (default 1)\n"
+    "  --quiet           no progress lines on stderr\n";
+
+static int split_list(char *s, const char **out, int max)
+{
+    int n = 0;
+    for (char *save, *t = strtok_r(s, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
+        out[n++] = t;
+    return n;
+}
+
+static int parse_size(const char *s, bench_size_t *out)
+{
+    static const char *const names[] = {"small", "medium", "large"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0)
+            return *out = (bench_size_t)i, 0;
+    return -1;
+}
+
+const char *bench_size_name(bench_size_t s)
+{
+    return s == BENCH_SMALL ? "small" : (s == BENCH_MEDIUM ? "medium" : "large");
+}
+
+static void defaults(bench_options_t *o)
+{
+    static char all[] = "interleaved,random,cube,collperf,flash,btio,hacc,e3sm", engines[] = "colio,mpiio";
+    memset(o, 0, sizeof *o);
+    o->nworkloads = split_list(strdup(all), o->workloads, BENCH_MAX_LIST);
+    o->nengines = split_list(strdup(engines), o->engines, BENCH_MAX_LIST);
+    o->sizes[0] = BENCH_SMALL;
+    o->nsizes = 1;
+    o->ops[0] = 1, o->ops[1] = 0, o->nops = 2;
+    o->repeat = 5;
+    o->warmup = 1;
+    struct stat sb;
+    o->dir = stat("/dev/shm", &sb) == 0 ? "/dev/shm" : "/tmp";
+    o->params.seed = 1;
+    (void)all;
+}
+
+static int parse_ops(char *s, bench_options_t *o)
+{
+    const char *ops[4];
+    int n = split_list(s, ops, 4);
+    o->nops = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(ops[i], "write") && strcmp(ops[i], "read"))
+            return -1;
+        o->ops[o->nops++] = strcmp(ops[i], "write") == 0;
+        if (o->nops == 2)
+            break;
+    }
+    return o->nops ? 0 : -1;
+}
+
+/* One option with its value; returns -1 for an unknown option or a bad value. */
+static int apply(bench_options_t *o, const char *opt, char *val)
+{
+    if (!strcmp(opt, "--workload"))
+        return strcmp(val, "all") ? (o->nworkloads = split_list(val, o->workloads, BENCH_MAX_LIST)) > 0 ? 0 : -1 : 0;
+    if (!strcmp(opt, "--size"))
+        return o->nsizes = 1, parse_size(val, &o->sizes[0]);
+    if (!strcmp(opt, "--sweep")) {
+        const char *s[3];
+        int n = split_list(val, s, 3);
+        for (o->nsizes = 0; o->nsizes < n; o->nsizes++)
+            if (parse_size(s[o->nsizes], &o->sizes[o->nsizes]) != 0)
+                return -1;
+        return n ? 0 : -1;
+    }
+    if (!strcmp(opt, "--engine"))
+        return (o->nengines = split_list(val, o->engines, BENCH_MAX_LIST)) > 0 ? 0 : -1;
+    if (!strcmp(opt, "--op"))
+        return parse_ops(val, o);
+    if (!strcmp(opt, "--repeat"))
+        return (o->repeat = atoi(val)) >= 1 ? 0 : -1;
+    if (!strcmp(opt, "--warmup"))
+        return (o->warmup = atoi(val)) >= 0 ? 0 : -1;
+    if (!strcmp(opt, "--dir"))
+        return o->dir = val, 0;
+    if (!strcmp(opt, "--hints"))
+        return o->hints = val, 0;
+    if (!strcmp(opt, "--api"))
+        return strcmp(val, "list") == 0 ? (o->use_lists = 1, 0) : (strcmp(val, "view") == 0 ? 0 : -1);
+    if (!strcmp(opt, "--json"))
+        return o->json = val, 0;
+    if (!strcmp(opt, "--block"))
+        return (o->params.block = atoll(val)) > 0 ? 0 : -1;
+    if (!strcmp(opt, "--particles"))
+        return (o->params.particles = atoll(val)) > 0 ? 0 : -1;
+    if (!strcmp(opt, "--layout"))
+        return strcmp(val, "aos") == 0 ? (o->params.aos = 1, 0) : (strcmp(val, "soa") == 0 ? 0 : -1);
+    if (!strcmp(opt, "--decomp"))
+        return o->params.decomp = val, 0;
+    if (!strcmp(opt, "--header"))
+        return o->params.header = val, 0;
+    if (!strcmp(opt, "--seed"))
+        return o->params.seed = strtoull(val, NULL, 10), 0;
+    return -1;
+}
+
+int bench_parse(int argc, char **argv, bench_options_t *o, int rank)
+{
+    defaults(o);
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            if (rank == 0)
+                fputs(usage, stdout);
+            return 1;
+        }
+        if (!strcmp(opt, "--quiet")) {
+            o->quiet = 1;
+            continue;
+        }
+        if (!strcmp(opt, "--quick")) { /* the README's main job */
+            o->repeat = 3;
+            o->nsizes = 1, o->sizes[0] = BENCH_SMALL;
+            continue;
+        }
+        if (i + 1 >= argc || apply(o, opt, argv[i + 1]) != 0) {
+            if (rank == 0)
+                fprintf(stderr, "colio-bench: bad or incomplete option %s\n%s", opt, usage);
+            return -1;
+        }
+        i++;
+    }
+    for (int i = 0; i < o->nworkloads; i++)
+        if (bench_workload_find(o->workloads[i]) == NULL) {
+            if (rank == 0)
+                fprintf(stderr, "colio-bench: unknown workload %s\n", o->workloads[i]);
+            return -1;
+        }
+    for (int i = 0; i < o->nengines; i++)
+        if (bench_engine_find(o->engines[i]) == NULL) {
+            if (rank == 0)
+                fprintf(stderr, "colio-bench: unknown engine %s\n", o->engines[i]);
+            return -1;
+        }
+    return 0;
+}

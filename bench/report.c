@@ -1,0 +1,130 @@
+/* colio-bench output: an IOR-like table on stdout and a JSON document for scripts and plots. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "run.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static const bench_run_t *find(const bench_run_t *runs, int n, const bench_run_t *like, const char *engine)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(runs[i].workload, like->workload) && !strcmp(runs[i].size, like->size) &&
+            !strcmp(runs[i].op, like->op) && !strcmp(runs[i].engine, engine) && runs[i].verified && runs[i].repeats)
+            return &runs[i];
+    return NULL;
+}
+
+static double bandwidth(const bench_run_t *r) { return r->median > 0 ? r->bytes / MIB / r->median : 0; }
+
+/* colio (or any engine) against MPI-IO: how many times faster; 0 when not measured. */
+static double vs_mpiio(const bench_run_t *runs, int n, const bench_run_t *r)
+{
+    const bench_run_t *m = find(runs, n, r, "mpiio");
+    return m && r->median > 0 && strcmp(r->engine, "mpiio") ? m->median / r->median : 0;
+}
+
+static double of_ceiling(const bench_run_t *runs, int n, const bench_run_t *r)
+{
+    const bench_run_t *c = find(runs, n, r, "ceiling");
+    return c && bandwidth(c) > 0 && strcmp(r->engine, "ceiling") ? bandwidth(r) / bandwidth(c) : 0;
+}
+
+static void cell_ratio(char *out, size_t len, double v, const char *fmt)
+{
+    if (v > 0)
+        snprintf(out, len, fmt, v);
+    else
+        snprintf(out, len, "-");
+}
+
+void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, int nprocs, const char *library)
+{
+    printf("colio-bench: %d ranks, %s, files in %s, median of %d runs after %d warm-up%s\n", nprocs, library, o->dir,
+           o->repeat, o->warmup, o->warmup == 1 ? "" : "s");
+    if (o->hints)
+        printf("hints: %s (colio; standard keys also for MPI-IO)\n", o->hints);
+    printf("\n%-11s %-6s %-7s %-5s %9s %9s %9s %9s %8s %8s %6s %7s %6s %8s %7s %7s %7s %7s %s\n", "workload", "size",
+           "engine", "op", "MiB", "pieces", "median_s", "MiB/s", "min_s", "max_s", "CoV%", "x_mpiio", "%ceil",
+           "rssMiB", "meta_s", "data_s", "io_s", "comp_s", "bytes");
+    const char *last = "";
+    for (int i = 0; i < nruns; i++) {
+        const bench_run_t *r = &runs[i];
+        if (strcmp(last, r->workload) != 0 && i > 0)
+            printf("\n");
+        last = r->workload;
+        if (!r->repeats) {
+            printf("%-11s %-6s %-7s %-5s FAILED: %s\n", r->workload, r->size, r->engine, r->op, r->error);
+            continue;
+        }
+        char x[16], c[16];
+        cell_ratio(x, sizeof x, vs_mpiio(runs, nruns, r), "%.2f");
+        cell_ratio(c, sizeof c, 100 * of_ceiling(runs, nruns, r), "%.0f");
+        int colio = !strcmp(r->engine, "colio");
+        printf("%-11s %-6s %-7s %-5s %9.1f %9lld %9.4f %9.1f %8.4f %8.4f %6.1f %7s %6s %8.1f", r->workload, r->size,
+               r->engine, r->op, r->bytes / MIB, (long long)r->pieces, r->median, bandwidth(r), r->min, r->max,
+               100 * r->cov, x, c, r->rss_extra / MIB);
+        if (colio)
+            printf(" %7.4f %7.4f %7.4f %7.4f", r->meta, r->data, r->io, r->compute);
+        else
+            printf(" %7s %7s %7s %7s", "-", "-", "-", "-");
+        printf(" %s\n", r->verified ? "verified" : "WRONG");
+    }
+    printf("\nx_mpiio: times faster than the MPI library's MPI-IO; %%ceil: share of one contiguous call per rank;\n"
+           "rssMiB: largest rank's resident-memory growth during the call; phases: slowest rank, colio only.\n");
+    for (int i = 0, w = -1; i < nruns; i++)
+        if (i == 0 || strcmp(runs[i].workload, runs[i - 1].workload) || strcmp(runs[i].size, runs[i - 1].size))
+            printf("%s%-11s %-6s %s\n", w++ < 0 ? "\nworkloads:\n" : "", runs[i].workload, runs[i].size, runs[i].desc);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int bench_report_json(const char *path, const bench_options_t *o, const bench_run_t *runs, int nruns, int nprocs,
+                      const char *library)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(f, "{\n  \"tool\": \"colio-bench\",\n  \"date\": \"%s\",\n  \"nprocs\": %d,\n  \"library\": ", date, nprocs);
+    json_str(f, library);
+    fprintf(f, ",\n  \"dir\": ");
+    json_str(f, o->dir);
+    fprintf(f, ",\n  \"hints\": ");
+    json_str(f, o->hints ? o->hints : "");
+    fprintf(f, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"api\": \"%s\",\n  \"runs\": [\n", o->repeat, o->warmup,
+            o->use_lists ? "list" : "view");
+    for (int i = 0; i < nruns; i++) {
+        const bench_run_t *r = &runs[i];
+        fprintf(f, "    {\"workload\": \"%s\", \"size\": \"%s\", \"engine\": \"%s\", \"op\": \"%s\", \"desc\": ",
+                r->workload, r->size, r->engine, r->op);
+        json_str(f, r->desc);
+        fprintf(f, ", \"bytes\": %lld, \"pieces\": %lld, \"repeats\": %d, \"median_s\": %.9g, \"min_s\": %.9g, "
+                   "\"max_s\": %.9g, \"mean_s\": %.9g, \"std_s\": %.9g, \"cov\": %.6g, \"bandwidth_mib_s\": %.6g, "
+                   "\"x_mpiio\": %.6g, \"frac_ceiling\": %.6g, \"rss_extra_bytes\": %lld, \"rss_rank_is_aggregator\": %d, "
+                   "\"phases\": {\"meta_exchange\": %.9g, \"data_exchange\": %.9g, \"io\": %.9g, \"compute\": %.9g}, "
+                   "\"verified\": %s, \"error\": ",
+                (long long)r->bytes, (long long)r->pieces, r->repeats, r->median, r->min, r->max, r->mean, r->std, r->cov,
+                bandwidth(r), vs_mpiio(runs, nruns, r), of_ceiling(runs, nruns, r), (long long)r->rss_extra,
+                r->rss_aggregator, r->meta, r->data, r->io, r->compute, r->verified ? "true" : "false");
+        json_str(f, r->error);
+        fprintf(f, "}%s\n", i + 1 < nruns ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    return fclose(f) == 0 ? 0 : -1;
+}

@@ -1,0 +1,48 @@
+/* colio-bench: options, one measured run, the report. */
+#ifndef COLIO_BENCH_RUN_H
+#define COLIO_BENCH_RUN_H
+
+#include "bench.h"
+
+#define BENCH_MAX_LIST 16
+
+typedef struct bench_options {
+    const char *workloads[BENCH_MAX_LIST];
+    int nworkloads;
+    bench_size_t sizes[3];
+    int nsizes;
+    const char *engines[BENCH_MAX_LIST];
+    int nengines;
+    int ops[2]; /* 1 write, 0 read, in order */
+    int nops;
+    int repeat, warmup;
+    const char *dir;
+    const char *hints;
+    int use_lists;
+    const char *json;
+    int quiet;
+    bench_params_t params;
+} bench_options_t;
+
+/* Parse argv; returns 0, 1 for --help (printed), -1 on error (printed on rank 0). */
+int bench_parse(int argc, char **argv, bench_options_t *o, int rank);
+
+typedef struct bench_run {
+    char workload[32], size[8], engine[16], op[8], desc[256], error[BENCH_ERR];
+    int64_t bytes, pieces;
+    int repeats;
+    double median, min, max, mean, std, cov;
+    double meta, data, io, compute;   /* medians over repeats of the slowest rank's phase times */
+    int64_t rss_extra;                /* largest rank's peak resident growth during the call */
+    int rss_aggregator;               /* that rank was an aggregator (colio) */
+    int verified;                     /* every repeat's bytes checked and right */
+} bench_run_t;
+
+const char *bench_size_name(bench_size_t s);
+
+/* Print the human table on stdout and, with a path, the JSON document. */
+void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, int nprocs, const char *library);
+int bench_report_json(const char *path, const bench_options_t *o, const bench_run_t *runs, int nruns, int nprocs,
+                      const char *library);
+
+#endif

@@ -1,0 +1,58 @@
+/* Hints for the engines and memory measurement. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* Keys an MPI-IO implementation understands (the colio_* ones are colio's own). */
+static int standard_key(const char *k) { return strncmp(k, "colio_", 6) != 0; }
+
+MPI_Info bench_info(const char *hints, int standard_only)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    if (hints == NULL)
+        return info;
+    char *copy = strdup(hints), *save = NULL;
+    for (char *kv = strtok_r(copy, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq == NULL)
+            continue;
+        *eq = '\0';
+        if (!standard_only || standard_key(kv))
+            MPI_Info_set(info, kv, eq + 1);
+    }
+    free(copy);
+    return info;
+}
+
+static int64_t status_kib(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long v = -1;
+    size_t klen = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, klen) == 0) {
+            sscanf(line + klen, " %lld", &v);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return v < 0 ? -1 : v * 1024;
+}
+
+/* Writing 5 to clear_refs resets VmHWM to the current RSS (Linux >= 4.0). */
+void bench_rss_reset(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
+int64_t bench_rss_now(void) { return status_kib("VmRSS:"); }
+int64_t bench_rss_peak(void) { return status_kib("VmHWM:"); }
