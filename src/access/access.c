@@ -4,39 +4,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct piece_vec {
-    colio_piece_t *p;
-    int64_t n, cap;
-} piece_vec_t;
-
-static int vec_push(piece_vec_t *v, int64_t off, int64_t len, int64_t pos)
+/* Adopt a run vector as the access. */
+static void access_take(colio_access_t *acc, colio_runs_t *v)
 {
-    if (v->n > 0) {
-        colio_piece_t *last = &v->p[v->n - 1];
-        if (last->off + last->len == off && last->pos + last->len == pos) {
-            last->len += len; /* contiguous in the file and in the stream: one piece */
-            return 0;
-        }
+    acc->runs = v->r;
+    acc->n = v->n;
+    acc->nbytes = acc->npieces = 0;
+    for (int64_t i = 0; i < v->n; i++) {
+        acc->nbytes += colio_run_bytes(&v->r[i]);
+        acc->npieces += v->r[i].count;
     }
-    return colio_pieces_append(&v->p, &v->n, &v->cap, (colio_piece_t){off, len, pos});
 }
 
-int colio_pieces_append(colio_piece_t **arr, int64_t *n, int64_t *cap, colio_piece_t p)
+/* The filetype run i of tile t, in file offsets and in stream positions relative to the access start. */
+static colio_run_t tile_run(const colio_view_t *view, int64_t i, int64_t t, int64_t sbyte)
 {
-    if (*n == *cap) {
-        int64_t c = *cap ? 2 * *cap : 64;
-        colio_piece_t *a = realloc(*arr, sizeof *a * (size_t)c);
-        if (a == NULL)
-            return -1;
-        *arr = a;
-        *cap = c;
-    }
-    (*arr)[(*n)++] = p;
-    return 0;
+    const colio_flat_t *f = view->ftype;
+    colio_run_t r = f->runs.r[i];
+    r.off += view->disp + t * f->extent;
+    r.pos += t * f->size - sbyte;
+    return r;
 }
 
-int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbytes,
-                           colio_access_t *acc, colio_err_t *err)
+/* The filetype run holding stream byte `within` of a tile. */
+static int64_t find_run(const colio_flat_t *f, int64_t within)
+{
+    int64_t lo = 0, hi = f->runs.n - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (f->runs.r[mid].pos <= within)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbytes, colio_access_t *acc,
+                           colio_err_t *err)
 {
     const colio_flat_t *f = view->ftype;
     memset(acc, 0, sizeof *acc);
@@ -56,32 +61,27 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
     int64_t last_tile = (sbyte + nbytes - 1) / f->size;
     if (f->extent > 0 && last_tile > (INT64_MAX - view->disp - f->disp[f->n - 1] - f->len[f->n - 1]) / f->extent)
         return colio_err_set(err, COLIO_ERR_ARG, "access ends beyond the largest 64-bit file offset");
-    int64_t blk = colio_flat_find(f, within), inblk = within - f->prefix[blk];
-    piece_vec_t v = {0};
+    colio_runs_t v = {0};
+    int rc = 0;
     if (f->n == 1 && f->len[0] == f->extent) { /* dense filetype: tiles abut, one piece */
-        if (vec_push(&v, view->disp + tile * f->extent + f->disp[0] + within, nbytes, 0) != 0)
-            return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory listing pieces");
-        acc->pieces = v.p;
-        acc->n = 1;
-        acc->nbytes = nbytes;
-        return 0;
-    }
-    for (int64_t pos = 0; pos < nbytes;) {
-        int64_t take = f->len[blk] - inblk;
-        if (take > nbytes - pos)
-            take = nbytes - pos;
-        if (vec_push(&v, view->disp + tile * f->extent + f->disp[blk] + inblk, take, pos) != 0) {
-            free(v.p);
-            return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory listing %lld pieces", (long long)v.n);
+        rc = colio_runs_append(&v, colio_piece(view->disp + tile * f->extent + f->disp[0] + within, nbytes, 0));
+    } else {
+        int64_t i = find_run(f, within), from = within - f->runs.r[i].pos;
+        for (int64_t done = 0; done < nbytes && rc == 0;) {
+            colio_run_t r = tile_run(view, i, tile, sbyte);
+            int64_t to = colio_run_bytes(&r) - from < nbytes - done ? colio_run_bytes(&r) : from + nbytes - done;
+            rc = colio_run_slice_stream(&r, from, to, &v);
+            done += to - from;
+            from = 0;
+            if (++i == f->runs.n)
+                i = 0, tile++;
         }
-        pos += take;
-        inblk = 0;
-        if (++blk == f->n)
-            blk = 0, tile++;
     }
-    acc->pieces = v.p;
-    acc->n = v.n;
-    acc->nbytes = nbytes;
+    if (rc != 0) {
+        colio_runs_free(&v);
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory listing the access");
+    }
+    access_take(acc, &v);
     return 0;
 }
 
@@ -134,42 +134,46 @@ int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offse
         colio_pieces_sort(p, m, tmp);
         free(tmp);
     }
-    /* merge file- and stream-adjacent pieces; reject overlap */
-    int64_t k = 0;
+    /* reject overlap; adjacent and regularly spaced pieces become runs */
+    colio_runs_t v = {0};
     for (int64_t i = 0; i < m; i++) {
-        if (k > 0 && p[i].off < p[k - 1].off + p[k - 1].len) {
+        if (i > 0 && p[i].off < p[i - 1].off + p[i - 1].len) {
             long long at = (long long)p[i].off;
             free(p);
+            colio_runs_free(&v);
             return colio_err_set(err, COLIO_ERR_ARG, "list pieces overlap at file offset %lld", at);
         }
-        if (k > 0 && p[k - 1].off + p[k - 1].len == p[i].off && p[k - 1].pos + p[k - 1].len == p[i].pos)
-            p[k - 1].len += p[i].len;
-        else
-            p[k++] = p[i];
+        if (colio_runs_append(&v, colio_piece(p[i].off, p[i].len, p[i].pos)) != 0) {
+            free(p);
+            colio_runs_free(&v);
+            return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory for %lld pieces", (long long)m);
+        }
     }
-    acc->pieces = p;
-    acc->n = k;
-    acc->nbytes = pos;
+    free(p);
+    access_take(acc, &v);
     acc->stream_order = sorted;
     return 0;
 }
 
-void colio_access_clip(colio_access_t *acc, int64_t eof)
+int colio_access_clip(colio_access_t *acc, int64_t eof)
 {
-    int64_t keep = 0, bytes = 0;
-    for (; keep < acc->n && acc->pieces[keep].off < eof; keep++) {
-        colio_piece_t *p = &acc->pieces[keep];
-        if (p->off + p->len > eof)
-            p->len = eof - p->off;
-        bytes += p->len;
-    }
-    acc->n = keep;
-    acc->nbytes = bytes;
+    int64_t keep = 0;
+    while (keep < acc->n && colio_run_end(&acc->runs[keep]) <= eof)
+        keep++;
+    colio_runs_t tail = {0}, v = {acc->runs, keep, keep};
+    int rc = 0;
+    if (keep < acc->n && acc->runs[keep].off < eof) /* the run across the end of file: its part before */
+        rc = colio_run_slice_file(&acc->runs[keep], acc->runs[keep].off, eof, &tail);
+    for (int64_t i = 0; i < tail.n && rc == 0; i++)
+        rc = colio_runs_append(&v, tail.r[i]);
+    colio_runs_free(&tail);
+    access_take(acc, &v);
+    return rc;
 }
 
 void colio_access_free(colio_access_t *acc)
 {
-    free(acc->pieces);
+    free(acc->runs);
     memset(acc, 0, sizeof *acc);
 }
 

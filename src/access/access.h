@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "access/flatten.h"
+#include "access/run.h"
 #include "core/error.h"
 
 /* File bytes [off, off+len) <-> user data stream bytes [pos, pos+len). */
@@ -17,11 +18,13 @@ typedef struct colio_piece {
     int64_t off, len, pos;
 } colio_piece_t;
 
+/* A rank's access as strided runs in file order, none overlapping another. */
 typedef struct colio_access {
-    colio_piece_t *pieces; /* sorted by off, non-overlapping, len > 0 */
-    int64_t n;
-    int64_t nbytes;        /* sum of len */
-    int stream_order;      /* pos increases with the index (always for views) */
+    colio_run_t *runs;
+    int64_t n;             /* runs */
+    int64_t nbytes;        /* sum of the runs' bytes */
+    int64_t npieces;       /* sum of the runs' counts */
+    int stream_order;      /* stream positions increase with file offsets (always for views) */
 } colio_access_t;
 
 /* The view of an open file (MPI_File_set_view with datarep "native"). */
@@ -43,13 +46,10 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
 int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offset *lengths,
                            colio_access_t *acc, colio_err_t *err);
 
-/* Drop every byte at or beyond eof (reads past the end of file). */
-void colio_access_clip(colio_access_t *acc, int64_t eof);
+/* Drop every byte at or beyond eof (reads past the end of file); -1 when out of memory. */
+int colio_access_clip(colio_access_t *acc, int64_t eof);
 
 void colio_access_free(colio_access_t *acc);
-
-/* Append p to a growable array (capacity doubles); -1 when out of memory. */
-int colio_pieces_append(colio_piece_t **arr, int64_t *n, int64_t *cap, colio_piece_t p);
 
 /* Sort pieces by offset (stable LSD radix sort; tmp holds n pieces). */
 void colio_pieces_sort(colio_piece_t *p, int64_t n, colio_piece_t *tmp);

@@ -562,6 +562,11 @@ int colio_flat_create(MPI_Datatype type, colio_flat_t **flat_p, colio_err_t *err
         f->prefix[i + 1] = f->prefix[i] + f->len[i];
     f->size = f->prefix[f->n];
     flat_classify(f);
+    for (int64_t i = 0; f->monotonic && i < f->n; i++)
+        if (colio_runs_append(&f->runs, colio_piece(f->disp[i], f->len[i], f->prefix[i])) != 0) {
+            colio_flat_free(f);
+            return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory flattening a datatype");
+        }
     *flat_p = f;
     return 0;
 }
@@ -573,6 +578,7 @@ void colio_flat_free(colio_flat_t *flat)
     free(flat->disp);
     free(flat->len);
     free(flat->prefix);
+    colio_runs_free(&flat->runs);
     free(flat);
 }
 

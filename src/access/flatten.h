@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "access/run.h"
 #include "core/error.h"
 
 typedef struct colio_flat {
@@ -21,6 +22,7 @@ typedef struct colio_flat {
     int64_t extent;  /* MPI extent: instance k starts at k * extent */
     int monotonic;   /* blocks in increasing, non-overlapping order, also across tiles */
     int nonneg;      /* every displacement >= 0 */
+    colio_runs_t runs; /* monotonic types: the blocks as strided runs (pos = stream position) */
 } colio_flat_t;
 
 /* Flatten one instance of type. Caller frees with colio_flat_free. */

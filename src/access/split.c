@@ -1,66 +1,90 @@
-/* Splitting a rank's pieces by file domain and round (the "my requests per aggregator" lists). */
+/* Splitting a rank's runs by file domain and round (the "my requests per aggregator" lists). */
 #include "access/split.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Visit every part of every piece: fn(lists, agg, round, off, len, pos). */
-typedef void (*part_fn_t)(colio_agg_list_t *lists, int agg, int64_t round, int64_t off, int64_t len,
-                          int64_t pos);
-
-static void for_each_part(const colio_access_t *acc, const colio_domains_t *dom, colio_agg_list_t *lists,
-                          part_fn_t fn)
+static int list_grow(colio_agg_list_t *l)
 {
-    for (int64_t i = 0; i < acc->n; i++) {
-        int64_t off = acc->pieces[i].off, end = off + acc->pieces[i].len, pos = acc->pieces[i].pos;
-        while (off < end) {
-            int agg;
-            int64_t round, run_end;
-            dom->ops->locate(dom, off, &agg, &round, &run_end);
-            int64_t len = (run_end < end ? run_end : end) - off;
-            fn(lists, agg, round, off, len, pos);
-            off += len;
-            pos += len;
+    int64_t cap = l->cap ? 2 * l->cap : 16;
+    int64_t *m = realloc(l->meta, sizeof *m * (size_t)(COLIO_META_WORDS * cap));
+    if (m)
+        l->meta = m;
+    int64_t *p = m ? realloc(l->pos, sizeof *p * (size_t)cap) : NULL;
+    if (p)
+        l->pos = p;
+    int64_t *r = p ? realloc(l->round, sizeof *r * (size_t)cap) : NULL;
+    if (!r)
+        return -1;
+    l->round = r;
+    l->cap = cap;
+    return 0;
+}
+
+/* Append a part, extending the last run of the same round when the part continues it. */
+static int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round)
+{
+    if (l->n > 0 && l->round[l->n - 1] == round) {
+        colio_run_t a = colio_meta_run(l->meta, l->n - 1, l->pos[l->n - 1]);
+        if (colio_run_extend(&a, &b)) {
+            int64_t *m = l->meta + COLIO_META_WORDS * (l->n - 1);
+            m[0] = a.off, m[1] = a.len, m[2] = a.stride, m[3] = a.count;
+            return 0;
         }
     }
+    if (l->n == l->cap && list_grow(l) != 0)
+        return -1;
+    int64_t *m = l->meta + COLIO_META_WORDS * l->n;
+    m[0] = b.off, m[1] = b.len, m[2] = b.stride, m[3] = b.count;
+    l->pos[l->n] = b.pos;
+    l->round[l->n] = round;
+    l->n++;
+    return 0;
 }
 
-static void count_part(colio_agg_list_t *lists, int agg, int64_t round, int64_t off, int64_t len, int64_t pos)
+/* First file offset at or after x where run r has a byte (x itself inside a piece, or the next piece). */
+static int64_t next_byte(const colio_run_t *r, int64_t x)
 {
-    (void)round, (void)off, (void)len, (void)pos;
-    lists[agg].n++;
+    if (x <= r->off)
+        return r->off;
+    int64_t k = (x - r->off) / r->stride;
+    if (r->off + k * r->stride + r->len > x)
+        return x;
+    return r->off + (k + 1) * r->stride;
 }
 
-static void fill_part(colio_agg_list_t *lists, int agg, int64_t round, int64_t off, int64_t len, int64_t pos)
+/* Deal run r over the (aggregator, round) segments it crosses, skipping segments it has no byte in. */
+static int split_run(const colio_run_t *r, const colio_domains_t *dom, colio_agg_list_t *lists, colio_runs_t *tmp)
 {
-    colio_agg_list_t *l = &lists[agg];
-    l->offlen[2 * l->cur] = off;
-    l->offlen[2 * l->cur + 1] = len;
-    l->pos[l->cur] = pos;
-    l->round[l->cur] = round;
-    l->cur++;
+    int64_t end = colio_run_end(r);
+    for (int64_t at = r->off; at < end; at = next_byte(r, at)) {
+        int agg;
+        int64_t round, seg_end;
+        dom->ops->locate(dom, at, &agg, &round, &seg_end);
+        tmp->n = 0;
+        if (colio_run_slice_file(r, at, seg_end, tmp) != 0)
+            return -1;
+        for (int64_t i = 0; i < tmp->n; i++)
+            if (list_append(&lists[agg], tmp->r[i], round) != 0)
+                return -1;
+        at = seg_end;
+    }
+    return 0;
 }
 
 int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
                           colio_agg_list_t *lists, colio_err_t *err)
 {
     memset(lists, 0, sizeof *lists * (size_t)dom->naggs);
-    for_each_part(acc, dom, lists, count_part);
-    for (int a = 0; a < dom->naggs; a++) {
-        colio_agg_list_t *l = &lists[a];
-        size_t n = (size_t)l->n;
-        l->offlen = malloc(sizeof(int64_t) * (2 * n + 1));
-        l->pos = malloc(sizeof(int64_t) * (n + 1));
-        l->round = malloc(sizeof(int64_t) * (n + 1));
-        if (!l->offlen || !l->pos || !l->round) {
-            colio_agg_lists_free(lists, dom->naggs);
-            return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory splitting %lld pieces",
-                                 (long long)acc->n);
-        }
+    colio_runs_t tmp = {0};
+    int rc = 0;
+    for (int64_t i = 0; i < acc->n && rc == 0; i++)
+        rc = split_run(&acc->runs[i], dom, lists, &tmp);
+    colio_runs_free(&tmp);
+    if (rc != 0) {
+        colio_agg_lists_free(lists, dom->naggs);
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory splitting %lld runs", (long long)acc->n);
     }
-    for_each_part(acc, dom, lists, fill_part);
-    for (int a = 0; a < dom->naggs; a++)
-        lists[a].cur = 0;
     return 0;
 }
 
@@ -69,7 +93,7 @@ void colio_agg_lists_free(colio_agg_list_t *lists, int n)
     if (lists == NULL)
         return;
     for (int a = 0; a < n; a++) {
-        free(lists[a].offlen);
+        free(lists[a].meta);
         free(lists[a].pos);
         free(lists[a].round);
     }

@@ -1,4 +1,4 @@
-/* Splitting a rank's pieces by file domain: one sorted list per aggregator. */
+/* Splitting a rank's runs by file domain and round: one list per aggregator. */
 #ifndef COLIO_ACCESS_SPLIT_H
 #define COLIO_ACCESS_SPLIT_H
 
@@ -7,18 +7,30 @@
 #include "access/access.h"
 #include "place/place.h"
 
-/* This rank's pieces destined to one aggregator, sorted, each inside one round. */
+/* Metadata record of a run as sent to an aggregator: off, len, stride, count. */
+#define COLIO_META_WORDS 4
+#define COLIO_META_BYTES ((int64_t)sizeof(int64_t) * COLIO_META_WORDS)
+
+/* This rank's runs destined to one aggregator, in file order, each inside one round. */
 typedef struct colio_agg_list {
-    int64_t n;
-    int64_t *offlen; /* 2n: offset, length: the metadata sent to the aggregator */
-    int64_t *pos;    /* n: stream position of each piece */
-    int64_t *round;  /* n: the aggregator's round of each piece */
-    int64_t cur;     /* first piece not yet exchanged */
+    int64_t n, cap;
+    int64_t *meta;   /* COLIO_META_WORDS per run: the metadata sent to the aggregator */
+    int64_t *pos;    /* n: stream position of each run's first piece */
+    int64_t *round;  /* n: the aggregator's round of each run */
+    int64_t cur;     /* first run not yet exchanged */
 } colio_agg_list_t;
 
+/* Run i of a metadata array (stream position pos). */
+static inline colio_run_t colio_meta_run(const int64_t *meta, int64_t i, int64_t pos)
+{
+    const int64_t *m = meta + COLIO_META_WORDS * i;
+    return (colio_run_t){m[0], m[1], m[2], m[3], pos};
+}
+
 /*
- * Cut every piece at file-domain and round boundaries and deal the parts to
- * lists[0..dom->naggs). On failure the lists are left empty.
+ * Cut every run at file-domain and round boundaries (pieces too, where a
+ * boundary falls inside one) and deal the parts to lists[0..dom->naggs).
+ * On failure the lists are left empty.
  */
 int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
                           colio_agg_list_t *lists, colio_err_t *err);

@@ -30,21 +30,20 @@ int colio_step_direct(colio_op_t *op)
     int64_t tmp_size = op->fh->hints.cb_buffer_size;
     op->stats.aggregators = 0;
     for (int64_t i = 0; i < op->acc.n && !op->io_failed; i++) {
-        const colio_piece_t *p = &op->acc.pieces[i];
-        char *m = colio_mem_contig(&op->mem, p->pos, p->len);
-        if (m && op->args.kind == COLIO_OP_WRITE) {
-            colio_op_write(op, m, p->len, p->off);
-            continue;
+        const colio_run_t *r = &op->acc.runs[i];
+        for (int64_t k = 0; k < r->count && !op->io_failed; k++) {
+            colio_piece_t p = {r->off + k * r->stride, r->len, r->pos + k * r->len};
+            char *m = colio_mem_contig(&op->mem, p.pos, p.len);
+            if (m && op->args.kind == COLIO_OP_WRITE) {
+                colio_op_write(op, m, p.len, p.off);
+            } else if (m) {
+                colio_op_read(op, m, p.len, p.off);
+            } else if (tmp == NULL && (tmp = malloc((size_t)tmp_size)) == NULL) {
+                colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)tmp_size);
+            } else {
+                bounce_piece(op, &p, tmp, tmp_size);
+            }
         }
-        if (m) {
-            colio_op_read(op, m, p->len, p->off);
-            continue;
-        }
-        if (tmp == NULL && (tmp = malloc((size_t)tmp_size)) == NULL) {
-            colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)tmp_size);
-            break;
-        }
-        bounce_piece(op, p, tmp, tmp_size);
     }
     free(tmp);
     op->phase = COLIO_PH_FINAL;

@@ -252,7 +252,7 @@ static int init_plan_memory(colio_op_t *op)
 
 static int direct_eligible(const colio_op_t *op)
 {
-    return op->acc.n == 0 || (op->acc.n == 1 && op->acc.nbytes >= op->fh->hints.direct_min);
+    return op->acc.n == 0 || (op->acc.npieces == 1 && op->acc.nbytes >= op->fh->hints.direct_min);
 }
 
 int colio_step_init(colio_op_t *op)
@@ -273,8 +273,8 @@ int colio_step_init(colio_op_t *op)
     const colio_access_t *acc = &op->acc;
     int64_t *in = op->agree_in;
     in[0] = colio_err_key(op->err.code, fh->rank);
-    in[1] = acc->n ? acc->pieces[0].off : INT64_MAX;
-    in[2] = acc->n ? -(acc->pieces[acc->n - 1].off + acc->pieces[acc->n - 1].len) : INT64_MAX;
+    in[1] = acc->n ? acc->runs[0].off : INT64_MAX;
+    in[2] = acc->n ? -colio_run_end(&acc->runs[acc->n - 1]) : INT64_MAX;
     in[3] = eof;
     in[4] = direct_eligible(op);
     int rc = MPI_Iallreduce(in, op->agree_out, 5, MPI_INT64_T, MPI_MIN, fh->comm, &op->coll_req);
@@ -323,7 +323,8 @@ int colio_step_setup(colio_op_t *op)
     op->ghi = -op->agree_out[2];
     if (op->args.kind == COLIO_OP_READ) {
         op->eof = -op->agree_out[3];
-        colio_access_clip(&op->acc, op->eof);
+        if (colio_access_clip(&op->acc, op->eof) != 0)
+            colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory clipping the access at the end of file");
         if (op->ghi > op->eof)
             op->ghi = op->eof;
     }
@@ -384,7 +385,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     if (code == 0 && op->args.use_fp)
         fh->fp += moved / fh->view.etype_size;
     op->stats.bytes = moved;
-    op->stats.pieces = op->acc.n;
+    op->stats.pieces = op->acc.npieces;
     op->stats.time.total = MPI_Wtime() - op->t_start;
     colio_stats_record(fh, &op->stats, op->args.api);
     colio_file_result(fh, &op->err);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "access/access.h"
+#include "access/coverage.h"
 #include "access/split.h"
 #include "core/error.h"
 #include "core/hints.h"
@@ -66,10 +67,10 @@ typedef enum colio_phase {
 /* Step results. */
 enum { COLIO_STEP_NEXT = 0, COLIO_STEP_WAIT = 1 };
 
-/* At an aggregator: one source's pieces (received metadata). */
+/* At an aggregator: one source's runs (received metadata, COLIO_META_WORDS per run). */
 typedef struct colio_src_list {
     int64_t n;
-    const int64_t *offlen;
+    const int64_t *meta;
     int64_t cur;
 } colio_src_list_t;
 
@@ -91,8 +92,8 @@ typedef struct colio_plan {
 typedef struct colio_slice {
     int peer;          /* rank */
     int list;          /* aggregator index (requester side) or source rank (aggregator side) */
-    int64_t first, n;  /* pieces [first, first+n) of that list */
-    int64_t bytes;
+    int64_t first, n;  /* runs [first, first+n) of that list */
+    int64_t bytes, pieces;
     char *buf;         /* where the message lands or leaves from */
     int contig;        /* aggregator side: file-contiguous; requester side: stream-contiguous */
     int staged;        /* buf is a staging area: pack before sending / unpack after receiving */
@@ -112,12 +113,8 @@ typedef struct colio_round {
     int nreq;
     colio_slice_t *agg_slices;   /* aggregator side, up to nprocs */
     int nagg;
-    colio_piece_t *cov;          /* aggregator: pieces of this round, merged into runs */
-    int64_t ncov, cov_cap;
-    int64_t first, last;         /* covered extent of this round */
-    int64_t covered, runs;       /* bytes and contiguous runs covered */
-    int overlap;                 /* pieces of different ranks overlap (undefined result, stay safe) */
-    int sieve;                   /* access [first, last) as one extent */
+    colio_coverage_t cov;        /* aggregator: bytes of the round asked for (first, last, covered, overlap) */
+    int sieve;                   /* access [cov.first, cov.last) as one extent */
     int64_t stage_used;
     colio_xchg_t x;
 } colio_round_t;
@@ -184,6 +181,11 @@ void colio_op_write(colio_op_t *op, const void *buf, int64_t len, int64_t off);
 void colio_op_read(colio_op_t *op, void *buf, int64_t len, int64_t off);
 /* Post the error agreement (MIN of error keys); its result decides in phase next. */
 int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
+/* Copies of one run's pieces (round.c): between the collective buffer (file layout of the
+   round) and a packed buffer, and between the collective buffer and user memory. */
+void colio_round_cbuf_pack(const colio_op_t *op, const colio_run_t *r, char *packed);
+void colio_round_cbuf_unpack(colio_op_t *op, const colio_run_t *r, const char *packed);
+void colio_round_cbuf_mem(colio_op_t *op, const colio_run_t *r, int to_cbuf);
 /* Data sieving choice for a round: whether holes this small (per the toggle) are read too. */
 int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole);
 /* Broadcast the agreed failing rank's message (key from an agreement). */

@@ -60,19 +60,19 @@ static int alloc_metadata(colio_op_t *op)
     for (int s = 0; s < fh->nprocs; s++)
         if (s != fh->rank)
             total += p->recv_counts[s];
-    p->meta_pool = malloc(sizeof(int64_t) * (size_t)(2 * total + 1));
+    p->meta_pool = malloc(sizeof(int64_t) * (size_t)(COLIO_META_WORDS * total + 1));
     if (p->meta_pool == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %lld metadata entries", (long long)total);
     int64_t at = 0;
     for (int s = 0; s < fh->nprocs; s++) {
         colio_src_list_t *src = &p->from_src[s];
-        if (s == fh->rank) { /* my own pieces: no message */
+        if (s == fh->rank) { /* my own runs: no message */
             src->n = p->to_agg[p->my_agg].n;
-            src->offlen = p->to_agg[p->my_agg].offlen;
+            src->meta = p->to_agg[p->my_agg].meta;
             continue;
         }
         src->n = p->recv_counts[s];
-        src->offlen = p->meta_pool + 2 * at;
+        src->meta = p->meta_pool + COLIO_META_WORDS * at;
         at += src->n;
     }
     return 0;
@@ -89,7 +89,8 @@ static int64_t requester_stage_size(const colio_op_t *op)
         const colio_agg_list_t *l = &p->to_agg[i];
         int64_t best = 0, cur = 0;
         for (int64_t k = 0; k < l->n; k++) {
-            cur = (k > 0 && l->round[k] == l->round[k - 1]) ? cur + l->offlen[2 * k + 1] : l->offlen[2 * k + 1];
+            int64_t bytes = l->meta[COLIO_META_WORDS * k + 1] * l->meta[COLIO_META_WORDS * k + 3];
+            cur = (k > 0 && l->round[k] == l->round[k - 1]) ? cur + bytes : bytes;
             best = cur > best ? cur : best;
         }
         total += best; /* a round never needs more than each aggregator's largest round */
@@ -105,10 +106,10 @@ static int reserve_requests(colio_op_t *op)
     int64_t meta = 0;
     for (int i = 0; i < p->naggs; i++)
         if (i != p->my_agg && p->to_agg[i].n > 0)
-            meta += colio_xchg_chunks(16 * p->to_agg[i].n);
+            meta += colio_xchg_chunks(COLIO_META_BYTES * p->to_agg[i].n);
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
         if (s != fh->rank && p->recv_counts[s] > 0)
-            meta += colio_xchg_chunks(16 * p->recv_counts[s]);
+            meta += colio_xchg_chunks(COLIO_META_BYTES * p->recv_counts[s]);
     /* a round: at most one message per aggregator and one per source, each within a round */
     int64_t data = (int64_t)(p->naggs + fh->nprocs) * colio_xchg_chunks(fh->hints.cb_buffer_size);
     if (meta > INT_MAX || data > INT_MAX || colio_xchg_reserve(&op->meta, (int)meta) != 0 ||
@@ -166,7 +167,7 @@ static int by_peer(const void *a, const void *b)
     return (pa > pb) - (pa < pb);
 }
 
-/* Offset/length lists: every rank to the aggregators it has pieces for. */
+/* Run lists: every rank to the aggregators it has pieces for. */
 static void start_meta_exchange(colio_op_t *op)
 {
     colio_file *fh = op->fh;
@@ -174,11 +175,11 @@ static void start_meta_exchange(colio_op_t *op)
     int ns = 0, nr = 0;
     for (int i = 0; i < p->naggs; i++)
         if (i != p->my_agg && p->to_agg[i].n > 0)
-            p->msgs[ns++] = (colio_xchg_msg_t){p->aggs[i], (char *)p->to_agg[i].offlen, 16 * p->to_agg[i].n, MPI_BYTE};
+            p->msgs[ns++] = (colio_xchg_msg_t){p->aggs[i], (char *)p->to_agg[i].meta, COLIO_META_BYTES * p->to_agg[i].n, MPI_BYTE};
     qsort(p->msgs, (size_t)ns, sizeof *p->msgs, by_peer);
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
         if (s != fh->rank && p->from_src[s].n > 0)
-            p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].offlen, 16 * p->from_src[s].n, MPI_BYTE};
+            p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].meta, COLIO_META_BYTES * p->from_src[s].n, MPI_BYTE};
     colio_xchg_t *x = &op->meta; /* keeps the requests reserved in COUNTS */
     x->comm = fh->comm;
     x->tag = op->tag_meta;

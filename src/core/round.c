@@ -33,14 +33,14 @@ static int64_t next_round(const colio_op_t *op)
     for (int s = 0; p->my_agg >= 0 && s < op->fh->nprocs; s++) {
         const colio_src_list_t *l = &p->from_src[s];
         if (l->cur < l->n) {
-            int64_t r = round_of(op, l->offlen[2 * l->cur]);
+            int64_t r = round_of(op, l->meta[COLIO_META_WORDS * l->cur]);
             best = r < best ? r : best;
         }
     }
     return best;
 }
 
-/* Requester side: my pieces for every other aggregator in round r. */
+/* Requester side: my runs for every other aggregator in round r. */
 static void cut_requester_slices(colio_op_t *op, int64_t r)
 {
     colio_plan_t *p = &op->plan;
@@ -54,10 +54,11 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
         colio_slice_t *s = &rd->req_slices[rd->nreq++];
         *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .contig = 1, .type = MPI_BYTE};
         for (; l->cur < l->n && l->round[l->cur] == r; l->cur++, s->n++) {
-            int64_t k = l->cur;
-            if (k > s->first && l->pos[k] != l->pos[k - 1] + l->offlen[2 * k - 1])
+            colio_run_t run = colio_meta_run(l->meta, l->cur, l->pos[l->cur]);
+            if (l->cur > s->first && run.pos != l->pos[s->first] + s->bytes)
                 s->contig = 0;
-            s->bytes += l->offlen[2 * k + 1];
+            s->bytes += colio_run_bytes(&run);
+            s->pieces += run.count;
         }
         char *direct = s->contig ? colio_mem_contig(&op->mem, l->pos[s->first], s->bytes) : NULL;
         if (direct) {
@@ -70,103 +71,72 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
     }
 }
 
-static int cov_push(colio_op_t *op, int64_t off, int64_t len, int *sorted)
-{
-    colio_round_t *rd = &op->rnd;
-    if (rd->ncov > 0 && off < rd->cov[rd->ncov - 1].off)
-        *sorted = 0;
-    return colio_pieces_append(&rd->cov, &rd->ncov, &rd->cov_cap, (colio_piece_t){off, len, 0});
-}
-
-/* Sort the round's pieces and merge them into covered runs; detect overlap. */
-static void cov_merge(colio_op_t *op, int sorted)
-{
-    colio_round_t *rd = &op->rnd;
-    int64_t n = rd->ncov, m = 0;
-    if (!sorted) {
-        colio_piece_t *tmp = malloc(sizeof *tmp * (size_t)n);
-        if (tmp == NULL) {
-            colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory sorting %lld pieces", (long long)n);
-            op->io_failed = 1;
-            return;
-        }
-        colio_pieces_sort(rd->cov, n, tmp);
-        free(tmp);
-    }
-    rd->covered = 0;
-    for (int64_t i = 0; i < n; i++) {
-        colio_piece_t c = rd->cov[i];
-        if (m > 0 && c.off <= rd->cov[m - 1].off + rd->cov[m - 1].len) {
-            int64_t end = rd->cov[m - 1].off + rd->cov[m - 1].len;
-            if (c.off < end)
-                rd->overlap = 1;
-            if (c.off + c.len > end)
-                rd->cov[m - 1].len = c.off + c.len - rd->cov[m - 1].off;
-        } else {
-            rd->cov[m++] = c;
-        }
-    }
-    rd->runs = m;
-    for (int64_t i = 0; i < m; i++)
-        rd->covered += rd->cov[i].len;
-    rd->first = m ? rd->cov[0].off : rd->rs;
-    rd->last = m ? rd->cov[m - 1].off + rd->cov[m - 1].len : rd->rs;
-}
-
-/* Aggregator side: every source's pieces inside my round extent. */
+/* Aggregator side: every source's runs inside my round extent, and the coverage they make. */
 static void cut_aggregator_slices(colio_op_t *op)
 {
     colio_plan_t *p = &op->plan;
     colio_round_t *rd = &op->rnd;
-    int sorted = 1, nomem = 0;
     rd->nagg = 0;
-    rd->ncov = 0;
-    rd->overlap = 0;
+    if (colio_coverage_reset(&rd->cov, rd->rs, rd->re - rd->rs) != 0) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for the coverage of round %lld", (long long)rd->r);
+        op->io_failed = 1;
+    }
     for (int src = 0; src < op->fh->nprocs; src++) {
         colio_src_list_t *l = &p->from_src[src];
-        if (l->cur >= l->n || l->offlen[2 * l->cur] >= rd->re)
+        if (l->cur >= l->n || l->meta[COLIO_META_WORDS * l->cur] >= rd->re)
             continue;
         colio_slice_t *s = &rd->agg_slices[rd->nagg++];
         *s = (colio_slice_t){.peer = src, .list = src, .first = l->cur, .contig = 1, .type = MPI_BYTE};
-        for (; l->cur < l->n && l->offlen[2 * l->cur] < rd->re; l->cur++, s->n++) {
-            const int64_t *ol = &l->offlen[2 * l->cur];
-            if (l->cur > s->first && ol[0] != ol[-2] + ol[-1])
-                s->contig = 0;
-            s->bytes += ol[1];
-            if (!nomem && cov_push(op, ol[0], ol[1], &sorted) != 0)
-                nomem = 1;
+        int64_t next_off = -1;
+        for (; l->cur < l->n && l->meta[COLIO_META_WORDS * l->cur] < rd->re; l->cur++, s->n++) {
+            colio_run_t run = colio_meta_run(l->meta, l->cur, 0);
+            if (run.count > 1 || (next_off >= 0 && run.off != next_off))
+                s->contig = 0; /* not one file run */
+            next_off = colio_run_end(&run);
+            s->bytes += colio_run_bytes(&run);
+            s->pieces += run.count;
+            if (!op->io_failed)
+                colio_coverage_add(&rd->cov, &run);
         }
     }
-    if (nomem) {
-        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory merging round %lld", (long long)rd->r);
-        op->io_failed = 1;
-        rd->ncov = 0;
+}
+
+/* The runs of a source's slice, as an MPI datatype over the collective buffer. */
+static int slice_type(colio_op_t *op, const colio_slice_t *s, MPI_Datatype *t)
+{
+    const colio_src_list_t *l = &op->plan.from_src[s->list];
+    int n = (int)s->n, *bl = malloc(sizeof(int) * (size_t)n), ok = bl != NULL;
+    MPI_Aint *disp = malloc(sizeof(MPI_Aint) * (size_t)n);
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)n);
+    ok = ok && disp && types;
+    int built = 0;
+    for (int i = 0; ok && i < n; i++, built++) {
+        colio_run_t r = colio_meta_run(l->meta, s->first + i, 0);
+        disp[i] = (MPI_Aint)(r.off - op->rnd.rs);
+        bl[i] = r.count > 1 ? 1 : (int)r.len;
+        types[i] = MPI_BYTE;
+        if (r.count > 1) /* a strided run is one vector */
+            ok = MPI_Type_create_hvector((int)r.count, (int)r.len, (MPI_Aint)r.stride, MPI_BYTE, &types[i]) == MPI_SUCCESS;
     }
-    cov_merge(op, sorted);
+    ok = ok && MPI_Type_create_struct(n, bl, disp, types, t) == MPI_SUCCESS;
+    if (ok && MPI_Type_commit(t) != MPI_SUCCESS) {
+        MPI_Type_free(t);
+        ok = 0;
+    }
+    for (int i = 0; types && i < built; i++)
+        if (types[i] != MPI_BYTE)
+            MPI_Type_free(&types[i]);
+    free(bl), free(disp), free(types);
+    return ok ? 0 : -1;
 }
 
 /* Describe a source's pieces in the collective buffer with a derived datatype, if worth it. */
 static int type_over_cbuf(colio_op_t *op, colio_slice_t *s)
 {
-    if (s->n < 2 || s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) || s->bytes / s->n < op->fh->hints.typed_min)
+    if (s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) || s->bytes / s->pieces < op->fh->hints.typed_min)
         return 0;
-    const colio_src_list_t *l = &op->plan.from_src[s->list];
-    int *lens = malloc(sizeof(int) * (size_t)s->n);
-    MPI_Aint *disps = malloc(sizeof(MPI_Aint) * (size_t)s->n);
-    int ok = lens && disps;
-    for (int64_t k = 0; ok && k < s->n; k++) {
-        lens[k] = (int)l->offlen[2 * (s->first + k) + 1];
-        disps[k] = (MPI_Aint)(l->offlen[2 * (s->first + k)] - op->rnd.rs);
-    }
     MPI_Datatype t;
-    ok = ok && MPI_Type_create_hindexed((int)s->n, lens, disps, MPI_BYTE, &t) == MPI_SUCCESS;
-    if (ok && MPI_Type_commit(&t) != MPI_SUCCESS) {
-        MPI_Type_free(&t);
-        ok = 0;
-    }
-    free(lens);
-    free(disps);
-    if (!ok)
+    if (slice_type(op, s, &t) != 0)
         return 0;
     s->type = t;
     s->buf = op->rnd.cbuf;
@@ -182,6 +152,37 @@ static void free_slice_types(colio_round_t *rd)
     for (int i = 0; i < rd->nreq; i++)
         if (rd->req_slices[i].type != MPI_BYTE)
             MPI_Type_free(&rd->req_slices[i].type), rd->req_slices[i].type = MPI_BYTE;
+}
+
+void colio_round_cbuf_pack(const colio_op_t *op, const colio_run_t *r, char *packed)
+{
+    const char *at = op->rnd.cbuf + (r->off - op->rnd.rs);
+    for (int64_t k = 0; k < r->count; k++, at += r->stride, packed += r->len)
+        memcpy(packed, at, (size_t)r->len);
+}
+
+void colio_round_cbuf_unpack(colio_op_t *op, const colio_run_t *r, const char *packed)
+{
+    char *at = op->rnd.cbuf + (r->off - op->rnd.rs);
+    for (int64_t k = 0; k < r->count; k++, at += r->stride, packed += r->len)
+        memcpy(at, packed, (size_t)r->len);
+}
+
+void colio_round_cbuf_mem(colio_op_t *op, const colio_run_t *r, int to_cbuf)
+{
+    char *at = op->rnd.cbuf + (r->off - op->rnd.rs);
+    char *m = colio_mem_contig(&op->mem, r->pos, colio_run_bytes(r)); /* the run's stream bytes in one place? */
+    for (int64_t k = 0; k < r->count; k++, at += r->stride) {
+        int64_t pos = r->pos + k * r->len;
+        if (m && to_cbuf)
+            memcpy(at, m + k * r->len, (size_t)r->len);
+        else if (m)
+            memcpy(m + k * r->len, at, (size_t)r->len);
+        else if (to_cbuf)
+            colio_mem_gather(&op->mem, pos, r->len, at);
+        else
+            colio_mem_scatter(&op->mem, pos, r->len, at);
+    }
 }
 
 /* Room for bytes in the aggregator's staging buffer (grown only for overlapping requests). */
@@ -209,7 +210,7 @@ void colio_round_place_agg_slices(colio_op_t *op, int in_place)
         colio_slice_t *s = &rd->agg_slices[i];
         if (s->peer == op->fh->rank)
             continue;
-        int64_t off0 = op->plan.from_src[s->list].offlen[2 * s->first];
+        int64_t off0 = op->plan.from_src[s->list].meta[COLIO_META_WORDS * s->first];
         if (in_place && s->contig) {
             s->buf = rd->cbuf + (off0 - rd->rs);
         } else if (!in_place || !type_over_cbuf(op, s)) {
@@ -230,11 +231,10 @@ void colio_round_place_agg_slices(colio_op_t *op, int in_place)
 
 int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole)
 {
-    const colio_round_t *rd = &op->rnd;
-    int64_t holes = rd->last - rd->first - rd->covered;
-    if (toggle == COLIO_AUTOMATIC)
-        return holes <= (rd->runs - 1) * max_avg_hole;
-    return toggle == COLIO_ENABLE;
+    const colio_coverage_t *c = &op->rnd.cov;
+    if (toggle != COLIO_AUTOMATIC)
+        return toggle == COLIO_ENABLE;
+    return c->last - c->first - c->covered <= (c->nruns - 1) * max_avg_hole;
 }
 
 static int by_peer(const void *a, const void *b)
@@ -339,6 +339,6 @@ void colio_round_free(colio_op_t *op)
     free(rd->agg_stage);
     free(rd->req_slices);
     free(rd->agg_slices);
-    free(rd->cov);
+    colio_coverage_free(&rd->cov);
     memset(rd, 0, sizeof *rd);
 }

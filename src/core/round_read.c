@@ -2,9 +2,10 @@
  * Collective read rounds. The aggregator reads the bytes its sources asked
  * for in this round (the whole covered extent in one call when holes are
  * small: data sieving, else one call per covered run), then sends each
- * source its pieces, straight from the collective buffer when they are one
- * file run. Requesters receive straight into user memory when their pieces
- * are one run there, and unpack staged messages otherwise.
+ * source its pieces: straight from the collective buffer when they are one
+ * file run or worth a derived datatype, packed otherwise. Requesters receive
+ * straight into user memory when their runs are one stretch of it, and
+ * unpack staged messages otherwise.
  */
 #include <string.h>
 
@@ -16,20 +17,25 @@
 
 static int want_sieve(const colio_op_t *op)
 {
-    const colio_round_t *rd = &op->rnd;
-    return rd->covered == rd->last - rd->first || colio_round_sieve_worth(op, op->fh->hints.ds_read, COLIO_SIEVE_READ_HOLE);
+    const colio_coverage_t *c = &op->rnd.cov;
+    return c->covered == c->last - c->first || colio_round_sieve_worth(op, op->fh->hints.ds_read, COLIO_SIEVE_READ_HOLE);
 }
 
 static void read_round(colio_op_t *op)
 {
     colio_round_t *rd = &op->rnd;
+    const colio_coverage_t *c = &rd->cov;
+    if (c->covered < c->last - c->first && colio_coverage_runs(&rd->cov) != 0) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing covered runs");
+        op->io_failed = 1;
+    }
     rd->sieve = want_sieve(op);
     if (rd->sieve) {
-        colio_op_read(op, rd->cbuf + (rd->first - rd->rs), rd->last - rd->first, rd->first);
+        colio_op_read(op, rd->cbuf + (c->first - rd->rs), c->last - c->first, c->first);
         return;
     }
-    for (int64_t i = 0; i < rd->runs; i++)
-        colio_op_read(op, rd->cbuf + (rd->cov[i].off - rd->rs), rd->cov[i].len, rd->cov[i].off);
+    for (int64_t i = 0; i < c->nruns; i++)
+        colio_op_read(op, rd->cbuf + (c->runs[i].off - rd->rs), c->runs[i].len, c->runs[i].off);
 }
 
 /* Aggregator: pack the sources whose pieces could not leave from the collective buffer. */
@@ -43,22 +49,23 @@ static void pack_outgoing(colio_op_t *op)
         const colio_src_list_t *l = &op->plan.from_src[s->list];
         char *at = s->buf;
         for (int64_t k = s->first; k < s->first + s->n; k++) {
-            memcpy(at, rd->cbuf + (l->offlen[2 * k] - rd->rs), (size_t)l->offlen[2 * k + 1]);
-            at += l->offlen[2 * k + 1];
+            colio_run_t r = colio_meta_run(l->meta, k, 0);
+            colio_round_cbuf_pack(op, &r, at);
+            at += colio_run_bytes(&r);
         }
     }
 }
 
-static void deliver_own_pieces(colio_op_t *op)
+static void deliver_own_runs(colio_op_t *op)
 {
     const colio_round_t *rd = &op->rnd;
+    const colio_agg_list_t *l = &op->plan.to_agg[op->plan.my_agg];
     for (int i = 0; i < rd->nagg; i++) {
         const colio_slice_t *s = &rd->agg_slices[i];
-        if (s->peer != op->fh->rank)
-            continue;
-        const colio_agg_list_t *l = &op->plan.to_agg[op->plan.my_agg];
-        for (int64_t k = s->first; k < s->first + s->n; k++)
-            colio_mem_scatter(&op->mem, l->pos[k], l->offlen[2 * k + 1], rd->cbuf + (l->offlen[2 * k] - rd->rs));
+        for (int64_t k = s->first; s->peer == op->fh->rank && k < s->first + s->n; k++) {
+            colio_run_t r = colio_meta_run(l->meta, k, l->pos[k]);
+            colio_round_cbuf_mem(op, &r, 0);
+        }
     }
 }
 
@@ -69,7 +76,7 @@ void colio_round_read_begin(colio_op_t *op)
     read_round(op);
     colio_round_place_agg_slices(op, 1);
     pack_outgoing(op);
-    deliver_own_pieces(op);
+    deliver_own_runs(op);
 }
 
 void colio_round_read_end(colio_op_t *op)
@@ -82,8 +89,9 @@ void colio_round_read_end(colio_op_t *op)
         const colio_agg_list_t *l = &op->plan.to_agg[s->list];
         const char *at = s->buf;
         for (int64_t k = s->first; k < s->first + s->n; k++) {
-            colio_mem_scatter(&op->mem, l->pos[k], l->offlen[2 * k + 1], at);
-            at += l->offlen[2 * k + 1];
+            colio_run_t r = colio_meta_run(l->meta, k, l->pos[k]);
+            colio_mem_scatter(&op->mem, r.pos, colio_run_bytes(&r), at);
+            at += colio_run_bytes(&r);
         }
     }
 }

@@ -70,43 +70,65 @@ static void romio_placement(void)
     colio_topo_free(&t);
 }
 
-/* Splitting pieces by domain keeps every byte once, in order, inside one round. */
+/* Splitting runs by domain keeps every byte once, in order, inside one round, with its stream position. */
 static void split(void)
 {
     const colio_domain_ops_t *ops = colio_domain_find("even");
-    for (int round = 0; round < 100; round++) {
-        int64_t n = 1 + (int64_t)(next() % 40), at = (int64_t)(next() % 50);
-        colio_piece_t *p = malloc(sizeof *p * (size_t)n);
-        for (int64_t i = 0; i < n; i++) {
-            int64_t len = 1 + (int64_t)(next() % 90);
-            p[i] = (colio_piece_t){at, len, at + 7777}; /* stream = file + 7777 */
-            at += len + (int64_t)(next() % 20);
+    for (int round = 0; round < 200; round++) {
+        colio_runs_t v = {0};
+        int64_t at = (int64_t)(next() % 50), first = -1;
+        for (int i = 0, n = 1 + (int)(next() % 30); i < n; i++) {
+            colio_run_t r = {at, 1 + (int64_t)(next() % 40), 0, 1 + (int64_t)(next() % 8), at + 7777};
+            r.stride = r.count > 1 ? r.len + 1 + (int64_t)(next() % 30) : r.len;
+            r.pos = -1; /* set below: stream = file + 7777 only holds piece by piece, so one piece per run */
+            r.count = 1, r.stride = r.len, r.pos = at + 7777;
+            if (round % 2) { /* strided runs: stream positions follow the pieces */
+                r.count = 1 + (int64_t)(next() % 8);
+                r.stride = r.len + 1 + (int64_t)(next() % 30);
+            }
+            colio_runs_append(&v, r);
+            first = first < 0 ? at : first;
+            at = colio_run_end(&r) + (int64_t)(next() % 20);
         }
-        colio_access_t acc = {.pieces = p, .n = n};
-        colio_domain_input_t in = {.naggs = 1 + (int)(next() % 5), .lo = p[0].off, .hi = at,
+        colio_access_t acc = {.runs = v.r, .n = v.n};
+        colio_domain_input_t in = {.naggs = 1 + (int)(next() % 5), .lo = first, .hi = at,
                                    .round_size = 1 + (int64_t)(next() % 64)};
         colio_domains_t d = {.ops = ops, .naggs = in.naggs, .lo = in.lo, .hi = in.hi, .round_size = in.round_size};
         ops->plan(&in, &d);
         colio_agg_list_t lists[8];
         colio_err_t e = {0};
         CHECK(colio_split_by_domain(&acc, &d, lists, &e) == 0, "split");
-        int64_t bytes = 0, bad = 0;
+        /* expected: every byte of every run, with its stream position */
+        int64_t want = 0, got = 0, bad = 0;
+        for (int64_t i = 0; i < v.n; i++)
+            want += colio_run_bytes(&v.r[i]);
         for (int a = 0; a < in.naggs; a++)
             for (int64_t k = 0; k < lists[a].n; k++) {
-                int64_t off = lists[a].offlen[2 * k], len = lists[a].offlen[2 * k + 1], s, en;
+                colio_run_t r = colio_meta_run(lists[a].meta, k, lists[a].pos[k]);
+                int64_t s, en;
                 ops->round_extent(&d, a, lists[a].round[k], &s, &en);
-                bad += !(off >= s && off + len <= en) || lists[a].pos[k] != off + 7777;
-                bad += k > 0 && off < lists[a].offlen[2 * k - 2] + lists[a].offlen[2 * k - 1];
-                bytes += len;
+                bad += !(r.off >= s && colio_run_end(&r) <= en);
+                if (k > 0) {
+                    colio_run_t p = colio_meta_run(lists[a].meta, k - 1, lists[a].pos[k - 1]);
+                    bad += r.off < colio_run_end(&p);
+                }
+                for (int64_t q = 0; q < r.count; q++)
+                    for (int64_t b = 0; b < r.len; b++, got++) {
+                        int64_t off = r.off + q * r.stride + b, pos = r.pos + q * r.len + b, found = 0;
+                        for (int64_t i = 0; i < v.n && !found; i++) /* which original byte is it? */
+                            for (int64_t t = 0; t < v.r[i].count && !found; t++) {
+                                int64_t po = v.r[i].off + t * v.r[i].stride;
+                                if (off >= po && off < po + v.r[i].len)
+                                    found = 1, bad += pos != v.r[i].pos + t * v.r[i].len + (off - po);
+                            }
+                        bad += !found;
+                    }
             }
-        int64_t want = 0;
-        for (int64_t i = 0; i < n; i++)
-            want += p[i].len;
-        CHECK(bad == 0 && bytes == want, "split case %d: %lld problems, %lld of %lld bytes", round, (long long)bad,
-              (long long)bytes, (long long)want);
+        CHECK(bad == 0 && got == want, "split case %d: %lld problems, %lld of %lld bytes", round, (long long)bad,
+              (long long)got, (long long)want);
         colio_agg_lists_free(lists, in.naggs);
         colio_domains_free(&d);
-        free(p);
+        colio_runs_free(&v);
     }
 }
 

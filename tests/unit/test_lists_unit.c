@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "access/access.h"
+#include "access/coverage.h"
 #include "testutil.h"
 
 static uint64_t rng = 88172645463325252ULL;
@@ -40,20 +41,42 @@ static void radix_vs_qsort(void)
     }
 }
 
+/* The pieces of an access, runs expanded, in file order (out holds them all). */
+static int64_t expand(const colio_access_t *acc, colio_piece_t *out, int64_t max)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < acc->n; i++)
+        for (int64_t k = 0; k < acc->runs[i].count && n < max; k++)
+            out[n++] = (colio_piece_t){acc->runs[i].off + k * acc->runs[i].stride, acc->runs[i].len,
+                                       acc->runs[i].pos + k * acc->runs[i].len};
+    return n;
+}
+
 static void lists(void)
 {
     colio_access_t acc;
     colio_err_t e = {0};
+    colio_piece_t p[16];
     MPI_Offset off[] = {100, 0, 10, 50, 20, 60}, len[] = {5, 10, 10, 0, 5, 3};
     CHECK(colio_access_from_list(6, off, len, &acc, &e) == 0, "valid list: %s", e.msg);
     /* sorted, 0 (pos 5), 10 (pos 15) and 20 (pos 25) are adjacent in file and stream: one piece */
-    CHECK(acc.n == 3 && acc.nbytes == 33 && !acc.stream_order, "pieces %lld bytes %lld", (long long)acc.n,
+    int64_t n = expand(&acc, p, 16);
+    CHECK(n == 3 && acc.npieces == 3 && acc.nbytes == 33 && !acc.stream_order, "pieces %lld bytes %lld", (long long)n,
           (long long)acc.nbytes);
-    CHECK(acc.pieces[0].off == 0 && acc.pieces[0].len == 25 && acc.pieces[0].pos == 5, "merged first piece");
-    CHECK(acc.pieces[1].off == 60 && acc.pieces[1].pos == 30, "60 keeps its stream position");
-    CHECK(acc.pieces[2].off == 100 && acc.pieces[2].pos == 0, "100 came first in the list");
-    colio_access_clip(&acc, 62);
-    CHECK(acc.n == 2 && acc.pieces[1].len == 2 && acc.nbytes == 27, "clip at 62: n %lld bytes %lld", (long long)acc.n,
+    CHECK(p[0].off == 0 && p[0].len == 25 && p[0].pos == 5, "merged first piece");
+    CHECK(p[1].off == 60 && p[1].pos == 30, "60 keeps its stream position");
+    CHECK(p[2].off == 100 && p[2].pos == 0, "100 came first in the list");
+    CHECK(colio_access_clip(&acc, 62) == 0, "clip");
+    n = expand(&acc, p, 16);
+    CHECK(n == 2 && p[1].len == 2 && acc.nbytes == 27, "clip at 62: n %lld bytes %lld", (long long)n,
+          (long long)acc.nbytes);
+    colio_access_free(&acc);
+
+    /* regularly spaced pieces in stream order become one strided run */
+    MPI_Offset o4[] = {0, 10, 20, 30, 45}, l4[] = {4, 4, 4, 4, 4};
+    CHECK(colio_access_from_list(5, o4, l4, &acc, &e) == 0 && acc.n == 2 && acc.runs[0].count == 4 &&
+              acc.runs[0].stride == 10, "strided run: %lld runs", (long long)acc.n);
+    CHECK(colio_access_clip(&acc, 22) == 0 && acc.nbytes == 10 && acc.npieces == 3, "clip inside a strided run: %lld bytes",
           (long long)acc.nbytes);
     colio_access_free(&acc);
 
@@ -71,25 +94,29 @@ static void lists(void)
 /* A view on a hand-made flattened filetype against byte-by-byte expansion. */
 static void views(void)
 {
-    for (int round = 0; round < 200; round++) {
+    for (int round = 0; round < 400; round++) {
         int nb = 1 + (int)(next() % 6);
         colio_flat_t f = {0};
         int64_t disp[8], lens[8], prefix[9];
-        int64_t at = (int64_t)(next() % 4);
+        int64_t at = (int64_t)(next() % 4), regular = round % 2; /* half the types: equal blocks, equal gaps */
         prefix[0] = 0;
         for (int i = 0; i < nb; i++) {
             disp[i] = at;
-            lens[i] = 1 + (int64_t)(next() % 5);
-            at += lens[i] + (int64_t)(next() % 3); /* gaps of 0..2 (0: adjacent blocks, not merged) */
+            lens[i] = regular ? 3 : 1 + (int64_t)(next() % 5);
+            at += lens[i] + (regular ? 2 : (int64_t)(next() % 3)); /* gaps of 0..2 (0: adjacent blocks) */
             prefix[i + 1] = prefix[i] + lens[i];
         }
         f = (colio_flat_t){.n = nb, .disp = disp, .len = lens, .prefix = prefix, .size = prefix[nb],
-                           .extent = at + (int64_t)(next() % 3), .monotonic = 1, .nonneg = 1};
+                           .extent = at + (regular ? 0 : (int64_t)(next() % 3)), .monotonic = 1, .nonneg = 1};
+        for (int i = 0; i < nb; i++)
+            colio_runs_append(&f.runs, colio_piece(disp[i], lens[i], prefix[i]));
         colio_view_t v = {.disp = (int64_t)(next() % 10), .etype_size = 1, .ftype = &f};
         int64_t start = (int64_t)(next() % 20), nbytes = (int64_t)(next() % 60);
         colio_access_t acc;
         colio_err_t e = {0};
         CHECK(colio_access_from_view(&v, start, nbytes, &acc, &e) == 0, "view: %s", e.msg);
+        colio_piece_t *p = malloc(sizeof *p * (size_t)(nbytes + 1));
+        int64_t np = expand(&acc, p, nbytes + 1);
         /* expected: stream byte s -> disp + tile * extent + block offset */
         int bad = 0;
         int64_t k = 0, in = 0;
@@ -98,15 +125,17 @@ static void views(void)
             while (prefix[b + 1] <= w)
                 b++;
             int64_t want = v.disp + tile * f.extent + disp[b] + (w - prefix[b]);
-            while (k < acc.n && in == acc.pieces[k].len)
+            while (k < np && in == p[k].len)
                 k++, in = 0;
-            if (k >= acc.n || acc.pieces[k].off + in != want || acc.pieces[k].pos + in != s)
+            if (k >= np || p[k].off + in != want || p[k].pos + in != s)
                 bad++;
             in++;
         }
-        for (int64_t i = 1; i < acc.n; i++)
-            bad += acc.pieces[i].off < acc.pieces[i - 1].off + acc.pieces[i - 1].len;
-        CHECK(bad == 0 && acc.nbytes == nbytes, "view round %d: %d mismatches", round, bad);
+        for (int64_t i = 1; i < np; i++)
+            bad += p[i].off < p[i - 1].off + p[i - 1].len;
+        CHECK(bad == 0 && acc.nbytes == nbytes && np == acc.npieces, "view round %d: %d mismatches", round, bad);
+        free(p);
+        colio_runs_free(&f.runs);
         colio_access_free(&acc);
     }
 }

@@ -1,0 +1,33 @@
+/*
+ * Coverage of an aggregator's round: which bytes of [lo, lo + size) its
+ * sources asked for, as a bitmap (one bit per byte), so merging the pieces
+ * of every source costs one or two word operations per piece and no
+ * sorting, and a byte asked for twice (overlapping requests) is noticed.
+ */
+#ifndef COLIO_ACCESS_COVERAGE_H
+#define COLIO_ACCESS_COVERAGE_H
+
+#include <stdint.h>
+
+#include "access/access.h"
+
+typedef struct colio_coverage {
+    uint64_t *bits;
+    int64_t cap_words;
+    int64_t lo, size;
+    int64_t covered;       /* bytes covered, each counted once */
+    int64_t first, last;   /* covered extent [first, last); first == last when nothing */
+    int overlap;           /* some byte was asked for twice */
+    colio_piece_t *runs;   /* after colio_coverage_runs: maximal covered intervals (off, len) */
+    int64_t nruns, cap_runs;
+} colio_coverage_t;
+
+/* Start a round over [lo, lo + size); -1 when out of memory. */
+int colio_coverage_reset(colio_coverage_t *c, int64_t lo, int64_t size);
+/* Mark the pieces of run r (inside the range). */
+void colio_coverage_add(colio_coverage_t *c, const colio_run_t *r);
+/* List the maximal covered intervals in c->runs; -1 when out of memory. */
+int colio_coverage_runs(colio_coverage_t *c);
+void colio_coverage_free(colio_coverage_t *c);
+
+#endif
