@@ -147,8 +147,7 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
 {
     const bench_access_t *a = j->a;
     bench_engine_ctx_t c = {MPI_COMM_WORLD, rank, nprocs, j->path, j->o->hints, j->o->use_lists};
-    if (j->write) {
-        fill_stream(buf, a, region, j->o->params.seed);
+    if (j->write) { /* the buffer was filled once for the job: writes leave it as it is */
         if (rank == 0)
             unlink(j->path);
     } else {
@@ -232,6 +231,8 @@ static void run_job(const job_t *j, unsigned char *buf, bench_run_t *r)
     r->verified = 1;
     bench_engine_ctx_t c = {MPI_COMM_WORLD, rank, nprocs, j->path, o->hints, o->use_lists};
     int64_t region = j->engine->region ? j->engine->region(&c, j->a) : -1;
+    if (j->write)
+        fill_stream(buf, j->a, region, o->params.seed);
     bench_sample_t *s = calloc((size_t)o->repeat, sizeof *s);
     for (int k = -o->warmup; k < o->repeat; k++) {
         progress(j, k, o->repeat);

@@ -59,12 +59,12 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
         return colio_err_set(err, COLIO_ERR_ARG, "access ends beyond the largest 64-bit file offset");
     int64_t tile = sbyte / f->size, within = sbyte % f->size;
     int64_t last_tile = (sbyte + nbytes - 1) / f->size;
-    if (f->extent > 0 && last_tile > (INT64_MAX - view->disp - f->disp[f->n - 1] - f->len[f->n - 1]) / f->extent)
+    if (f->extent > 0 && last_tile > (INT64_MAX - view->disp - colio_run_end(&f->runs.r[f->runs.n - 1])) / f->extent)
         return colio_err_set(err, COLIO_ERR_ARG, "access ends beyond the largest 64-bit file offset");
     colio_runs_t v = {0};
     int rc = 0;
-    if (f->n == 1 && f->len[0] == f->extent) { /* dense filetype: tiles abut, one piece */
-        rc = colio_runs_append(&v, colio_piece(view->disp + tile * f->extent + f->disp[0] + within, nbytes, 0));
+    if (colio_flat_dense(f)) { /* dense filetype: tiles abut, one piece */
+        rc = colio_runs_append(&v, colio_piece(view->disp + tile * f->extent + f->runs.r[0].off + within, nbytes, 0));
     } else {
         int64_t i = find_run(f, within), from = within - f->runs.r[i].pos;
         for (int64_t done = 0; done < nbytes && rc == 0;) {
@@ -208,7 +208,25 @@ void colio_pieces_sort(colio_piece_t *p, int64_t n, colio_piece_t *tmp)
 
 /* ---- user memory -------------------------------------------------------------- */
 
-/* Walk stream bytes [pos, pos+len) as contiguous memory runs. */
+/* Where stream byte pos of a noncontiguous memtype lives: instance, run, piece, offset in the piece. */
+typedef struct mem_cursor {
+    int64_t inst, run, piece, in;
+} mem_cursor_t;
+
+static mem_cursor_t mem_locate(const colio_flat_t *f, int64_t pos)
+{
+    int64_t within = pos % f->size, run = colio_flat_find(f, within);
+    int64_t rel = within - f->runs.r[run].pos;
+    return (mem_cursor_t){pos / f->size, run, rel / f->runs.r[run].len, rel % f->runs.r[run].len};
+}
+
+static char *mem_addr(const colio_memmap_t *m, const mem_cursor_t *c)
+{
+    const colio_run_t *r = &m->flat->runs.r[c->run];
+    return colio_addr(m->base, c->inst * m->flat->extent + r->off + c->piece * r->stride + c->in);
+}
+
+/* Walk stream bytes [pos, pos+len) as contiguous memory pieces. */
 static void mem_walk(const colio_memmap_t *m, int64_t pos, int64_t len, char *contig, int to_mem)
 {
     if (m->flat == NULL) {
@@ -219,20 +237,23 @@ static void mem_walk(const colio_memmap_t *m, int64_t pos, int64_t len, char *co
         return;
     }
     const colio_flat_t *f = m->flat;
-    int64_t inst = pos / f->size, within = pos % f->size;
-    int64_t blk = colio_flat_find(f, within), inblk = within - f->prefix[blk];
+    mem_cursor_t c = mem_locate(f, pos);
     while (len > 0) {
-        int64_t take = f->len[blk] - inblk < len ? f->len[blk] - inblk : len;
-        char *addr = colio_addr(m->base, inst * f->extent + f->disp[blk] + inblk);
+        const colio_run_t *r = &f->runs.r[c.run];
+        int64_t take = r->len - c.in < len ? r->len - c.in : len;
+        char *addr = mem_addr(m, &c);
         if (to_mem)
             memcpy(addr, contig, (size_t)take);
         else
             memcpy(contig, addr, (size_t)take);
         contig += take;
         len -= take;
-        inblk = 0;
-        if (++blk == f->n)
-            blk = 0, inst++;
+        c.in = 0;
+        if (++c.piece == r->count) {
+            c.piece = 0;
+            if (++c.run == f->runs.n)
+                c.run = 0, c.inst++;
+        }
     }
 }
 
@@ -250,10 +271,8 @@ char *colio_mem_contig(const colio_memmap_t *m, int64_t pos, int64_t len)
 {
     if (m->flat == NULL)
         return colio_addr(m->base, pos);
-    const colio_flat_t *f = m->flat;
-    int64_t inst = pos / f->size, within = pos % f->size;
-    int64_t blk = colio_flat_find(f, within), inblk = within - f->prefix[blk];
-    if (f->len[blk] - inblk < len)
+    mem_cursor_t c = mem_locate(m->flat, pos);
+    if (m->flat->runs.r[c.run].len - c.in < len)
         return NULL;
-    return colio_addr(m->base, inst * f->extent + f->disp[blk] + inblk);
+    return mem_addr(m, &c);
 }

@@ -11,41 +11,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- block list builder --------------------------------------------------- */
+/* ---- run list builder ------------------------------------------------------ */
 
+/*
+ * The flattened form is a list of strided runs in typemap order; stream
+ * positions are the running byte count, so consecutive blocks that abut, or
+ * repeat at a fixed stride, fold into one run as they are appended.
+ */
 typedef struct flat_builder {
-    int64_t n, cap;
-    int64_t *disp, *len;
+    colio_runs_t runs;
+    int64_t size; /* bytes so far: the next block's stream position */
     int nomem;
 } flat_builder_t;
 
-static void fb_push(flat_builder_t *b, int64_t disp, int64_t len)
+static void fb_push_run(flat_builder_t *b, int64_t disp, int64_t len, int64_t stride, int64_t count)
 {
-    if (len <= 0 || b->nomem)
+    if (len <= 0 || count <= 0 || b->nomem)
         return;
-    if (b->n > 0 && b->disp[b->n - 1] + b->len[b->n - 1] == disp) {
-        b->len[b->n - 1] += len; /* adjacent in typemap order and in memory: merge */
+    colio_run_t r = {disp, len, count > 1 ? stride : len, count, b->size};
+    if (count > 1 && stride <= len) { /* abutting or backwards: not a run, one block each */
+        for (int64_t k = 0; k < count; k++)
+            fb_push_run(b, disp + k * stride, len, len, 1);
         return;
     }
-    if (b->n == b->cap) {
-        int64_t cap = b->cap ? 2 * b->cap : 16;
-        int64_t *d = realloc(b->disp, sizeof *d * (size_t)cap);
-        if (d)
-            b->disp = d;
-        int64_t *l = d ? realloc(b->len, sizeof *l * (size_t)cap) : NULL;
-        if (!l) {
-            b->nomem = 1;
-            return;
-        }
-        b->len = l;
-        b->cap = cap;
-    }
-    b->disp[b->n] = disp;
-    b->len[b->n] = len;
-    b->n++;
+    if (colio_runs_append(&b->runs, r) != 0)
+        b->nomem = 1;
+    b->size += len * count;
 }
 
-/* One flattened child: its blocks plus its MPI extent. */
+static void fb_push(flat_builder_t *b, int64_t disp, int64_t len) { fb_push_run(b, disp, len, len, 1); }
+
+/* One flattened child: its runs plus its MPI extent. */
 typedef struct child {
     flat_builder_t blocks;
     int64_t extent;
@@ -54,14 +50,21 @@ typedef struct child {
 /* Append k consecutive instances of c, the first at displacement base. */
 static void append_instances(flat_builder_t *b, const child_t *c, int64_t base, int64_t k)
 {
-    const flat_builder_t *cb = &c->blocks;
-    if (cb->n == 1 && cb->len[0] == c->extent) { /* dense child: k instances are one block */
-        fb_push(b, base + cb->disp[0], k * cb->len[0]);
+    const colio_runs_t *cr = &c->blocks.runs;
+    if (cr->n == 1 && cr->r[0].count == 1 && cr->r[0].len == c->extent) { /* dense child: one block */
+        fb_push(b, base + cr->r[0].off, k * cr->r[0].len);
+        return;
+    }
+    if (cr->n == 1 && k > 1 && cr->r[0].count * cr->r[0].stride == c->extent) { /* one run that tiles on */
+        const colio_run_t *r = &cr->r[0];
+        fb_push_run(b, base + r->off, r->len, r->stride, r->count * k);
         return;
     }
     for (int64_t i = 0; i < k; i++)
-        for (int64_t j = 0; j < cb->n; j++)
-            fb_push(b, base + i * c->extent + cb->disp[j], cb->len[j]);
+        for (int64_t j = 0; j < cr->n; j++) {
+            const colio_run_t *r = &cr->r[j];
+            fb_push_run(b, base + i * c->extent + r->off, r->len, r->stride, r->count);
+        }
 }
 
 /* ---- constructor arguments, normalized to the MPI-3 layout in int64 -------- */
@@ -417,11 +420,7 @@ static int child_of(MPI_Datatype t, child_t *c, colio_err_t *err, int depth)
     return flatten_rec(t, c, err, depth + 1);
 }
 
-static void child_free(child_t *c)
-{
-    free(c->blocks.disp);
-    free(c->blocks.len);
-}
+static void child_free(child_t *c) { colio_runs_free(&c->blocks.runs); }
 
 /* Constructors with a single child type. */
 static void flatten_single(const type_args_t *a, const child_t *c, flat_builder_t *b)
@@ -523,50 +522,39 @@ static int flatten_rec(MPI_Datatype t, child_t *out, colio_err_t *err, int depth
 
 static void flat_classify(colio_flat_t *f)
 {
+    const colio_runs_t *v = &f->runs;
     f->monotonic = 1;
     f->nonneg = 1;
-    for (int64_t i = 0; i < f->n; i++) {
-        if (f->disp[i] < 0)
+    for (int64_t i = 0; i < v->n; i++) {
+        const colio_run_t *r = &v->r[i];
+        if (r->off < 0)
             f->nonneg = 0;
-        if (i > 0 && f->disp[i] < f->disp[i - 1] + f->len[i - 1])
+        if (i > 0 && r->off < colio_run_end(&v->r[i - 1]))
             f->monotonic = 0;
     }
     /* tiles k and k+1 must not overlap either */
-    if (f->n > 0 && f->disp[f->n - 1] + f->len[f->n - 1] - f->disp[0] > f->extent)
+    if (v->n > 0 && colio_run_end(&v->r[v->n - 1]) - v->r[0].off > f->extent)
         f->monotonic = 0;
 }
 
 int colio_flat_create(MPI_Datatype type, colio_flat_t **flat_p, colio_err_t *err)
 {
-    child_t c = {{0}, 0};
+    child_t c = {{{0}, 0, 0}, 0};
     MPI_Count lb, extent;
     int rc = flatten_rec(type, &c, err, 0);
     colio_flat_t *f = rc == 0 ? calloc(1, sizeof *f) : NULL;
     if (rc == 0 && f == NULL)
         rc = colio_err_set(err, COLIO_ERR_NOMEM, "out of memory flattening a datatype");
-    if (rc == 0 && (f->prefix = malloc(sizeof(int64_t) * (size_t)(c.blocks.n + 1))) == NULL)
-        rc = colio_err_set(err, COLIO_ERR_NOMEM, "out of memory flattening a datatype");
     if (rc != 0) {
         child_free(&c);
-        free(f);
         return rc;
     }
     MPI_Type_get_extent_x(type, &lb, &extent);
-    f->n = c.blocks.n;
-    f->disp = c.blocks.disp;
-    f->len = c.blocks.len;
+    f->runs = c.blocks.runs;
+    f->size = c.blocks.size;
     f->lb = lb;
     f->extent = extent;
-    f->prefix[0] = 0;
-    for (int64_t i = 0; i < f->n; i++)
-        f->prefix[i + 1] = f->prefix[i] + f->len[i];
-    f->size = f->prefix[f->n];
     flat_classify(f);
-    for (int64_t i = 0; f->monotonic && i < f->n; i++)
-        if (colio_runs_append(&f->runs, colio_piece(f->disp[i], f->len[i], f->prefix[i])) != 0) {
-            colio_flat_free(f);
-            return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory flattening a datatype");
-        }
     *flat_p = f;
     return 0;
 }
@@ -575,24 +563,26 @@ void colio_flat_free(colio_flat_t *flat)
 {
     if (flat == NULL)
         return;
-    free(flat->disp);
-    free(flat->len);
-    free(flat->prefix);
     colio_runs_free(&flat->runs);
     free(flat);
 }
 
 int64_t colio_flat_find(const colio_flat_t *flat, int64_t s)
 {
-    int64_t lo = 0, hi = flat->n - 1;
+    int64_t lo = 0, hi = flat->runs.n - 1;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
-        if (flat->prefix[mid] <= s)
+        if (flat->runs.r[mid].pos <= s)
             lo = mid;
         else
             hi = mid - 1;
     }
     return lo;
+}
+
+int colio_flat_dense(const colio_flat_t *flat)
+{
+    return flat->runs.n == 1 && flat->runs.r[0].count == 1 && flat->runs.r[0].len == flat->extent;
 }
 
 /* Attribute cache: the flattening lives as long as the datatype. */

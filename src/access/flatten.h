@@ -1,7 +1,8 @@
 /*
  * Datatype flattening: any MPI datatype, decoded with MPI_Type_get_envelope /
- * MPI_Type_get_contents, becomes a list of (displacement, length) blocks in
- * typemap order, adjacent blocks merged. Extents come from MPI itself.
+ * MPI_Type_get_contents, becomes a list of strided runs in typemap order
+ * (adjacent blocks merged, regularly repeated blocks folded into one run).
+ * Extents come from MPI itself.
  */
 #ifndef COLIO_ACCESS_FLATTEN_H
 #define COLIO_ACCESS_FLATTEN_H
@@ -13,16 +14,12 @@
 #include "core/error.h"
 
 typedef struct colio_flat {
-    int64_t n;       /* blocks */
-    int64_t *disp;   /* byte displacement of each block from the type's origin */
-    int64_t *len;    /* bytes of each block (all > 0) */
-    int64_t *prefix; /* n+1 entries: prefix[i] = len[0] + ... + len[i-1] */
-    int64_t size;    /* MPI_Type_size: prefix[n] */
-    int64_t lb;      /* MPI lower bound */
-    int64_t extent;  /* MPI extent: instance k starts at k * extent */
-    int monotonic;   /* blocks in increasing, non-overlapping order, also across tiles */
-    int nonneg;      /* every displacement >= 0 */
-    colio_runs_t runs; /* monotonic types: the blocks as strided runs (pos = stream position) */
+    colio_runs_t runs; /* typemap order; pos: stream position within one instance */
+    int64_t size;      /* MPI_Type_size */
+    int64_t lb;        /* MPI lower bound */
+    int64_t extent;    /* MPI extent: instance k starts at k * extent */
+    int monotonic;     /* pieces in increasing, non-overlapping order, also across tiles */
+    int nonneg;        /* every displacement >= 0 */
 } colio_flat_t;
 
 /* Flatten one instance of type. Caller frees with colio_flat_free. */
@@ -39,8 +36,10 @@ int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio
 /* Release a result of colio_flat_get (no-op for cached ones). */
 void colio_flat_release(colio_flat_t *flat, int owned);
 
-/* Block containing stream byte s (0 <= s < size) of one instance: the largest i with prefix[i] <= s. */
+/* Run holding stream byte s (0 <= s < size) of one instance: the last run starting at or before s. */
 int64_t colio_flat_find(const colio_flat_t *flat, int64_t s);
+/* One block as long as the extent: instances abut into one contiguous stretch. */
+int colio_flat_dense(const colio_flat_t *flat);
 
 /* Predefined (named) types are never duplicated or freed. */
 int colio_type_is_predefined(MPI_Datatype type);

@@ -198,8 +198,9 @@ static int init_memory(colio_op_t *op)
         return colio_op_fail(op, COLIO_ERR_ARG, "NULL buffer with %lld bytes to move", (long long)op->nbytes);
     op->mem.base = a->buf;
     op->mem.flat = f;
-    if (f->n == 1 && (a->count == 1 || f->len[0] == f->extent)) { /* the stream is one run */
-        op->mem.base = colio_addr(a->buf, f->disp[0]);
+    const colio_run_t *r0 = f->runs.n ? &f->runs.r[0] : NULL;
+    if (f->runs.n == 1 && r0->count == 1 && (a->count == 1 || colio_flat_dense(f))) { /* the stream is one stretch */
+        op->mem.base = colio_addr(a->buf, r0->off);
         op->mem.flat = NULL;
     }
     return 0;

@@ -186,20 +186,23 @@ static int compare(MPI_Datatype t, int round)
     MPI_Aint lb, extent;
     MPI_Type_get_extent(t, &lb, &extent);
     int64_t k = 0, bad = 0;
-    for (int64_t b = 0; b < f->n; b++) {
-        bad += f->len[b] <= 0;
-        for (int64_t i = 0; i < f->len[b]; i++, k++)
-            bad += k >= n || want[k] != f->disp[b] + i;
+    for (int64_t b = 0; b < f->runs.n; b++) {
+        const colio_run_t *r = &f->runs.r[b];
+        bad += r->len <= 0 || r->count <= 0 || r->pos != k;
+        for (int64_t p = 0; p < r->count; p++)
+            for (int64_t i = 0; i < r->len; i++, k++)
+                bad += k >= n || want[k] != r->off + p * r->stride + i;
     }
     bad += k != n || f->size != n || f->lb != lb || f->extent != extent;
-    CHECK(bad == 0, "round %d: %lld mismatches (%lld blocks, %d bytes)", round, (long long)bad, (long long)f->n, n);
+    CHECK(bad == 0, "round %d: %lld mismatches (%lld runs, %d bytes)", round, (long long)bad, (long long)f->runs.n, n);
     if (bad && getenv("COLIO_TEST_VERBOSE")) {
         fprintf(stderr, "  MPI_Pack order:");
         for (int i = 0; i < n && i < 40; i++)
             fprintf(stderr, " %lld", (long long)want[i]);
-        fprintf(stderr, "\n  colio blocks:  ");
-        for (int64_t b = 0; b < f->n && b < 20; b++)
-            fprintf(stderr, " [%lld+%lld]", (long long)f->disp[b], (long long)f->len[b]);
+        fprintf(stderr, "\n  colio runs:  ");
+        for (int64_t b = 0; b < f->runs.n && b < 20; b++)
+            fprintf(stderr, " [%lld+%lld/%lldx%lld]", (long long)f->runs.r[b].off, (long long)f->runs.r[b].len,
+                    (long long)f->runs.r[b].stride, (long long)f->runs.r[b].count);
         fprintf(stderr, "\n  lb %lld extent %lld (MPI %lld %lld)\n", (long long)f->lb, (long long)f->extent, (long long)lb, (long long)extent);
         describe(t, 0);
     }

@@ -106,8 +106,8 @@ static void views(void)
             at += lens[i] + (regular ? 2 : (int64_t)(next() % 3)); /* gaps of 0..2 (0: adjacent blocks) */
             prefix[i + 1] = prefix[i] + lens[i];
         }
-        f = (colio_flat_t){.n = nb, .disp = disp, .len = lens, .prefix = prefix, .size = prefix[nb],
-                           .extent = at + (regular ? 0 : (int64_t)(next() % 3)), .monotonic = 1, .nonneg = 1};
+        f = (colio_flat_t){.size = prefix[nb], .extent = at + (regular ? 0 : (int64_t)(next() % 3)), .monotonic = 1,
+                           .nonneg = 1};
         for (int i = 0; i < nb; i++)
             colio_runs_append(&f.runs, colio_piece(disp[i], lens[i], prefix[i]));
         colio_view_t v = {.disp = (int64_t)(next() % 10), .etype_size = 1, .ftype = &f};
