@@ -422,6 +422,24 @@ static int child_of(MPI_Datatype t, child_t *c, colio_err_t *err, int depth)
 
 static void child_free(child_t *c) { colio_runs_free(&c->blocks.runs); }
 
+/* count blocks of blocklen instances of c, stride bytes apart: one run when c is dense. */
+static void append_vector(flat_builder_t *b, const child_t *c, int64_t count, int64_t blocklen, int64_t stride)
+{
+    const colio_runs_t *cr = &c->blocks.runs;
+    int dense = cr->n == 1 && cr->r[0].count == 1 && cr->r[0].len == c->extent;
+    int64_t len = blocklen * c->extent;
+    if (dense && count > 0 && blocklen > 0 && stride > len) {
+        fb_push_run(b, cr->r[0].off, len, stride, count);
+        return;
+    }
+    if (dense && count > 0 && stride == len) {
+        fb_push(b, cr->r[0].off, len * count);
+        return;
+    }
+    for (int64_t i = 0; i < count; i++)
+        append_instances(b, c, i * stride, blocklen);
+}
+
 /* Constructors with a single child type. */
 static void flatten_single(const type_args_t *a, const child_t *c, flat_builder_t *b)
 {
@@ -436,12 +454,10 @@ static void flatten_single(const type_args_t *a, const child_t *c, flat_builder_
         append_instances(b, c, 0, I[0]);
         break;
     case MPI_COMBINER_VECTOR:
-        for (int64_t i = 0; i < I[0]; i++)
-            append_instances(b, c, i * I[2] * ext, I[1]);
+        append_vector(b, c, I[0], I[1], I[2] * ext);
         break;
     case MPI_COMBINER_HVECTOR:
-        for (int64_t i = 0; i < I[0]; i++)
-            append_instances(b, c, i * A[0], I[1]);
+        append_vector(b, c, I[0], I[1], A[0]);
         break;
     case MPI_COMBINER_INDEXED:
         for (int64_t i = 0; i < I[0]; i++)

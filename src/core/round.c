@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access/copy.h"
 #include "core/file.h"
 #include "core/op.h"
 
@@ -156,32 +157,31 @@ static void free_slice_types(colio_round_t *rd)
 
 void colio_round_cbuf_pack(const colio_op_t *op, const colio_run_t *r, char *packed)
 {
-    const char *at = op->rnd.cbuf + (r->off - op->rnd.rs);
-    for (int64_t k = 0; k < r->count; k++, at += r->stride, packed += r->len)
-        memcpy(packed, at, (size_t)r->len);
+    colio_copy_strided(packed, r->len, op->rnd.cbuf + (r->off - op->rnd.rs), r->stride, r->len, r->count);
 }
 
 void colio_round_cbuf_unpack(colio_op_t *op, const colio_run_t *r, const char *packed)
 {
-    char *at = op->rnd.cbuf + (r->off - op->rnd.rs);
-    for (int64_t k = 0; k < r->count; k++, at += r->stride, packed += r->len)
-        memcpy(at, packed, (size_t)r->len);
+    colio_copy_strided(op->rnd.cbuf + (r->off - op->rnd.rs), r->stride, packed, r->len, r->len, r->count);
 }
 
 void colio_round_cbuf_mem(colio_op_t *op, const colio_run_t *r, int to_cbuf)
 {
     char *at = op->rnd.cbuf + (r->off - op->rnd.rs);
     char *m = colio_mem_contig(&op->mem, r->pos, colio_run_bytes(r)); /* the run's stream bytes in one place? */
+    if (m && to_cbuf) {
+        colio_copy_strided(at, r->stride, m, r->len, r->len, r->count);
+        return;
+    }
+    if (m) {
+        colio_copy_strided(m, r->len, at, r->stride, r->len, r->count);
+        return;
+    }
     for (int64_t k = 0; k < r->count; k++, at += r->stride) {
-        int64_t pos = r->pos + k * r->len;
-        if (m && to_cbuf)
-            memcpy(at, m + k * r->len, (size_t)r->len);
-        else if (m)
-            memcpy(m + k * r->len, at, (size_t)r->len);
-        else if (to_cbuf)
-            colio_mem_gather(&op->mem, pos, r->len, at);
+        if (to_cbuf)
+            colio_mem_gather(&op->mem, r->pos + k * r->len, r->len, at);
         else
-            colio_mem_scatter(&op->mem, pos, r->len, at);
+            colio_mem_scatter(&op->mem, r->pos + k * r->len, r->len, at);
     }
 }
 
