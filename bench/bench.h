@@ -23,6 +23,7 @@ typedef struct bench_params {
     uint64_t seed;
     const char *decomp;   /* e3sm: decomposition map (CDF) */
     const char *header;   /* e3sm: output header (ncdump -h text) */
+    MPI_Comm comm;        /* the ranks running the workload (set by the runner) */
 } bench_params_t;
 
 /*
@@ -46,6 +47,8 @@ typedef struct bench_workload {
     const char *name;
     const char *help;
     int (*generate)(const bench_params_t *p, int rank, int nprocs, bench_access_t *a, char *err, size_t errlen);
+    /* How many of nprocs ranks the workload runs on (NULL: all), e.g. a square count for BTIO. */
+    int (*ranks)(int nprocs);
 } bench_workload_t;
 
 const bench_workload_t *bench_workload_find(const char *name);

@@ -14,7 +14,9 @@
 
 #include "run.h"
 
-static int rank, nprocs;
+static int world_rank;
+static MPI_Comm comm; /* the ranks of the current workload */
+static int rank, nprocs; /* in comm */
 static double t_begin;
 
 static int by_double(const void *a, const void *b)
@@ -100,7 +102,7 @@ static void prepare_file(const char *path, const bench_access_t *a, uint64_t see
 {
     if (rank == 0)
         unlink(path);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(comm);
     int fd = open(path, O_WRONLY | O_CREAT, 0644);
     int64_t lo = a->file_size * rank / nprocs, hi = a->file_size * (rank + 1) / nprocs;
     const int64_t chunk = 8 << 20;
@@ -114,7 +116,7 @@ static void prepare_file(const char *path, const bench_access_t *a, uint64_t see
     free(tmp);
     if (fd >= 0)
         close(fd);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(comm);
 }
 
 /* ---- one measured run ------------------------------------------------------------ */
@@ -146,7 +148,7 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
                     char *err)
 {
     const bench_access_t *a = j->a;
-    bench_engine_ctx_t c = {MPI_COMM_WORLD, rank, nprocs, j->path, j->o->hints, j->o->use_lists};
+    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, j->o->hints, j->o->use_lists};
     if (j->write) { /* the buffer was filled once for the job: writes leave it as it is */
         if (rank == 0)
             unlink(j->path);
@@ -155,27 +157,27 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
     }
     bench_sample_t s = {0};
     char myerr[BENCH_ERR] = "";
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(comm);
     bench_rss_reset();
     int64_t rss0 = bench_rss_now();
     int rc = j->write ? j->engine->write(&c, a, buf, &s, myerr, sizeof myerr) : j->engine->read(&c, a, buf, &s, myerr, sizeof myerr);
     s.rss_extra = bench_rss_peak() - rss0;
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(comm);
     int64_t bad = rc ? 0 : (j->write ? verify_file(j->path, a, region, j->o->params.seed) : check_stream(buf, a, region, j->o->params.seed));
     /* the slowest rank's time and phases, the largest memory growth, any failure */
     double t[5] = {s.time, s.meta, s.data, s.io, s.compute}, tmax[5];
-    MPI_Allreduce(t, tmax, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(t, tmax, 5, MPI_DOUBLE, MPI_MAX, comm);
     struct { double v; int r; } mine = {(double)s.rss_extra, rank}, big;
-    MPI_Allreduce(&mine, &big, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &big, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
     int agg = s.is_aggregator;
-    MPI_Bcast(&agg, 1, MPI_INT, big.r, MPI_COMM_WORLD);
+    MPI_Bcast(&agg, 1, MPI_INT, big.r, comm);
     int64_t bad_all = 0;
-    MPI_Allreduce(&bad, &bad_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&bad, &bad_all, 1, MPI_INT64_T, MPI_SUM, comm);
     struct { int failed, r; } f = {rc != 0, rc != 0 ? rank : nprocs}, ff;
-    MPI_Allreduce(&f.failed, &ff.failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&f.r, &ff.r, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&f.failed, &ff.failed, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(&f.r, &ff.r, 1, MPI_INT, MPI_MIN, comm);
     if (ff.failed) {
-        MPI_Bcast(myerr, BENCH_ERR, MPI_CHAR, ff.r, MPI_COMM_WORLD);
+        MPI_Bcast(myerr, BENCH_ERR, MPI_CHAR, ff.r, comm);
         snprintf(err, BENCH_ERR, "rank %d: %s", ff.r, myerr);
         return -1;
     }
@@ -227,9 +229,10 @@ static void run_job(const job_t *j, unsigned char *buf, bench_run_t *r)
     snprintf(r->op, sizeof r->op, "%s", j->write ? "write" : "read");
     snprintf(r->desc, sizeof r->desc, "%s", j->a->desc);
     r->bytes = j->a->total_bytes;
+    r->nprocs = nprocs;
     r->pieces = j->a->total_pieces;
     r->verified = 1;
-    bench_engine_ctx_t c = {MPI_COMM_WORLD, rank, nprocs, j->path, o->hints, o->use_lists};
+    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, o->hints, o->use_lists};
     int64_t region = j->engine->region ? j->engine->region(&c, j->a) : -1;
     if (j->write)
         fill_stream(buf, j->a, region, o->params.seed);
@@ -266,21 +269,22 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
     const bench_workload_t *w = bench_workload_find(wname);
     bench_params_t p = o->params;
     p.size = size;
+    p.comm = comm;
     bench_access_t a;
     char err[BENCH_ERR] = "";
     memset(&a, 0, sizeof a);
     a.filetype = MPI_DATATYPE_NULL;
     int rc = w->generate(&p, rank, nprocs, &a, err, sizeof err), any;
-    MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, comm);
     if (any == 0)
-        rc = bench_access_finish(&a, MPI_COMM_WORLD, err, sizeof err);
+        rc = bench_access_finish(&a, comm, err, sizeof err);
     else
         rc = -1;
     if (rc != 0) {
         if (rank == 0)
             fprintf(stderr, "colio-bench: %s %s skipped: %s\n", wname, bench_size_name(size), err[0] ? err : "a rank failed");
         bench_access_free(&a);
-        return strstr(err, "square") ? 0 : -1; /* btio off a square count is a skip, not a failure */
+        return -1;
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/colio-bench.%s.dat", o->dir, wname);
@@ -300,14 +304,34 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
     return 0;
 }
 
+/* Run a workload on the ranks it wants (all, or e.g. a square count): the others wait. */
+static int run_on_ranks(const bench_options_t *o, const char *wname, bench_size_t size, int world_size,
+                        bench_run_t *runs, int *nruns)
+{
+    const bench_workload_t *w = bench_workload_find(wname);
+    int want = w->ranks ? w->ranks(world_size) : world_size, failed = 0;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank < want ? 0 : MPI_UNDEFINED, world_rank, &comm);
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_rank(comm, &rank);
+        MPI_Comm_size(comm, &nprocs);
+        failed = run_workload(o, wname, size, runs, nruns) != 0;
+        MPI_Comm_free(&comm);
+    }
+    /* rank 0 of the world ran it: it holds the results; everyone agrees on failure */
+    int any;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    int world_size;
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     t_begin = MPI_Wtime();
     bench_options_t o;
-    int prc = bench_parse(argc, argv, &o, rank);
+    int prc = bench_parse(argc, argv, &o, world_rank);
     if (prc != 0) {
         MPI_Finalize();
         return prc > 0 ? 0 : 2;
@@ -320,12 +344,12 @@ int main(int argc, char **argv)
     bench_run_t *runs = calloc((size_t)cap + 1, sizeof *runs);
     for (int s = 0; s < o.nsizes; s++)
         for (int w = 0; w < o.nworkloads; w++)
-            failed |= run_workload(&o, o.workloads[w], o.sizes[s], runs, &nruns) != 0;
+            failed |= run_on_ranks(&o, o.workloads[w], o.sizes[s], world_size, runs, &nruns) != 0;
     for (int i = 0; i < nruns; i++)
         failed |= !runs[i].verified;
-    if (rank == 0) {
-        bench_report(&o, runs, nruns, nprocs, lib);
-        if (o.json && bench_report_json(o.json, &o, runs, nruns, nprocs, lib) != 0)
+    if (world_rank == 0) {
+        bench_report(&o, runs, nruns, world_size, lib);
+        if (o.json && bench_report_json(o.json, &o, runs, nruns, world_size, lib) != 0)
             fprintf(stderr, "colio-bench: cannot write %s\n", o.json), failed = 1;
         if (failed)
             fprintf(stderr, "colio-bench: SOME RUNS FAILED OR READ WRONG BYTES (see above)\n");

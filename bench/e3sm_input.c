@@ -344,6 +344,16 @@ static int parse_var_line(cdl_header_t *h, const char *line, char *err, size_t e
     return 1;
 }
 
+/* "\t\tname:decomp_id = 3 ;" names the decomposition of the variable it follows. */
+static void parse_decomp_id(cdl_header_t *h, const char *line)
+{
+    char name[128];
+    int id;
+    cdl_var_t *v = &h->vars[h->nvars - 1];
+    if (sscanf(line, " %127[^:]:decomp_id = %d", name, &id) == 2 && strcmp(name, v->name) == 0)
+        v->decomp_id = id;
+}
+
 int cdl_read(const char *path, cdl_header_t *h, char *err, size_t errlen)
 {
     memset(h, 0, sizeof *h);
@@ -366,6 +376,8 @@ int cdl_read(const char *path, cdl_header_t *h, char *err, size_t errlen)
             parse_dim_line(h, line);
         else if (section == 2 && h->nvars < 16384 && !strchr(line, ':'))
             rc = parse_var_line(h, line, err, errlen) < 0 ? -1 : 0;
+        else if (section == 2 && h->nvars > 0)
+            parse_decomp_id(h, line);
     }
     fclose(f);
     if (rc == 0 && h->nvars == 0)

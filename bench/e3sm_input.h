@@ -42,6 +42,7 @@ typedef struct cdl_var {
     int elem_size;    /* bytes per element: 1 char/byte, 2 short, 4 int/float, 8 double/int64 */
     int ndims;
     int dim[E3SM_MAX_DIMS]; /* indices into the header's dims */
+    int decomp_id;    /* attribute decomp_id (1-based) when the header gives it, else 0 */
 } cdl_var_t;
 
 typedef struct cdl_header {

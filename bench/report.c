@@ -45,8 +45,8 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
            o->repeat, o->warmup, o->warmup == 1 ? "" : "s");
     if (o->hints)
         printf("hints: %s (colio; standard keys also for MPI-IO)\n", o->hints);
-    printf("\n%-11s %-6s %-7s %-5s %9s %9s %9s %9s %8s %8s %6s %7s %6s %8s %7s %7s %7s %7s %s\n", "workload", "size",
-           "engine", "op", "MiB", "pieces", "median_s", "MiB/s", "min_s", "max_s", "CoV%", "x_mpiio", "%ceil",
+    printf("\n%-11s %-6s %-7s %-5s %3s %9s %9s %9s %9s %8s %8s %6s %7s %6s %8s %7s %7s %7s %7s %s\n", "workload", "size",
+           "engine", "op", "np", "MiB", "pieces", "median_s", "MiB/s", "min_s", "max_s", "CoV%", "x_mpiio", "%ceil",
            "rssMiB", "meta_s", "data_s", "io_s", "comp_s", "bytes");
     const char *last = "";
     for (int i = 0; i < nruns; i++) {
@@ -62,8 +62,8 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
         cell_ratio(x, sizeof x, vs_mpiio(runs, nruns, r), "%.2f");
         cell_ratio(c, sizeof c, 100 * of_ceiling(runs, nruns, r), "%.0f");
         int colio = !strcmp(r->engine, "colio");
-        printf("%-11s %-6s %-7s %-5s %9.1f %9lld %9.4f %9.1f %8.4f %8.4f %6.1f %7s %6s %8.1f", r->workload, r->size,
-               r->engine, r->op, r->bytes / MIB, (long long)r->pieces, r->median, bandwidth(r), r->min, r->max,
+        printf("%-11s %-6s %-7s %-5s %3d %9.1f %9lld %9.4f %9.1f %8.4f %8.4f %6.1f %7s %6s %8.1f", r->workload, r->size,
+               r->engine, r->op, r->nprocs, r->bytes / MIB, (long long)r->pieces, r->median, bandwidth(r), r->min, r->max,
                100 * r->cov, x, c, r->rss_extra / MIB);
         if (colio)
             printf(" %7.4f %7.4f %7.4f %7.4f", r->meta, r->data, r->io, r->compute);
@@ -114,12 +114,12 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
         fprintf(f, "    {\"workload\": \"%s\", \"size\": \"%s\", \"engine\": \"%s\", \"op\": \"%s\", \"desc\": ",
                 r->workload, r->size, r->engine, r->op);
         json_str(f, r->desc);
-        fprintf(f, ", \"bytes\": %lld, \"pieces\": %lld, \"repeats\": %d, \"median_s\": %.9g, \"min_s\": %.9g, "
+        fprintf(f, ", \"nprocs\": %d, \"bytes\": %lld, \"pieces\": %lld, \"repeats\": %d, \"median_s\": %.9g, \"min_s\": %.9g, "
                    "\"max_s\": %.9g, \"mean_s\": %.9g, \"std_s\": %.9g, \"cov\": %.6g, \"bandwidth_mib_s\": %.6g, "
                    "\"x_mpiio\": %.6g, \"frac_ceiling\": %.6g, \"rss_extra_bytes\": %lld, \"rss_rank_is_aggregator\": %d, "
                    "\"phases\": {\"meta_exchange\": %.9g, \"data_exchange\": %.9g, \"io\": %.9g, \"compute\": %.9g}, "
                    "\"verified\": %s, \"error\": ",
-                (long long)r->bytes, (long long)r->pieces, r->repeats, r->median, r->min, r->max, r->mean, r->std, r->cov,
+                r->nprocs, (long long)r->bytes, (long long)r->pieces, r->repeats, r->median, r->min, r->max, r->mean, r->std, r->cov,
                 bandwidth(r), vs_mpiio(runs, nruns, r), of_ceiling(runs, nruns, r), (long long)r->rss_extra,
                 r->rss_aggregator, r->meta, r->data, r->io, r->compute, r->verified ? "true" : "false");
         json_str(f, r->error);

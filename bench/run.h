@@ -30,6 +30,7 @@ int bench_parse(int argc, char **argv, bench_options_t *o, int rank);
 typedef struct bench_run {
     char workload[32], size[8], engine[16], op[8], desc[256], error[BENCH_ERR];
     int64_t bytes, pieces;
+    int nprocs;                       /* ranks that ran it */
     int repeats;
     double median, min, max, mean, std, cov;
     double meta, data, io, compute;   /* medians over repeats of the slowest rank's phase times */

@@ -38,5 +38,20 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
     return 0;
 }
 
+/* BTIO runs on the largest square number of the ranks. */
+static int square_ranks(int nprocs)
+{
+    int q = (int)sqrt((double)nprocs);
+    while ((q + 1) * (q + 1) <= nprocs)
+        q++;
+    while (q * q > nprocs)
+        q--;
+    return q * q;
+}
+
 const bench_workload_t bench_workload_btio = {
-    "btio", "NAS BTIO: N^3 cells (32/64/102) of 5 doubles, diagonal multi-partition, square process counts", generate};
+    .name = "btio",
+    .help = "NAS BTIO: N^3 cells (32/64/102) of 5 doubles, diagonal multi-partition, on the largest square rank count",
+    .generate = generate,
+    .ranks = square_ranks,
+};

@@ -30,4 +30,7 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
 }
 
 const bench_workload_t bench_workload_collperf = {
-    "collperf", "ROMIO coll_perf: 3-D block darray of ints, 64^3/128^3/256^3", generate};
+    .name = "collperf",
+    .help = "ROMIO coll_perf: 3-D block darray of ints, 64^3/128^3/256^3",
+    .generate = generate,
+};

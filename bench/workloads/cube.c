@@ -31,4 +31,7 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
 }
 
 const bench_workload_t bench_workload_cube = {
-    "cube", "TATP cube: N^3 doubles (64/128/256), one sub-cube per process, row-major file", generate};
+    .name = "cube",
+    .help = "TATP cube: N^3 doubles (64/128/256), one sub-cube per process, row-major file",
+    .generate = generate,
+};

@@ -57,13 +57,23 @@ static int is_record(const layout_t *L, const cdl_var_t *v)
     return v->ndims > 0 && v->dim[0] == L->h->record_dim;
 }
 
-/* Fixed-size variables take the first matching decomposition, record variables the last. */
+/*
+ * A variable's decomposition: the header's decomp_id attribute when it has
+ * one; else fixed-size variables take the first decomposition of their
+ * shape, record variables the last (E3SM's F case: D1 for lat/lon/area, D2
+ * for the (time, ncol) variables).
+ */
 static int match_all(layout_t *L)
 {
     int matched = 0;
     for (int i = 0; i < L->h->nvars; i++) {
         const cdl_var_t *v = &L->h->vars[i];
         L->decomp[i] = -1;
+        if (v->decomp_id >= 1 && v->decomp_id <= L->m->ndecomp) {
+            L->decomp[i] = v->decomp_id - 1;
+            matched++;
+            continue;
+        }
         for (int k = 0; k < L->m->ndecomp; k++)
             if (shape_matches(L, v, &L->m->d[k]) && (L->decomp[i] < 0 || is_record(L, v)))
                 L->decomp[i] = k;
@@ -269,7 +279,8 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
 }
 
 const bench_workload_t bench_workload_e3sm = {
-    "e3sm",
-    "E3SM-IO: --decomp MAP.nc --header HEADER.txt replays a real run; without them a synthetic all-to-many map "
+    .name = "e3sm",
+    .help = "E3SM-IO: --decomp MAP.nc --header HEADER.txt replays a real run; without them a synthetic all-to-many map "
     "(16/128/1024 MiB)",
-    generate};
+    .generate = generate,
+};

@@ -23,4 +23,7 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
 }
 
 const bench_workload_t bench_workload_flash = {
-    "flash", "FLASH-IO checkpoint: 24 variables of 8^3-double blocks, 20/80 blocks per rank (large: 16^3)", generate};
+    .name = "flash",
+    .help = "FLASH-IO checkpoint: 24 variables of 8^3-double blocks, 20/80 blocks per rank (large: 16^3)",
+    .generate = generate,
+};

@@ -15,8 +15,8 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
 {
     (void)nprocs;
     int64_t n = p->particles > 0 ? p->particles : pick(p->size, 5000, 50000, 100000), before = 0, total = 0;
-    MPI_Exscan(&n, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Exscan(&n, &before, 1, MPI_INT64_T, MPI_SUM, p->comm);
+    MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, p->comm);
     if (rank == 0)
         before = 0;
     if (bench_access_alloc(a, 9) != 0)
@@ -35,5 +35,7 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
 }
 
 const bench_workload_t bench_workload_hacc = {
-    "hacc", "HACC-IO: 9 variables, 38 B per particle, 5k/50k/100k particles per rank (--particles, --layout aos|soa)",
-    generate};
+    .name = "hacc",
+    .help = "HACC-IO: 9 variables, 38 B per particle, 5k/50k/100k particles per rank (--particles, --layout aos|soa)",
+    .generate = generate,
+};

@@ -24,4 +24,7 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
 }
 
 const bench_workload_t bench_workload_interleaved = {
-    "interleaved", "rank i writes block i of every p blocks (--block, default 64 B); 8/64/512 MiB", generate};
+    .name = "interleaved",
+    .help = "rank i writes block i of every p blocks (--block, default 64 B); 8/64/512 MiB",
+    .generate = generate,
+};

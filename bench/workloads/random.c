@@ -11,7 +11,7 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
     uint64_t x = (p->seed + 1) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(rank + 1) * 0xBF58476D1CE4E5B9ULL;
     x ^= x >> 29;
     int64_t bytes = (int64_t)(x % (uint64_t)(max + 1)), off = 0;
-    MPI_Exscan(&bytes, &off, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Exscan(&bytes, &off, 1, MPI_INT64_T, MPI_SUM, p->comm);
     if (rank == 0)
         off = 0;
     if (bench_access_alloc(a, 1) != 0)
@@ -25,5 +25,7 @@ static int generate(const bench_params_t *p, int rank, int nprocs, bench_access_
 }
 
 const bench_workload_t bench_workload_random = {
-    "random", "TAPIOCA micro-benchmark: each rank one contiguous chunk of random size, up to 256 KiB/2 MiB/16 MiB",
-    generate};
+    .name = "random",
+    .help = "TAPIOCA micro-benchmark: each rank one contiguous chunk of random size, up to 256 KiB/2 MiB/16 MiB",
+    .generate = generate,
+};

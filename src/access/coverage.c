@@ -24,20 +24,23 @@ int colio_coverage_reset(colio_coverage_t *c, int64_t lo, int64_t size)
     return 0;
 }
 
-/* Set the bits of mask in word w, counting the new ones and noticing the old ones. */
+/* Set the bits of mask in word w; a bit already set means overlap (then count exactly). */
 static inline void mark_word(colio_coverage_t *c, int64_t w, uint64_t mask)
 {
     uint64_t old = c->bits[w];
-    c->overlap |= (old & mask) != 0;
-    c->covered += __builtin_popcountll(mask & ~old);
+    if (old & mask) {
+        c->overlap = 1;
+        c->covered -= __builtin_popcountll(old & mask); /* counted in the caller's length: take back */
+    }
     c->bits[w] = old | mask;
 }
 
-/* Bytes [a, b) relative to lo. */
+/* Bytes [a, b) relative to lo; counted as new, corrected by mark_word on overlap. */
 static void mark_range(colio_coverage_t *c, int64_t a, int64_t b)
 {
     int64_t wa = a >> 6, wb = (b - 1) >> 6;
     uint64_t head = ~0ULL << (a & 63), tail = ~0ULL >> (63 - ((b - 1) & 63));
+    c->covered += b - a;
     if (wa == wb) {
         mark_word(c, wa, head & tail);
         return;

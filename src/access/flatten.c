@@ -575,6 +575,23 @@ int colio_flat_create(MPI_Datatype type, colio_flat_t **flat_p, colio_err_t *err
     return 0;
 }
 
+int colio_flat_copy(const colio_flat_t *src, colio_flat_t **dst_p)
+{
+    colio_flat_t *f = malloc(sizeof *f);
+    if (f == NULL)
+        return -1;
+    *f = *src;
+    f->runs.cap = src->runs.n;
+    f->runs.r = malloc(sizeof *f->runs.r * (size_t)(src->runs.n + 1));
+    if (f->runs.r == NULL) {
+        free(f);
+        return -1;
+    }
+    memcpy(f->runs.r, src->runs.r, sizeof *f->runs.r * (size_t)src->runs.n);
+    *dst_p = f;
+    return 0;
+}
+
 void colio_flat_free(colio_flat_t *flat)
 {
     if (flat == NULL)

@@ -33,6 +33,8 @@ void colio_flat_free(colio_flat_t *flat);
  * predefined types, until colio_flat_release.
  */
 int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err);
+/* A private copy (the view keeps one: the user may free the filetype). -1 when out of memory. */
+int colio_flat_copy(const colio_flat_t *src, colio_flat_t **dst_p);
 /* Release a result of colio_flat_get (no-op for cached ones). */
 void colio_flat_release(colio_flat_t *flat, int owned);
 

@@ -54,6 +54,8 @@ void colio_runs_free(colio_runs_t *v)
 
 int colio_run_slice_stream(const colio_run_t *r, int64_t from, int64_t to, colio_runs_t *out)
 {
+    if (from == 0 && to == colio_run_bytes(r))
+        return colio_runs_append(out, *r); /* the whole run */
     int rc = 0;
     while (from < to && rc == 0) {
         int64_t k = from / r->len, in = from % r->len;

@@ -61,6 +61,8 @@ static int split_run(const colio_run_t *r, const colio_domains_t *dom, colio_agg
         int agg;
         int64_t round, seg_end;
         dom->ops->locate(dom, at, &agg, &round, &seg_end);
+        if (at == r->off && end <= seg_end) /* the common case: the whole run in one segment */
+            return list_append(&lists[agg], *r, round);
         tmp->n = 0;
         if (colio_run_slice_file(r, at, seg_end, tmp) != 0)
             return -1;

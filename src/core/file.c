@@ -162,6 +162,7 @@ static void file_free(colio_file *fh)
     colio_topo_free(&fh->topo);
     if (fh->comm != MPI_COMM_NULL)
         MPI_Comm_free(&fh->comm);
+    colio_bufcache_free(&fh->bufs);
     free(fh->aggs);
     free(fh->aggs_spare);
     free(fh->path);
@@ -285,8 +286,15 @@ static int check_view_types(colio_file *fh, MPI_Offset disp, MPI_Datatype etype,
     colio_flat_free(ef);
     if (esize <= 0 || !ok)
         return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: etype must hold data at non-negative, increasing displacements");
-    if (colio_flat_create(filetype, ftype_p, err) != 0)
+    /* flattened once per user type (cached on it), copied into the view */
+    colio_flat_t *cached;
+    int owned;
+    if (colio_flat_get(filetype, &cached, &owned, err) != 0)
         return err->code;
+    int rc = colio_flat_copy(cached, ftype_p);
+    colio_flat_release(cached, owned);
+    if (rc != 0)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "colio_set_view: out of memory copying the filetype");
     const colio_flat_t *f = *ftype_p;
     if (!f->nonneg)
         return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: filetype has a negative displacement");

@@ -3,6 +3,7 @@
 #define COLIO_CORE_FILE_H
 
 #include "access/access.h"
+#include "core/bufcache.h"
 #include "core/error.h"
 #include "core/hints.h"
 #include "exchange/xchg.h"
@@ -32,6 +33,7 @@ struct colio_file {
     colio_stats stats;
     colio_err_t last_err;
     int64_t op_seq;             /* operations started, for message tags */
+    colio_bufcache_t bufs;      /* large buffers kept between operations */
 };
 
 /* Select plug-ins and aggregators for the current hints (local, deterministic). */

@@ -56,8 +56,8 @@ static const hint_def_t hint_table[] = {
      "number of stripes (recorded and reported)"},
     {"romio_no_indep_rw", HK_BOOL, F(no_indep_rw), 0, 0, NULL, "false",
      "true: never take the direct (independent) path in automatic mode"},
-    {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "1048576",
-     "automatic mode goes direct when every rank's access is one extent of at least this size"},
+    {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "262144",
+     "automatic mode goes direct when every rank's access is one extent of at least this size (or nothing)"},
     {"colio_typed_min", HK_BYTES, F(typed_min), 0, INT64_MAX, NULL, "2048",
      "aggregators move a source's pieces with an MPI derived datatype (no staging copy) when they average at least this many bytes"},
     {"colio_exchange", HK_NAME, F(exchange), 0, 0, xchg_name_valid, "romio",
@@ -83,7 +83,7 @@ void colio_hints_default(colio_hints_t *h)
     memset(h, 0, sizeof *h);
     h->cb_buffer_size = 16 << 20;
     h->cb_nodes = 0;
-    h->direct_min = 1 << 20;
+    h->direct_min = 256 << 10;
     h->typed_min = 2048;
     strcpy(h->exchange, "romio");
     strcpy(h->placement, "romio");

@@ -19,6 +19,7 @@
 #ifndef COLIO_CORE_OP_H
 #define COLIO_CORE_OP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "access/access.h"
@@ -85,6 +86,7 @@ typedef struct colio_plan {
     int64_t *recv_counts;       /* nprocs: pieces each rank sends me */
     colio_src_list_t *from_src; /* nprocs, aggregators only */
     int64_t *meta_pool;         /* storage of every from_src list */
+    size_t meta_pool_cap;
     colio_xchg_msg_t *msgs;     /* room for nprocs + naggs messages */
 } colio_plan_t;
 
@@ -105,8 +107,10 @@ typedef struct colio_round {
     int64_t r;                   /* current round */
     int64_t rs, re;              /* my aggregator's extent in this round */
     char *cbuf;                  /* aggregator: collective buffer (round_size bytes) */
+    size_t cbuf_cap;
     char *stage;                 /* requester: staging for packed messages */
     int64_t stage_size;
+    size_t stage_cap;
     char *agg_stage;             /* aggregator: staging for packed messages */
     int64_t agg_stage_size;
     colio_slice_t *req_slices;   /* requester side, up to naggs */

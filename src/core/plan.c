@@ -60,7 +60,7 @@ static int alloc_metadata(colio_op_t *op)
     for (int s = 0; s < fh->nprocs; s++)
         if (s != fh->rank)
             total += p->recv_counts[s];
-    p->meta_pool = malloc(sizeof(int64_t) * (size_t)(COLIO_META_WORDS * total + 1));
+    p->meta_pool = colio_buf_take(&fh->bufs, sizeof(int64_t) * (size_t)(COLIO_META_WORDS * total + 1), &p->meta_pool_cap);
     if (p->meta_pool == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %lld metadata entries", (long long)total);
     int64_t at = 0;
@@ -130,7 +130,7 @@ static int alloc_round_buffers(colio_op_t *op)
 {
     colio_round_t *r = &op->rnd;
     r->stage_size = requester_stage_size(op);
-    if (r->stage_size > 0 && (r->stage = malloc((size_t)r->stage_size)) == NULL)
+    if (r->stage_size > 0 && (r->stage = colio_buf_take(&op->fh->bufs, (size_t)r->stage_size, &r->stage_cap)) == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte staging buffer",
                              (long long)r->stage_size);
     if (op->plan.my_agg < 0)
@@ -138,9 +138,10 @@ static int alloc_round_buffers(colio_op_t *op)
     int64_t size = round_buffer_size(op);
     if (size == 0)
         return 0; /* an empty file domain: no rounds here */
-    r->cbuf = malloc((size_t)size);
-    r->agg_stage_size = size;
-    r->agg_stage = malloc((size_t)size);
+    size_t cap;
+    r->cbuf = colio_buf_take(&op->fh->bufs, (size_t)size, &r->cbuf_cap);
+    r->agg_stage = colio_buf_take(&op->fh->bufs, (size_t)size, &cap);
+    r->agg_stage_size = (int64_t)cap;
     if (!r->cbuf || !r->agg_stage)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for two %lld-byte collective buffers",
                              (long long)size);
@@ -236,7 +237,7 @@ void colio_plan_free(colio_op_t *op)
     free(p->send_counts);
     free(p->recv_counts);
     free(p->from_src);
-    free(p->meta_pool);
+    colio_buf_give(&op->fh->bufs, p->meta_pool, p->meta_pool_cap);
     free(p->msgs);
     colio_domains_free(&p->dom);
     memset(p, 0, sizeof *p);

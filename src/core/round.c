@@ -78,6 +78,13 @@ static void cut_aggregator_slices(colio_op_t *op)
     colio_plan_t *p = &op->plan;
     colio_round_t *rd = &op->rnd;
     rd->nagg = 0;
+    int64_t words = (rd->re - rd->rs + 63) / 64;
+    if (rd->cov.cap_words < words) { /* the bitmap from the file's buffer cache */
+        size_t cap;
+        colio_buf_give(&op->fh->bufs, rd->cov.bits, sizeof *rd->cov.bits * (size_t)rd->cov.cap_words);
+        rd->cov.bits = colio_buf_take(&op->fh->bufs, sizeof *rd->cov.bits * (size_t)words, &cap);
+        rd->cov.cap_words = rd->cov.bits ? (int64_t)(cap / sizeof *rd->cov.bits) : 0;
+    }
     if (colio_coverage_reset(&rd->cov, rd->rs, rd->re - rd->rs) != 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for the coverage of round %lld", (long long)rd->r);
         op->io_failed = 1;
@@ -191,14 +198,16 @@ static int agg_stage_reserve(colio_op_t *op, int64_t bytes)
     colio_round_t *rd = &op->rnd;
     if (bytes <= rd->agg_stage_size)
         return 0;
-    char *s = realloc(rd->agg_stage, (size_t)bytes);
+    size_t cap;
+    char *s = colio_buf_take(&op->fh->bufs, (size_t)bytes, &cap); /* nothing staged yet: no copy */
     if (s == NULL) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory staging %lld bytes", (long long)bytes);
         op->io_failed = 1;
         return -1;
     }
+    colio_buf_give(&op->fh->bufs, rd->agg_stage, (size_t)rd->agg_stage_size);
     rd->agg_stage = s;
-    rd->agg_stage_size = bytes;
+    rd->agg_stage_size = (int64_t)cap;
     return 0;
 }
 
@@ -334,9 +343,12 @@ void colio_round_free(colio_op_t *op)
     colio_xchg_free_reqs(&rd->x);
     if (rd->agg_slices && rd->req_slices)
         free_slice_types(rd);
-    free(rd->cbuf);
-    free(rd->stage);
-    free(rd->agg_stage);
+    colio_bufcache_t *bufs = &op->fh->bufs;
+    colio_buf_give(bufs, rd->cbuf, rd->cbuf_cap);
+    colio_buf_give(bufs, rd->stage, rd->stage_cap);
+    colio_buf_give(bufs, rd->agg_stage, (size_t)rd->agg_stage_size);
+    colio_buf_give(bufs, rd->cov.bits, sizeof *rd->cov.bits * (size_t)rd->cov.cap_words);
+    rd->cov.bits = NULL;
     free(rd->req_slices);
     free(rd->agg_slices);
     colio_coverage_free(&rd->cov);

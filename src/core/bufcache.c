@@ -1,0 +1,52 @@
+/* Buffer cache of a file handle: see bufcache.h. */
+#include "core/bufcache.h"
+
+#include <stdlib.h>
+
+void *colio_buf_take(colio_bufcache_t *c, size_t size, size_t *cap_p)
+{
+    int best = -1;
+    for (int i = 0; i < COLIO_BUFCACHE_SLOTS; i++) /* the smallest cached buffer that is big enough */
+        if (c->p[i] && c->size[i] >= size && (best < 0 || c->size[i] < c->size[best]))
+            best = i;
+    if (best >= 0) {
+        void *p = c->p[best];
+        *cap_p = c->size[best];
+        c->p[best] = NULL;
+        return p;
+    }
+    void *p = malloc(size ? size : 1);
+    *cap_p = p ? size : 0;
+    return p;
+}
+
+void colio_buf_give(colio_bufcache_t *c, void *p, size_t cap)
+{
+    if (p == NULL)
+        return;
+    int slot = -1;
+    for (int i = 0; i < COLIO_BUFCACHE_SLOTS && slot < 0; i++)
+        if (c->p[i] == NULL)
+            slot = i;
+    if (slot < 0) { /* full: drop the smallest, keep the big ones that are dear to fault in */
+        slot = 0;
+        for (int i = 1; i < COLIO_BUFCACHE_SLOTS; i++)
+            if (c->size[i] < c->size[slot])
+                slot = i;
+        if (c->size[slot] >= cap) {
+            free(p);
+            return;
+        }
+        free(c->p[slot]);
+    }
+    c->p[slot] = p;
+    c->size[slot] = cap;
+}
+
+void colio_bufcache_free(colio_bufcache_t *c)
+{
+    for (int i = 0; i < COLIO_BUFCACHE_SLOTS; i++) {
+        free(c->p[i]);
+        c->p[i] = NULL;
+    }
+}
