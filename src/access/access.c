@@ -67,6 +67,7 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
         rc = colio_runs_append(&v, colio_piece(view->disp + tile * f->extent + f->runs.r[0].off + within, nbytes, 0));
     } else {
         int64_t i = find_run(f, within), from = within - f->runs.r[i].pos;
+        rc = colio_runs_reserve(&v, (last_tile - tile + 1) * f->runs.n + 4); /* cut ends add at most 4 */
         for (int64_t done = 0; done < nbytes && rc == 0;) {
             colio_run_t r = tile_run(view, i, tile, sbyte);
             int64_t to = colio_run_bytes(&r) - from < nbytes - done ? colio_run_bytes(&r) : from + nbytes - done;
@@ -136,6 +137,10 @@ int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offse
     }
     /* reject overlap; adjacent and regularly spaced pieces become runs */
     colio_runs_t v = {0};
+    if (colio_runs_reserve(&v, m) != 0) {
+        free(p);
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory for %lld pieces", (long long)m);
+    }
     for (int64_t i = 0; i < m; i++) {
         if (i > 0 && p[i].off < p[i - 1].off + p[i - 1].len) {
             long long at = (long long)p[i].off;
@@ -157,6 +162,8 @@ int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offse
 
 int colio_access_clip(colio_access_t *acc, int64_t eof)
 {
+    if (acc->n == 0 || colio_run_end(&acc->runs[acc->n - 1]) <= eof)
+        return 0; /* all before the end of file: the common case */
     int64_t keep = 0;
     while (keep < acc->n && colio_run_end(&acc->runs[keep]) <= eof)
         keep++;
@@ -265,6 +272,13 @@ void colio_mem_gather(const colio_memmap_t *m, int64_t pos, int64_t len, void *d
 void colio_mem_scatter(const colio_memmap_t *m, int64_t pos, int64_t len, const void *src)
 {
     mem_walk(m, pos, len, (char *)src, 1);
+}
+
+void colio_mem_scatter_strided(const colio_memmap_t *m, int64_t pos, const char *src, int64_t src_stride,
+                               int64_t len, int64_t count)
+{
+    for (int64_t k = 0; k < count; k++, src += src_stride, pos += len)
+        mem_walk(m, pos, len, (char *)src, 1);
 }
 
 char *colio_mem_contig(const colio_memmap_t *m, int64_t pos, int64_t len)

@@ -32,7 +32,8 @@ typedef struct colio_view {
     int64_t disp;
     MPI_Datatype etype, filetype; /* duplicates owned by the file (or predefined) */
     int64_t etype_size;
-    colio_flat_t *ftype;          /* flattened filetype, owned */
+    colio_flat_t *ftype;          /* flattened filetype */
+    int ftype_owned;              /* 1: ours to free; 0: cached on the filetype duplicate */
 } colio_view_t;
 
 /*
@@ -68,6 +69,9 @@ typedef struct colio_memmap {
 void colio_mem_gather(const colio_memmap_t *m, int64_t pos, int64_t len, void *dst);
 /* Copy contiguous src into stream bytes [pos, pos+len) of user memory. */
 void colio_mem_scatter(const colio_memmap_t *m, int64_t pos, int64_t len, const void *src);
+/* Copy count blocks of len bytes, src_stride apart, into stream bytes [pos, pos + count*len). */
+void colio_mem_scatter_strided(const colio_memmap_t *m, int64_t pos, const char *src, int64_t src_stride,
+                               int64_t len, int64_t count);
 /* Address of stream bytes [pos, pos+len) if they are contiguous in memory, else NULL. */
 char *colio_mem_contig(const colio_memmap_t *m, int64_t pos, int64_t len);
 

@@ -575,23 +575,6 @@ int colio_flat_create(MPI_Datatype type, colio_flat_t **flat_p, colio_err_t *err
     return 0;
 }
 
-int colio_flat_copy(const colio_flat_t *src, colio_flat_t **dst_p)
-{
-    colio_flat_t *f = malloc(sizeof *f);
-    if (f == NULL)
-        return -1;
-    *f = *src;
-    f->runs.cap = src->runs.n;
-    f->runs.r = malloc(sizeof *f->runs.r * (size_t)(src->runs.n + 1));
-    if (f->runs.r == NULL) {
-        free(f);
-        return -1;
-    }
-    memcpy(f->runs.r, src->runs.r, sizeof *f->runs.r * (size_t)src->runs.n);
-    *dst_p = f;
-    return 0;
-}
-
 void colio_flat_free(colio_flat_t *flat)
 {
     if (flat == NULL)
@@ -624,7 +607,19 @@ static int flat_keyval = MPI_KEYVAL_INVALID;
 static int flat_attr_delete(MPI_Datatype type, int keyval, void *value, void *extra)
 {
     (void)type, (void)keyval, (void)extra;
-    colio_flat_free(value);
+    colio_flat_t *f = value;
+    if (--f->refs == 0)
+        colio_flat_free(f);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Type_dup: the duplicate shares the flattening. */
+static int flat_attr_copy(MPI_Datatype type, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)type, (void)keyval, (void)extra;
+    ((colio_flat_t *)in)->refs++;
+    *(void **)out = in;
+    *flag = 1;
     return MPI_SUCCESS;
 }
 
@@ -637,7 +632,7 @@ int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio
     if (is_named(comb))
         return colio_flat_create(type, flat_p, err);
     if (flat_keyval == MPI_KEYVAL_INVALID &&
-        MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, flat_attr_delete, &flat_keyval, NULL) != MPI_SUCCESS)
+        MPI_Type_create_keyval(flat_attr_copy, flat_attr_delete, &flat_keyval, NULL) != MPI_SUCCESS)
         return colio_flat_create(type, flat_p, err);
     void *cached = NULL;
     int flag = 0;
@@ -648,8 +643,10 @@ int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio
         return 0;
     }
     int rc = colio_flat_create(type, flat_p, err);
-    if (rc == 0 && MPI_Type_set_attr(type, flat_keyval, *flat_p) == MPI_SUCCESS)
+    if (rc == 0 && MPI_Type_set_attr(type, flat_keyval, *flat_p) == MPI_SUCCESS) {
+        (*flat_p)->refs = 1;
         *owned_p = 0;
+    }
     return rc;
 }
 

@@ -20,6 +20,7 @@ typedef struct colio_flat {
     int64_t extent;    /* MPI extent: instance k starts at k * extent */
     int monotonic;     /* pieces in increasing, non-overlapping order, also across tiles */
     int nonneg;        /* every displacement >= 0 */
+    int refs;          /* datatypes holding it as their cached flattening */
 } colio_flat_t;
 
 /* Flatten one instance of type. Caller frees with colio_flat_free. */
@@ -27,14 +28,13 @@ int colio_flat_create(MPI_Datatype type, colio_flat_t **flat_p, colio_err_t *err
 void colio_flat_free(colio_flat_t *flat);
 
 /*
- * Flattening of a type, cached on the type itself as an MPI attribute (freed
- * with the type); predefined types are flattened on each call (one block).
- * The returned pointer stays valid until the type is freed, or, for
+ * Flattening of a type, cached on the type itself as an MPI attribute: its
+ * duplicates (MPI_Type_dup) share it, counted, and it is freed with the last
+ * of them; predefined types are flattened on each call. The returned pointer
+ * stays valid until the type (and its duplicates) are freed, or, for
  * predefined types, until colio_flat_release.
  */
 int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err);
-/* A private copy (the view keeps one: the user may free the filetype). -1 when out of memory. */
-int colio_flat_copy(const colio_flat_t *src, colio_flat_t **dst_p);
 /* Release a result of colio_flat_get (no-op for cached ones). */
 void colio_flat_release(colio_flat_t *flat, int owned);
 

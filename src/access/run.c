@@ -45,6 +45,18 @@ int colio_runs_append(colio_runs_t *v, colio_run_t b)
     return 0;
 }
 
+int colio_runs_reserve(colio_runs_t *v, int64_t n)
+{
+    if (n <= v->cap)
+        return 0;
+    colio_run_t *r = realloc(v->r, sizeof *r * (size_t)n);
+    if (r == NULL)
+        return -1;
+    v->r = r;
+    v->cap = n;
+    return 0;
+}
+
 void colio_runs_free(colio_runs_t *v)
 {
     free(v->r);

@@ -47,6 +47,8 @@ int colio_run_extend(colio_run_t *a, const colio_run_t *b);
  */
 int colio_runs_append(colio_runs_t *v, colio_run_t b);
 void colio_runs_free(colio_runs_t *v);
+/* Room for at least n runs in all (one allocation instead of repeated doubling). */
+int colio_runs_reserve(colio_runs_t *v, int64_t n);
 
 /*
  * The part of run r holding stream bytes [r->pos + from, r->pos + to):

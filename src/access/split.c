@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int list_grow(colio_agg_list_t *l)
+static int list_grow_to(colio_agg_list_t *l, int64_t cap)
 {
-    int64_t cap = l->cap ? 2 * l->cap : 16;
     int64_t *m = realloc(l->meta, sizeof *m * (size_t)(COLIO_META_WORDS * cap));
     if (m)
         l->meta = m;
@@ -21,9 +20,17 @@ static int list_grow(colio_agg_list_t *l)
     return 0;
 }
 
-/* Append a part, extending the last run of the same round when the part continues it. */
-static int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round)
+/*
+ * Append a part, extending the last run of the same round when the part
+ * continues it. In the counting pass (counting != 0) only count the parts:
+ * an upper bound for one allocation per list.
+ */
+static int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round, int counting)
 {
+    if (counting) {
+        l->n++;
+        return 0;
+    }
     if (l->n > 0 && l->round[l->n - 1] == round) {
         colio_run_t a = colio_meta_run(l->meta, l->n - 1, l->pos[l->n - 1]);
         if (colio_run_extend(&a, &b)) {
@@ -32,7 +39,7 @@ static int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round)
             return 0;
         }
     }
-    if (l->n == l->cap && list_grow(l) != 0)
+    if (l->n == l->cap && list_grow_to(l, l->cap ? 2 * l->cap : 16) != 0)
         return -1;
     int64_t *m = l->meta + COLIO_META_WORDS * l->n;
     m[0] = b.off, m[1] = b.len, m[2] = b.stride, m[3] = b.count;
@@ -54,7 +61,8 @@ static int64_t next_byte(const colio_run_t *r, int64_t x)
 }
 
 /* Deal run r over the (aggregator, round) segments it crosses, skipping segments it has no byte in. */
-static int split_run(const colio_run_t *r, const colio_domains_t *dom, colio_agg_list_t *lists, colio_runs_t *tmp)
+static int split_run(const colio_run_t *r, const colio_domains_t *dom, colio_agg_list_t *lists, colio_runs_t *tmp,
+                     int counting)
 {
     int64_t end = colio_run_end(r);
     for (int64_t at = r->off; at < end; at = next_byte(r, at)) {
@@ -62,12 +70,12 @@ static int split_run(const colio_run_t *r, const colio_domains_t *dom, colio_agg
         int64_t round, seg_end;
         dom->ops->locate(dom, at, &agg, &round, &seg_end);
         if (at == r->off && end <= seg_end) /* the common case: the whole run in one segment */
-            return list_append(&lists[agg], *r, round);
+            return list_append(&lists[agg], *r, round, counting);
         tmp->n = 0;
         if (colio_run_slice_file(r, at, seg_end, tmp) != 0)
             return -1;
         for (int64_t i = 0; i < tmp->n; i++)
-            if (list_append(&lists[agg], tmp->r[i], round) != 0)
+            if (list_append(&lists[agg], tmp->r[i], round, counting) != 0)
                 return -1;
         at = seg_end;
     }
@@ -80,8 +88,15 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
     memset(lists, 0, sizeof *lists * (size_t)dom->naggs);
     colio_runs_t tmp = {0};
     int rc = 0;
+    for (int64_t i = 0; i < acc->n && rc == 0; i++) /* count, then allocate each list once */
+        rc = split_run(&acc->runs[i], dom, lists, &tmp, 1);
+    for (int a = 0; a < dom->naggs && rc == 0; a++) {
+        int64_t want = lists[a].n;
+        lists[a].n = 0;
+        rc = want ? list_grow_to(&lists[a], want) : 0;
+    }
     for (int64_t i = 0; i < acc->n && rc == 0; i++)
-        rc = split_run(&acc->runs[i], dom, lists, &tmp);
+        rc = split_run(&acc->runs[i], dom, lists, &tmp, 0);
     colio_runs_free(&tmp);
     if (rc != 0) {
         colio_agg_lists_free(lists, dom->naggs);

@@ -147,6 +147,7 @@ static int default_view(colio_file *fh, colio_err_t *err)
     fh->view.etype = MPI_BYTE;
     fh->view.filetype = MPI_BYTE;
     fh->view.etype_size = 1;
+    fh->view.ftype_owned = 1;
     return colio_flat_create(MPI_BYTE, &fh->view.ftype, err);
 }
 
@@ -262,7 +263,7 @@ int colio_close(colio_file **fh_p)
 
 static void view_free(colio_view_t *v)
 {
-    colio_flat_free(v->ftype);
+    colio_flat_release(v->ftype, v->ftype_owned); /* a cached one goes with the filetype duplicate below */
     if (v->etype != MPI_DATATYPE_NULL && v->etype != 0 && !colio_type_is_predefined(v->etype))
         MPI_Type_free(&v->etype);
     if (v->filetype != MPI_DATATYPE_NULL && v->filetype != 0 && !colio_type_is_predefined(v->filetype))
@@ -272,7 +273,7 @@ static void view_free(colio_view_t *v)
 
 /* MPI-IO's rules for etype and filetype: non-negative, monotonic, whole etypes. */
 static int check_view_types(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-                            colio_flat_t **ftype_p, int64_t *esize_p, colio_err_t *err)
+                            colio_flat_t **ftype_p, int *owned_p, int64_t *esize_p, colio_err_t *err)
 {
     if (disp < 0)
         return colio_err_set(err, COLIO_ERR_ARG, "colio_set_view: negative displacement %lld", (long long)disp);
@@ -286,15 +287,9 @@ static int check_view_types(colio_file *fh, MPI_Offset disp, MPI_Datatype etype,
     colio_flat_free(ef);
     if (esize <= 0 || !ok)
         return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: etype must hold data at non-negative, increasing displacements");
-    /* flattened once per user type (cached on it), copied into the view */
-    colio_flat_t *cached;
-    int owned;
-    if (colio_flat_get(filetype, &cached, &owned, err) != 0)
+    /* flattened once per type, cached on it; the view's duplicate shares it */
+    if (colio_flat_get(filetype, ftype_p, owned_p, err) != 0)
         return err->code;
-    int rc = colio_flat_copy(cached, ftype_p);
-    colio_flat_release(cached, owned);
-    if (rc != 0)
-        return colio_err_set(err, COLIO_ERR_NOMEM, "colio_set_view: out of memory copying the filetype");
     const colio_flat_t *f = *ftype_p;
     if (!f->nonneg)
         return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: filetype has a negative displacement");
@@ -322,15 +317,18 @@ int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
         return COLIO_ERR_ARG;
     colio_err_t err = {0};
     colio_flat_t *ftype = NULL;
+    int owned = 1;
     int64_t esize = 0;
     colio_hints_t hints = fh->hints;
     colio_view_t v = {.disp = disp, .etype = MPI_DATATYPE_NULL, .filetype = MPI_DATATYPE_NULL};
-    if (check_view_types(fh, disp, etype, filetype, &ftype, &esize, &err) == 0)
+    if (check_view_types(fh, disp, etype, filetype, &ftype, &owned, &esize, &err) == 0)
         colio_hints_apply(&hints, info, &err);
     v.etype_size = esize;
-    v.ftype = ftype;
     if (err.code == 0 && (dup_type(etype, &v.etype) != MPI_SUCCESS || dup_type(filetype, &v.filetype) != MPI_SUCCESS))
         colio_err_set(&err, COLIO_ERR_MPI, "colio_set_view: MPI_Type_dup failed");
+    /* the duplicate carries the cached flattening (counted): the user may free the filetype now */
+    v.ftype = ftype;
+    v.ftype_owned = owned;
     /* info may differ between ranks (MPI allows it): new hints if any rank passed some */
     int any_info = info != MPI_INFO_NULL;
     if (colio_err_agree_same(fh->comm, &err, esize, "etype size", &any_info) == 0 && any_info)

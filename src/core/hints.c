@@ -60,6 +60,8 @@ static const hint_def_t hint_table[] = {
      "automatic mode goes direct when every rank's access is one extent of at least this size (or nothing)"},
     {"colio_typed_min", HK_BYTES, F(typed_min), 0, INT64_MAX, NULL, "2048",
      "aggregators move a source's pieces with an MPI derived datatype (no staging copy) when they average at least this many bytes"},
+    {"colio_read_sieve_ratio", HK_INT, F(read_sieve_ratio), 0, 1000, NULL, "2",
+     "automatic reads go independent, each rank sieving its own extent, when all extents add up to at most this many times the bytes read (0: never)"},
     {"colio_exchange", HK_NAME, F(exchange), 0, 0, xchg_name_valid, "romio",
      "data exchange kernel"},
     {"colio_meta_exchange", HK_NAME, F(meta_exchange), 0, 0, meta_name_valid, "(colio_exchange)",
@@ -85,6 +87,7 @@ void colio_hints_default(colio_hints_t *h)
     h->cb_nodes = 0;
     h->direct_min = 256 << 10;
     h->typed_min = 2048;
+    h->read_sieve_ratio = 2;
     strcpy(h->exchange, "romio");
     strcpy(h->placement, "romio");
     strcpy(h->domain, "even");

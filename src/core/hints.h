@@ -32,6 +32,7 @@ typedef struct colio_hints {
     int no_indep_rw;         /* romio_no_indep_rw: never take the direct path */
     int64_t direct_min;      /* colio_direct_min: contiguous bytes per rank for the direct path */
     int64_t typed_min;       /* colio_typed_min: average piece size for derived-datatype messages */
+    int read_sieve_ratio;    /* colio_read_sieve_ratio: automatic reads go independent below it (0: never) */
     char exchange[COLIO_NAME_LEN];      /* data exchange kernel */
     char meta_exchange[COLIO_NAME_LEN]; /* metadata exchange kernel; "" = same as exchange */
     char placement[COLIO_NAME_LEN];     /* aggregator placement strategy */

@@ -251,6 +251,28 @@ static int init_plan_memory(colio_op_t *op)
     return 0;
 }
 
+/* The SETUP reduction: MIN of error keys, extents and flags, SUM of extents and bytes. */
+static void setup_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const int64_t *a = in;
+    int64_t *b = inout;
+    for (int k = 0; k + COLIO_SETUP_WORDS <= *len; k += COLIO_SETUP_WORDS) {
+        for (int i = 0; i < COLIO_SETUP_MIN; i++)
+            b[k + i] = a[k + i] < b[k + i] ? a[k + i] : b[k + i];
+        for (int i = COLIO_SETUP_MIN; i < COLIO_SETUP_WORDS; i++)
+            b[k + i] += a[k + i];
+    }
+}
+
+static MPI_Op setup_op(void)
+{
+    static MPI_Op op = MPI_OP_NULL; /* created once, lives until MPI_Finalize */
+    if (op == MPI_OP_NULL)
+        MPI_Op_create(setup_reduce, 1, &op);
+    return op;
+}
+
 static int direct_eligible(const colio_op_t *op)
 {
     return op->acc.n == 0 || (op->acc.npieces == 1 && op->acc.nbytes >= op->fh->hints.direct_min);
@@ -278,7 +300,9 @@ int colio_step_init(colio_op_t *op)
     in[2] = acc->n ? -colio_run_end(&acc->runs[acc->n - 1]) : INT64_MAX;
     in[3] = eof;
     in[4] = direct_eligible(op);
-    int rc = MPI_Iallreduce(in, op->agree_out, 5, MPI_INT64_T, MPI_MIN, fh->comm, &op->coll_req);
+    in[5] = acc->n ? colio_run_end(&acc->runs[acc->n - 1]) - acc->runs[0].off : 0; /* my extent */
+    in[6] = acc->nbytes;
+    int rc = MPI_Iallreduce(in, op->agree_out, COLIO_SETUP_WORDS, MPI_INT64_T, setup_op(), fh->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
         op->phase = COLIO_PH_DONE;
@@ -300,6 +324,15 @@ void colio_op_start_errmsg(colio_op_t *op, int64_t key)
     op->phase = COLIO_PH_ERRMSG;
 }
 
+/*
+ * Automatic choice of the path. Direct when every rank's access is one large
+ * extent (nothing to aggregate). For reads also when every rank could read
+ * its own extent whole with data sieving at a total cost of at most
+ * colio_read_sieve_ratio times the bytes asked for: then independent sieved
+ * reads beat moving the data through aggregators (two ranks interleaving on
+ * one node), while at scale interleaved extents make the ratio about the
+ * rank count and aggregation is kept.
+ */
 static int use_direct_path(const colio_op_t *op)
 {
     const colio_hints_t *h = &op->fh->hints;
@@ -308,7 +341,11 @@ static int use_direct_path(const colio_op_t *op)
         return 1;
     if (cb == COLIO_ENABLE || h->no_indep_rw)
         return 0;
-    return op->agree_out[4] == 1; /* every rank: one large extent, or nothing */
+    if (op->agree_out[4] == 1) /* every rank: one large extent, or nothing */
+        return 1;
+    int64_t extents = op->agree_out[5], bytes = op->agree_out[6];
+    return op->args.kind == COLIO_OP_READ && h->read_sieve_ratio > 0 && bytes > 0 &&
+           extents / h->read_sieve_ratio <= bytes;
 }
 
 int colio_step_setup(colio_op_t *op)

@@ -65,6 +65,10 @@ typedef enum colio_phase {
     COLIO_PH_COUNT_
 } colio_phase_t;
 
+/* SETUP agreement: MIN of the first COLIO_SETUP_MIN words, SUM of the rest. */
+#define COLIO_SETUP_MIN 5
+#define COLIO_SETUP_WORDS 7
+
 /* Step results. */
 enum { COLIO_STEP_NEXT = 0, COLIO_STEP_WAIT = 1 };
 
@@ -138,7 +142,7 @@ typedef struct colio_op {
     int64_t nbytes;              /* requested bytes */
     /* collectives in flight */
     MPI_Request coll_req;
-    int64_t agree_in[5], agree_out[5];
+    int64_t agree_in[COLIO_SETUP_WORDS], agree_out[COLIO_SETUP_WORDS];
     int64_t err_key;
     int64_t eof;                 /* reads: file size at the start */
     int64_t glo, ghi;            /* global extent */
