@@ -57,7 +57,7 @@ static const hint_def_t hint_table[] = {
     {"romio_no_indep_rw", HK_BOOL, F(no_indep_rw), 0, 0, NULL, "false",
      "true: never take the direct (independent) path in automatic mode"},
     {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "262144",
-     "automatic mode goes direct when every rank's access is one extent of at least this size (or nothing)"},
+     "automatic mode goes direct (no aggregation) when every rank's pieces average at least this size (or it has none)"},
     {"colio_typed_min", HK_BYTES, F(typed_min), 0, INT64_MAX, NULL, "2048",
      "aggregators move a source's pieces with an MPI derived datatype (no staging copy) when they average at least this many bytes"},
     {"colio_read_sieve_ratio", HK_INT, F(read_sieve_ratio), 0, 1000, NULL, "2",

@@ -273,9 +273,10 @@ static MPI_Op setup_op(void)
     return op;
 }
 
+/* Pieces this large gain nothing from aggregation (one storage call each either way). */
 static int direct_eligible(const colio_op_t *op)
 {
-    return op->acc.n == 0 || (op->acc.npieces == 1 && op->acc.nbytes >= op->fh->hints.direct_min);
+    return op->acc.npieces == 0 || op->acc.nbytes / op->acc.npieces >= op->fh->hints.direct_min;
 }
 
 int colio_step_init(colio_op_t *op)
@@ -325,8 +326,9 @@ void colio_op_start_errmsg(colio_op_t *op, int64_t key)
 }
 
 /*
- * Automatic choice of the path. Direct when every rank's access is one large
- * extent (nothing to aggregate). For reads also when every rank could read
+ * Automatic choice of the path. Direct when every rank's pieces average at
+ * least colio_direct_min bytes (one contiguous extent per rank is the usual
+ * case: nothing to aggregate). For reads also when every rank could read
  * its own extent whole with data sieving at a total cost of at most
  * colio_read_sieve_ratio times the bytes asked for: then independent sieved
  * reads beat moving the data through aggregators (two ranks interleaving on
@@ -341,7 +343,7 @@ static int use_direct_path(const colio_op_t *op)
         return 1;
     if (cb == COLIO_ENABLE || h->no_indep_rw)
         return 0;
-    if (op->agree_out[4] == 1) /* every rank: one large extent, or nothing */
+    if (op->agree_out[4] == 1) /* every rank: large pieces, or nothing */
         return 1;
     int64_t extents = op->agree_out[5], bytes = op->agree_out[6];
     return op->args.kind == COLIO_OP_READ && h->read_sieve_ratio > 0 && bytes > 0 &&
