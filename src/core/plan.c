@@ -138,13 +138,10 @@ static int alloc_round_buffers(colio_op_t *op)
     int64_t size = round_buffer_size(op);
     if (size == 0)
         return 0; /* an empty file domain: no rounds here */
-    size_t cap;
+    /* the staging buffer comes with the first round that packs (round.c), as large as it needs */
     r->cbuf = colio_buf_take(&op->fh->bufs, (size_t)size, &r->cbuf_cap);
-    r->agg_stage = colio_buf_take(&op->fh->bufs, (size_t)size, &cap);
-    r->agg_stage_size = (int64_t)cap;
-    if (!r->cbuf || !r->agg_stage)
-        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for two %lld-byte collective buffers",
-                             (long long)size);
+    if (!r->cbuf)
+        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte collective buffer", (long long)size);
     return 0;
 }
 

@@ -71,6 +71,7 @@ static MPI_Info hints_info(int h)
     char buf[32];
     switch (h) {
     case 1:
+        MPI_Info_set(info, "romio_cb_read", "enable");
         MPI_Info_set(info, "cb_buffer_size", "97");
         snprintf(buf, sizeof buf, "%d", t_nprocs);
         MPI_Info_set(info, "cb_nodes", buf);
@@ -87,6 +88,7 @@ static MPI_Info hints_info(int h)
         MPI_Info_set(info, "romio_cb_read", "disable");
         break;
     case 4:
+        MPI_Info_set(info, "romio_cb_read", "enable");
         MPI_Info_set(info, "romio_ds_write", "enable");
         MPI_Info_set(info, "cb_buffer_size", "4096");
         MPI_Info_set(info, "striping_unit", "1000");

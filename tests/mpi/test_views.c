@@ -188,10 +188,11 @@ static int make_memtypes(mtype_t *m)
 
 static const char *const hint_sets[] = {
     "",
-    "cb_buffer_size=64;cb_nodes=64;colio_typed_min=1",
+    "cb_buffer_size=64;cb_nodes=64;colio_typed_min=1;romio_cb_read=enable",
     "cb_buffer_size=200;cb_nodes=2;romio_ds_write=disable;romio_ds_read=disable",
     "romio_cb_write=disable;romio_cb_read=disable",
-    "cb_nodes=3;cb_buffer_size=1000;striping_unit=128;romio_ds_write=enable;romio_ds_read=enable;colio_typed_min=4",
+    "cb_nodes=3;cb_buffer_size=1000;striping_unit=128;romio_ds_write=enable;romio_ds_read=enable;colio_typed_min=4;"
+    "romio_cb_read=enable;romio_cb_write=enable",
 };
 #define N_HINTS ((int)(sizeof hint_sets / sizeof hint_sets[0]))
 
