@@ -19,7 +19,7 @@ static const char *usage =
     "  --hints H         \"key=value;...\" for colio; the standard keys also for MPI-IO\n"
     "  --api view|list   colio through its view (default) or its request-list calls\n"
     "  --json FILE       also write the results as JSON\n"
-    "  --quick           every workload, small, colio and mpiio, write and read, 3 repeats\n"
+    "  --quick           every workload, small, colio and mpiio, write and read, 5 repeats\n"
     "  --block N         interleaved: block bytes (default 64)\n"
     "  --particles N     hacc: particles per rank\n"
     "  --layout aos|soa  hacc: particle layout (default soa)\n"
@@ -143,7 +143,7 @@ int bench_parse(int argc, char **argv, bench_options_t *o, int rank)
             continue;
         }
         if (!strcmp(opt, "--quick")) { /* the README's main job */
-            o->repeat = 3;
+            o->repeat = 5;
             o->nsizes = 1, o->sizes[0] = BENCH_SMALL;
             continue;
         }
