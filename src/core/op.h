@@ -194,6 +194,9 @@ int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
 void colio_round_cbuf_pack(const colio_op_t *op, const colio_run_t *r, char *packed);
 void colio_round_cbuf_unpack(colio_op_t *op, const colio_run_t *r, const char *packed);
 void colio_round_cbuf_mem(colio_op_t *op, const colio_run_t *r, int to_cbuf);
+/* All of the aggregator's own runs of this round between user memory and the collective buffer, poking
+   the exchange every so often so MPI moves data meanwhile. */
+void colio_round_own_runs(colio_op_t *op, int to_cbuf);
 /* Data sieving choice for a round: whether holes this small (per the toggle) are read too. */
 int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole);
 /* Broadcast the agreed failing rank's message (key from an agreement). */
@@ -203,11 +206,15 @@ int colio_op_test_coll(colio_op_t *op, int *done_p);
 void colio_plan_free(colio_op_t *op);
 void colio_round_free(colio_op_t *op);
 
-/* Kind-specific halves of a round (round_write.c, round_read.c). */
+/* Kind-specific parts of a round (round_write.c, round_read.c): begin before
+   the exchange starts, end after it completed. The aggregator's own pieces
+   move while it runs (colio_round_own_runs). */
 void colio_round_write_begin(colio_op_t *op);
 void colio_round_write_end(colio_op_t *op);
 void colio_round_read_begin(colio_op_t *op);
 void colio_round_read_end(colio_op_t *op);
+/* Let the exchange in flight progress (between chunks of local copying). */
+void colio_round_poke(colio_op_t *op);
 /*
  * Aggregator: decide where each source's message of the round lives: in
  * place in the collective buffer (one file run), described there by a

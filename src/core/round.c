@@ -192,6 +192,35 @@ void colio_round_cbuf_mem(colio_op_t *op, const colio_run_t *r, int to_cbuf)
     }
 }
 
+void colio_round_poke(colio_op_t *op)
+{
+    int done;
+    if (op->rnd.x.ops && op->rnd.x.ops->progress(&op->rnd.x, &done) != 0)
+        colio_op_fail(op, COLIO_ERR_MPI, "data exchange (%s) failed", op->rnd.x.ops->name);
+}
+
+#define COLIO_POKE_BYTES (512 << 10) /* local copying between two looks at the exchange */
+
+void colio_round_own_runs(colio_op_t *op, int to_cbuf)
+{
+    const colio_round_t *rd = &op->rnd;
+    if (op->plan.my_agg < 0)
+        return;
+    const colio_agg_list_t *l = &op->plan.to_agg[op->plan.my_agg];
+    int64_t since = 0;
+    for (int i = 0; i < rd->nagg; i++) {
+        const colio_slice_t *s = &rd->agg_slices[i];
+        for (int64_t k = s->first; s->peer == op->fh->rank && k < s->first + s->n; k++) {
+            colio_run_t r = colio_meta_run(l->meta, k, l->pos[k]);
+            colio_round_cbuf_mem(op, &r, to_cbuf);
+            if ((since += colio_run_bytes(&r)) >= COLIO_POKE_BYTES) {
+                colio_round_poke(op);
+                since = 0;
+            }
+        }
+    }
+}
+
 /* Room for bytes in the aggregator's staging buffer (grown only for overlapping requests). */
 static int agg_stage_reserve(colio_op_t *op, int64_t bytes)
 {
@@ -311,6 +340,8 @@ int colio_step_round(colio_op_t *op)
     else
         colio_round_read_begin(op);
     start_data_exchange(op);
+    /* the aggregator's own pieces while the messages move */
+    colio_round_own_runs(op, op->args.kind == COLIO_OP_WRITE);
     op->phase = COLIO_PH_ROUND_XCHG;
     return COLIO_STEP_NEXT;
 }

@@ -56,19 +56,6 @@ static void pack_outgoing(colio_op_t *op)
     }
 }
 
-static void deliver_own_runs(colio_op_t *op)
-{
-    const colio_round_t *rd = &op->rnd;
-    const colio_agg_list_t *l = &op->plan.to_agg[op->plan.my_agg];
-    for (int i = 0; i < rd->nagg; i++) {
-        const colio_slice_t *s = &rd->agg_slices[i];
-        for (int64_t k = s->first; s->peer == op->fh->rank && k < s->first + s->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, k, l->pos[k]);
-            colio_round_cbuf_mem(op, &r, 0);
-        }
-    }
-}
-
 void colio_round_read_begin(colio_op_t *op)
 {
     if (op->plan.my_agg < 0 || op->rnd.nagg == 0)
@@ -76,7 +63,6 @@ void colio_round_read_begin(colio_op_t *op)
     read_round(op);
     colio_round_place_agg_slices(op, 1);
     pack_outgoing(op);
-    deliver_own_runs(op);
 }
 
 void colio_round_read_end(colio_op_t *op)

@@ -41,20 +41,6 @@ static void pack_requester_slices(colio_op_t *op)
     }
 }
 
-/* My own runs in my file domain: from user memory to the collective buffer, no MPI. */
-static void copy_own_runs(colio_op_t *op)
-{
-    const colio_round_t *rd = &op->rnd;
-    const colio_agg_list_t *l = &op->plan.to_agg[op->plan.my_agg];
-    for (int i = 0; i < rd->nagg; i++) {
-        const colio_slice_t *s = &rd->agg_slices[i];
-        for (int64_t k = s->first; s->peer == op->fh->rank && k < s->first + s->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, k, l->pos[k]);
-            colio_round_cbuf_mem(op, &r, 1);
-        }
-    }
-}
-
 void colio_round_write_begin(colio_op_t *op)
 {
     colio_round_t *rd = &op->rnd;
@@ -69,7 +55,6 @@ void colio_round_write_begin(colio_op_t *op)
     if (rd->sieve) /* before any data lands: holes keep what the file holds */
         colio_op_read(op, rd->cbuf + (rd->cov.first - rd->rs), rd->cov.last - rd->cov.first, rd->cov.first);
     colio_round_place_agg_slices(op, !rd->cov.overlap); /* overlap: never two messages into one place */
-    copy_own_runs(op);
 }
 
 static void unpack_incoming(colio_op_t *op)
