@@ -72,6 +72,7 @@ typedef struct bench_sample {
     double time;                                   /* open to close */
     double meta, data, io, compute;                /* colio's phases (0 for other engines) */
     int64_t rss_extra;                             /* peak resident bytes above the start of the call */
+    int64_t memory;                                /* colio: bytes of buffers it held (stats) */
     int is_aggregator;
 } bench_sample_t;
 

@@ -171,6 +171,8 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
     MPI_Allreduce(&mine, &big, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
     int agg = s.is_aggregator;
     MPI_Bcast(&agg, 1, MPI_INT, big.r, comm);
+    int64_t mem = 0;
+    MPI_Allreduce(&s.memory, &mem, 1, MPI_INT64_T, MPI_MAX, comm);
     int64_t bad_all = 0;
     MPI_Allreduce(&bad, &bad_all, 1, MPI_INT64_T, MPI_SUM, comm);
     struct { int failed, r; } f = {rc != 0, rc != 0 ? rank : nprocs}, ff;
@@ -181,7 +183,7 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
         snprintf(err, BENCH_ERR, "rank %d: %s", ff.r, myerr);
         return -1;
     }
-    *out = (bench_sample_t){tmax[0], tmax[1], tmax[2], tmax[3], tmax[4], (int64_t)big.v, agg};
+    *out = (bench_sample_t){tmax[0], tmax[1], tmax[2], tmax[3], tmax[4], (int64_t)big.v, mem, agg};
     *bad_out = bad_all;
     return 0;
 }
@@ -207,6 +209,8 @@ static void summarize(bench_run_t *r, bench_sample_t *s, int n)
         r->max = s[i].time > r->max ? s[i].time : r->max;
         if (s[i].rss_extra > r->rss_extra)
             r->rss_extra = s[i].rss_extra, r->rss_aggregator = s[i].is_aggregator;
+        if (s[i].memory > r->memory)
+            r->memory = s[i].memory;
     }
     r->repeats = n;
     r->mean = sum / n;

@@ -45,9 +45,9 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
            o->repeat, o->warmup, o->warmup == 1 ? "" : "s");
     if (o->hints)
         printf("hints: %s (colio; standard keys also for MPI-IO)\n", o->hints);
-    printf("\n%-11s %-6s %-7s %-5s %3s %9s %9s %9s %9s %8s %8s %6s %7s %6s %8s %7s %7s %7s %7s %s\n", "workload", "size",
-           "engine", "op", "np", "MiB", "pieces", "median_s", "MiB/s", "min_s", "max_s", "CoV%", "x_mpiio", "%ceil",
-           "rssMiB", "meta_s", "data_s", "io_s", "comp_s", "bytes");
+    printf("\n%-11s %-6s %-7s %-5s %3s %9s %9s %9s %9s %8s %8s %6s %7s %6s %8s %7s %7s %7s %7s %7s %s\n", "workload",
+           "size", "engine", "op", "np", "MiB", "pieces", "median_s", "MiB/s", "min_s", "max_s", "CoV%", "x_mpiio",
+           "%ceil", "rssMiB", "bufMiB", "meta_s", "data_s", "io_s", "comp_s", "bytes");
     const char *last = "";
     for (int i = 0; i < nruns; i++) {
         const bench_run_t *r = &runs[i];
@@ -66,13 +66,14 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
                r->engine, r->op, r->nprocs, r->bytes / MIB, (long long)r->pieces, r->median, bandwidth(r), r->min, r->max,
                100 * r->cov, x, c, r->rss_extra / MIB);
         if (colio)
-            printf(" %7.4f %7.4f %7.4f %7.4f", r->meta, r->data, r->io, r->compute);
+            printf(" %7.1f %7.4f %7.4f %7.4f %7.4f", r->memory / MIB, r->meta, r->data, r->io, r->compute);
         else
-            printf(" %7s %7s %7s %7s", "-", "-", "-", "-");
+            printf(" %7s %7s %7s %7s %7s", "-", "-", "-", "-", "-");
         printf(" %s\n", r->verified ? "verified" : "WRONG");
     }
     printf("\nx_mpiio: times faster than the MPI library's MPI-IO; %%ceil: share of one contiguous call per rank;\n"
-           "rssMiB: largest rank's resident-memory growth during the call; phases: slowest rank, colio only.\n");
+           "rssMiB: largest rank's resident-memory growth during the call; bufMiB: colio's buffers on its\n"
+           "largest rank (its own accounting); phases: slowest rank, colio only.\n");
     for (int i = 0, w = -1; i < nruns; i++)
         if (i == 0 || strcmp(runs[i].workload, runs[i - 1].workload) || strcmp(runs[i].size, runs[i - 1].size))
             printf("%s%-11s %-6s %s\n", w++ < 0 ? "\nworkloads:\n" : "", runs[i].workload, runs[i].size, runs[i].desc);
@@ -117,11 +118,12 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
         fprintf(f, ", \"nprocs\": %d, \"bytes\": %lld, \"pieces\": %lld, \"repeats\": %d, \"median_s\": %.9g, \"min_s\": %.9g, "
                    "\"max_s\": %.9g, \"mean_s\": %.9g, \"std_s\": %.9g, \"cov\": %.6g, \"bandwidth_mib_s\": %.6g, "
                    "\"x_mpiio\": %.6g, \"frac_ceiling\": %.6g, \"rss_extra_bytes\": %lld, \"rss_rank_is_aggregator\": %d, "
+                   "\"colio_buffer_bytes\": %lld, "
                    "\"phases\": {\"meta_exchange\": %.9g, \"data_exchange\": %.9g, \"io\": %.9g, \"compute\": %.9g}, "
                    "\"verified\": %s, \"error\": ",
                 r->nprocs, (long long)r->bytes, (long long)r->pieces, r->repeats, r->median, r->min, r->max, r->mean, r->std, r->cov,
                 bandwidth(r), vs_mpiio(runs, nruns, r), of_ceiling(runs, nruns, r), (long long)r->rss_extra,
-                r->rss_aggregator, r->meta, r->data, r->io, r->compute, r->verified ? "true" : "false");
+                r->rss_aggregator, (long long)r->memory, r->meta, r->data, r->io, r->compute, r->verified ? "true" : "false");
         json_str(f, r->error);
         fprintf(f, "}%s\n", i + 1 < nruns ? "," : "");
     }

@@ -35,6 +35,7 @@ typedef struct bench_run {
     double median, min, max, mean, std, cov;
     double meta, data, io, compute;   /* medians over repeats of the slowest rank's phase times */
     int64_t rss_extra;                /* largest rank's peak resident growth during the call */
+    int64_t memory;                   /* colio: the largest rank's buffers (its own accounting) */
     int rss_aggregator;               /* that rank was an aggregator (colio) */
     int verified;                     /* every repeat's bytes checked and right */
 } bench_run_t;

@@ -74,6 +74,7 @@ typedef struct colio_op_stats {
     int64_t io_bytes;    /**< bytes this rank moved to or from storage (incl. read-modify-write) */
     int64_t sent_bytes;  /**< data bytes this rank sent to other ranks */
     int64_t recv_bytes;  /**< data bytes this rank received from other ranks */
+    int64_t memory;      /**< bytes of buffers colio held for the operation on this rank (peak) */
     int aggregators;     /**< number of aggregators (0: independent path) */
     int is_aggregator;   /**< 1 if this rank was an aggregator */
 } colio_op_stats;
@@ -82,7 +83,7 @@ typedef struct colio_op_stats {
 typedef struct colio_stats {
     int64_t operations;   /**< collective data operations completed on this handle */
     colio_op_stats last;  /**< the most recent operation */
-    colio_op_stats total; /**< sum over all operations (aggregators: max seen) */
+    colio_op_stats total; /**< sum over all operations (memory, aggregators: the largest seen) */
 } colio_stats;
 
 /** Collectively open @p path. On failure *fh is set to NULL. */

@@ -19,6 +19,7 @@ static void phases(colio_file *fh, bench_sample_t *s)
     s->io = st.last.time.io;
     s->compute = st.last.time.compute;
     s->is_aggregator = st.last.is_aggregator;
+    s->memory = st.last.memory;
 }
 
 static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, int write, bench_sample_t *s,

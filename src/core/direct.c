@@ -95,6 +95,7 @@ int colio_step_direct(colio_op_t *op)
     int64_t tmp_size = op->fh->hints.cb_buffer_size;
     char *tmp = malloc((size_t)tmp_size);
     op->stats.aggregators = 0;
+    op->stats.memory = colio_op_memory(op) + (tmp ? tmp_size : 0); /* the run list and the bounce buffer */
     if (tmp == NULL)
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)tmp_size);
     for (int64_t i = 0, k = 0; tmp && i < op->acc.n && !op->io_failed;) {

@@ -415,6 +415,18 @@ int colio_step_errmsg(colio_op_t *op)
 
 /* ---- the end --------------------------------------------------------------------- */
 
+int64_t colio_op_memory(const colio_op_t *op)
+{
+    const colio_plan_t *p = &op->plan;
+    const colio_round_t *r = &op->rnd;
+    int64_t m = op->acc.n * (int64_t)sizeof(colio_run_t) + (int64_t)p->meta_pool_cap + (int64_t)r->cbuf_cap +
+                (int64_t)r->stage_cap + r->agg_stage_size + r->cov.cap_words * 8 +
+                r->cov.cap_runs * (int64_t)sizeof(colio_piece_t);
+    for (int i = 0; p->to_agg && i < p->naggs; i++)
+        m += p->to_agg[i].cap * (COLIO_META_BYTES + 2 * (int64_t)sizeof(int64_t));
+    return m;
+}
+
 int colio_op_finish(colio_op_t *op, MPI_Status *status)
 {
     colio_file *fh = op->fh;
@@ -426,6 +438,8 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
         fh->fp += moved / fh->view.etype_size;
     op->stats.bytes = moved;
     op->stats.pieces = op->acc.npieces;
+    int64_t held = colio_op_memory(op);
+    op->stats.memory = held > op->stats.memory ? held : op->stats.memory;
     op->stats.time.total = MPI_Wtime() - op->t_start;
     colio_stats_record(fh, &op->stats, op->args.api);
     colio_file_result(fh, &op->err);

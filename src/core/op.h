@@ -199,6 +199,8 @@ void colio_round_cbuf_mem(colio_op_t *op, const colio_run_t *r, int to_cbuf);
 void colio_round_own_runs(colio_op_t *op, int to_cbuf);
 /* Data sieving choice for a round: whether holes this small (per the toggle) are read too. */
 int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole);
+/* Bytes of the buffers the operation holds now (statistics keep the largest seen). */
+int64_t colio_op_memory(const colio_op_t *op);
 /* Broadcast the agreed failing rank's message (key from an agreement). */
 void colio_op_start_errmsg(colio_op_t *op, int64_t key);
 /* Test the collective request in flight; *done_p when complete. */

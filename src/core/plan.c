@@ -37,6 +37,11 @@ int colio_step_plan(colio_op_t *op)
         if (colio_split_by_domain(&op->acc, &p->dom, p->to_agg, &e) != 0)
             colio_op_fail(op, e.code, "%s", e.msg);
     }
+    /* the per-aggregator lists hold it all now: drop the run list, keep its totals */
+    op->stats.memory = colio_op_memory(op); /* the peak of planning: both lists at once */
+    free(op->acc.runs);
+    op->acc.runs = NULL;
+    op->acc.n = 0;
     /* a rank that failed sends zero counts and still takes part until READY */
     for (int i = 0; i < p->naggs; i++)
         p->send_counts[p->aggs[i]] = op->err.code ? 0 : p->to_agg[i].n;

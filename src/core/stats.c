@@ -26,6 +26,8 @@ static void accumulate(colio_op_stats *sum, const colio_op_stats *s)
     sum->io_bytes += s->io_bytes;
     sum->sent_bytes += s->sent_bytes;
     sum->recv_bytes += s->recv_bytes;
+    if (s->memory > sum->memory)
+        sum->memory = s->memory;
     if (s->aggregators > sum->aggregators)
         sum->aggregators = s->aggregators;
     sum->is_aggregator |= s->is_aggregator;
@@ -56,11 +58,11 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
                     "{\"op\":\"%s\",\"rank\":%d,\"path\":\"%s\",\"time\":%.9f,\"meta_exchange\":%.9f,"
                     "\"data_exchange\":%.9f,\"io\":%.9f,\"compute\":%.9f,\"bytes\":%lld,\"pieces\":%lld,"
                     "\"rounds\":%lld,\"io_calls\":%lld,\"io_bytes\":%lld,\"sent_bytes\":%lld,"
-                    "\"recv_bytes\":%lld,\"aggregators\":%d,\"is_aggregator\":%d}",
+                    "\"recv_bytes\":%lld,\"memory\":%lld,\"aggregators\":%d,\"is_aggregator\":%d}",
                     api, rank, esc, s->time.total, s->time.meta_exchange, s->time.data_exchange, s->time.io,
                     s->time.compute, (long long)s->bytes, (long long)s->pieces, (long long)s->rounds,
                     (long long)s->io_calls, (long long)s->io_bytes, (long long)s->sent_bytes,
-                    (long long)s->recv_bytes, s->aggregators, s->is_aggregator);
+                    (long long)s->recv_bytes, (long long)s->memory, s->aggregators, s->is_aggregator);
 }
 
 /* One write(2) per line with O_APPEND, so lines of different ranks never interleave. */
