@@ -14,7 +14,8 @@ int colio_coverage_reset(colio_coverage_t *c, int64_t lo, int64_t size)
         c->bits = b;
         c->cap_words = words;
     }
-    memset(c->bits, 0, sizeof *c->bits * (size_t)words);
+    if (words > 0)
+        memset(c->bits, 0, sizeof *c->bits * (size_t)words);
     c->lo = lo;
     c->size = size;
     c->covered = 0;
