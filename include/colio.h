@@ -77,6 +77,13 @@ typedef struct colio_op_stats {
     int64_t memory;      /**< bytes of buffers colio held for the operation on this rank (peak) */
     int aggregators;     /**< number of aggregators (0: independent path) */
     int is_aggregator;   /**< 1 if this rank was an aggregator */
+    char meta_kernel[16]; /**< exchange kernel of the metadata ("" when no exchange ran; totals: the last) */
+    char data_kernel[16]; /**< exchange kernel of the data rounds */
+    int64_t messages;     /**< point-to-point messages this rank posted (metadata and data) */
+    int64_t max_requests; /**< most MPI requests this rank had in flight at once in an exchange */
+    int64_t max_fanin;    /**< peers of the busiest aggregator (senders of a write, receivers of a read) */
+    double exchange_min;  /**< fastest rank's metadata + data exchange time (s), agreed over all ranks */
+    double exchange_max;  /**< slowest rank's: max - min is the straggler spread */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

@@ -23,19 +23,58 @@ int colio_file_result(colio_file *fh, const colio_err_t *err)
     return err->code;
 }
 
-int colio_file_configure(colio_file *fh, colio_err_t *err)
+/* The exchange kernel a hint names; "auto" is resolved per operation (NULL here). */
+static int find_kernel(const char *name, const colio_xchg_ops_t **ops)
 {
-    const colio_hints_t *h = &fh->hints;
-    fh->place = colio_place_find(h->placement);
-    fh->domain = colio_domain_find(h->domain);
-    fh->xchg_data = colio_xchg_find(h->exchange);
-    fh->xchg_meta = colio_xchg_find(h->meta_exchange[0] ? h->meta_exchange : h->exchange);
-    if (!fh->place || !fh->domain || !fh->xchg_data || !fh->xchg_meta)
+    *ops = strcmp(name, "auto") == 0 ? NULL : colio_xchg_find(name);
+    return strcmp(name, "auto") == 0 || *ops != NULL;
+}
+
+/* Nodes as the hints see them: MPI's, or colio_node_size consecutive ranks each. */
+static int config_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo)
+{
+    int *node_of = malloc(sizeof(int) * (size_t)fh->nprocs);
+    if (node_of == NULL)
+        return COLIO_ERR_NOMEM;
+    for (int r = 0; r < fh->nprocs; r++)
+        node_of[r] = h->node_size > 0 ? r / h->node_size : fh->topo_mpi.node_of[r];
+    int rc = colio_topo_from_nodes(fh->nprocs, node_of, topo);
+    free(node_of);
+    return rc;
+}
+
+int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->place = colio_place_find(h->placement);
+    cfg->domain = colio_domain_find(h->domain);
+    int kernels = find_kernel(h->exchange, &cfg->xchg_data) &&
+                  find_kernel(h->meta_exchange[0] ? h->meta_exchange : h->exchange, &cfg->xchg_meta);
+    if (!cfg->place || !cfg->domain || !kernels)
         return colio_err_set(err, COLIO_ERR_HINT, "unknown plug-in name in hints");
-    colio_place_input_t in = {.topo = &fh->topo, .cb_nodes = h->cb_nodes};
-    if (fh->place->select(&in, fh->aggs, &fh->naggs) != 0 || fh->naggs < 1)
-        return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", fh->place->name);
+    cfg->aggs = malloc(sizeof(int) * (size_t)fh->nprocs);
+    if (cfg->aggs == NULL || config_topo(fh, h, &cfg->topo) != 0) {
+        colio_config_free(cfg);
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the file");
+    }
+    colio_place_input_t in = {.topo = &cfg->topo, .cb_nodes = h->cb_nodes};
+    if (cfg->place->select(&in, cfg->aggs, &cfg->naggs) != 0 || cfg->naggs < 1) {
+        colio_config_free(cfg);
+        return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", cfg->place->name);
+    }
+    if (colio_xchg_ctx_build(&cfg->xctx, &cfg->topo, cfg->aggs, cfg->naggs, h, err) != 0) {
+        colio_config_free(cfg);
+        return err->code;
+    }
     return COLIO_SUCCESS;
+}
+
+void colio_config_free(colio_config_t *cfg)
+{
+    colio_topo_free(&cfg->topo);
+    colio_xchg_ctx_free(&cfg->xctx);
+    free(cfg->aggs);
+    memset(cfg, 0, sizeof *cfg);
 }
 
 /* Every rank adopts rank 0's hints, as ROMIO does, so all plans agree. */
@@ -45,40 +84,27 @@ static int hints_from_rank0(colio_file *fh, colio_hints_t *h, colio_err_t *err)
     return colio_err_from_mpi(err, rc, "MPI_Bcast of hints");
 }
 
-/* The part of a handle that hints select. */
-typedef struct config_snapshot {
-    colio_hints_t hints;
-    const colio_place_ops_t *place;
-    const colio_domain_ops_t *domain;
-    const colio_xchg_ops_t *xchg_data, *xchg_meta;
-    int *aggs;
-    int naggs;
-} config_snapshot_t;
-
 /*
- * Collective: adopt rank 0's candidate hints and the plug-ins and
- * aggregators they select. If anything fails on any rank, every rank keeps
- * its previous configuration. The backend and its fault spec stay as chosen
- * at open.
+ * Collective: adopt rank 0's candidate hints and the configuration they
+ * select. If anything fails on any rank, every rank keeps its previous
+ * hints and configuration. The backend and its fault spec stay as chosen at
+ * open.
  */
 static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
 {
     memcpy(cand->backend, fh->hints.backend, sizeof cand->backend);
     memcpy(cand->fault, fh->hints.fault, sizeof cand->fault);
-    config_snapshot_t old = {fh->hints, fh->place, fh->domain, fh->xchg_data, fh->xchg_meta, fh->aggs, fh->naggs};
-    if (hints_from_rank0(fh, cand, err) == 0) {
-        fh->hints = *cand;
-        fh->aggs = fh->aggs_spare; /* the old list stays intact until success */
-        colio_file_configure(fh, err);
-    }
+    colio_config_t cfg = {0};
+    if (hints_from_rank0(fh, cand, err) == 0)
+        colio_file_configure(fh, cand, &cfg, err);
     if (colio_err_agree(fh->comm, err) != 0) {
-        fh->hints = old.hints;
-        fh->place = old.place, fh->domain = old.domain;
-        fh->xchg_data = old.xchg_data, fh->xchg_meta = old.xchg_meta;
-        fh->aggs = old.aggs, fh->naggs = old.naggs;
+        colio_config_free(&cfg);
         return err->code;
     }
-    fh->aggs_spare = old.aggs;
+    colio_config_free(&fh->cfg);
+    fh->cfg = cfg;
+    fh->hints = *cand;
+    fh->hints_gen++;
     return COLIO_SUCCESS;
 }
 
@@ -160,12 +186,11 @@ static void file_free(colio_file *fh)
     if (fh->st)
         fh->store->close(fh->st);
     view_free(&fh->view);
-    colio_topo_free(&fh->topo);
+    colio_topo_free(&fh->topo_mpi);
+    colio_config_free(&fh->cfg);
     if (fh->comm != MPI_COMM_NULL)
         MPI_Comm_free(&fh->comm);
     colio_bufcache_free(&fh->bufs);
-    free(fh->aggs);
-    free(fh->aggs_spare);
     free(fh->path);
     free(fh);
 }
@@ -175,9 +200,7 @@ static int open_prepare(colio_file *fh, const char *path, int amode, MPI_Info in
 {
     if (path == NULL || path[0] == '\0')
         return colio_err_set(err, COLIO_ERR_BAD_FILE, "colio_open: empty or NULL path");
-    fh->aggs = malloc(sizeof(int) * (size_t)fh->nprocs);
-    fh->aggs_spare = malloc(sizeof(int) * (size_t)fh->nprocs);
-    if ((fh->path = strdup(path)) == NULL || !fh->aggs || !fh->aggs_spare)
+    if ((fh->path = strdup(path)) == NULL)
         return colio_err_set(err, COLIO_ERR_NOMEM, "colio_open: out of memory");
     if (check_amode(amode, err) != 0)
         return err->code;
@@ -194,9 +217,9 @@ static int open_collective(colio_file *fh, const char *path, int amode, MPI_Info
     open_prepare(fh, path, amode, info, err);
     if (colio_err_agree_same(fh->comm, err, amode, "amode", NULL) != 0)
         return err->code;
-    if (hints_from_rank0(fh, &fh->hints, err) == 0 && colio_topo_build(fh->comm, &fh->topo, err) == 0) {
+    if (hints_from_rank0(fh, &fh->hints, err) == 0 && colio_topo_build(fh->comm, &fh->topo_mpi, err) == 0) {
         fh->store = colio_store_find(fh->hints.backend);
-        colio_file_configure(fh, err);
+        colio_file_configure(fh, &fh->hints, &fh->cfg, err);
     }
     return open_everywhere(fh, err); /* skips the file system after an error, still agrees */
 }
@@ -361,7 +384,7 @@ int colio_get_info(colio_file *fh, MPI_Info *info_used)
 {
     if (fh == NULL || info_used == NULL)
         return COLIO_ERR_ARG;
-    return colio_hints_to_info(&fh->hints, fh->naggs, info_used);
+    return colio_hints_to_info(&fh->hints, fh->cfg.naggs, info_used);
 }
 
 int colio_sync(colio_file *fh)

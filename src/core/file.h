@@ -11,33 +11,45 @@
 #include "store/store.h"
 #include "topo/topo.h"
 
+/*
+ * What the hints select: plug-ins, the nodes as the hints see them
+ * (colio_node_size emulates smaller nodes), the aggregators and the exchange
+ * context. Rebuilt as a whole when hints change and swapped in only once
+ * every rank has built its own, so a failure anywhere leaves the old one.
+ */
+typedef struct colio_config {
+    const colio_place_ops_t *place;
+    const colio_domain_ops_t *domain;
+    const colio_xchg_ops_t *xchg_data, *xchg_meta; /* NULL: "auto", chosen per operation */
+    colio_topo_t topo;
+    int *aggs;                  /* aggregator ranks, domain order */
+    int naggs;
+    colio_xchg_ctx_t xctx;
+} colio_config_t;
+
 struct colio_file {
     MPI_Comm comm;              /* private duplicate, errors returned */
     int rank, nprocs;
     char *path;
     int amode;
     colio_hints_t hints;        /* identical on every rank (rank 0's) */
-    /* plug-ins selected by the hints */
     const colio_store_ops_t *store;
-    const colio_place_ops_t *place;
-    const colio_domain_ops_t *domain;
-    const colio_xchg_ops_t *xchg_data, *xchg_meta;
+    colio_config_t cfg;         /* selected by the hints */
     colio_store_t *st;
     int readable;               /* storage handle can read (read-modify-write possible) */
     colio_view_t view;
     int64_t fp;                 /* individual file pointer, in etypes */
-    colio_topo_t topo;
-    int *aggs;                  /* nprocs entries, the first naggs used */
-    int *aggs_spare;            /* nprocs entries: the next configuration is built here */
-    int naggs;
+    colio_topo_t topo_mpi;      /* nodes as MPI reports them */
     colio_stats stats;
     colio_err_t last_err;
     int64_t op_seq;             /* operations started, for message tags */
+    int64_t hints_gen;          /* bumped whenever hints change (plan reuse) */
     colio_bufcache_t bufs;      /* large buffers kept between operations */
 };
 
-/* Select plug-ins and aggregators for the current hints (local, deterministic). */
-int colio_file_configure(colio_file *fh, colio_err_t *err);
+/* Build the configuration the hints select (local, deterministic); *cfg is freed on failure. */
+int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err);
+void colio_config_free(colio_config_t *cfg);
 
 /* Record the outcome of a collective call on the handle and return its code. */
 int colio_file_result(colio_file *fh, const colio_err_t *err);

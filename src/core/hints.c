@@ -29,8 +29,10 @@ typedef struct hint_def {
 } hint_def_t;
 
 static int fault_spec_valid(const char *spec);
-static int meta_name_valid(const char *name) { return name[0] == '\0' || colio_xchg_find(name) != NULL; }
-static int xchg_name_valid(const char *name) { return colio_xchg_find(name) != NULL; }
+static int xchg_name_valid(const char *name) { return strcmp(name, "auto") == 0 || colio_xchg_find(name) != NULL; }
+static int meta_name_valid(const char *name) { return name[0] == '\0' || xchg_name_valid(name); }
+static int rank_list_valid(const char *name) { return colio_rank_list_valid(name) == 0; }
+static int local_aggs_valid(const char *spec) { return colio_local_aggs_valid(spec) == 0; }
 static int place_name_valid(const char *name) { return colio_place_find(name) != NULL; }
 static int domain_name_valid(const char *name) { return colio_domain_find(name) != NULL; }
 static int store_name_valid(const char *name) { return colio_store_find(name) != NULL; }
@@ -62,10 +64,26 @@ static const hint_def_t hint_table[] = {
      "aggregators move a source's pieces with an MPI derived datatype (no staging copy) when they average at least this many bytes"},
     {"colio_read_sieve_ratio", HK_INT, F(read_sieve_ratio), 0, 1000, NULL, "2",
      "automatic reads go independent, each rank sieving its own extent, when all extents add up to at most this many times the bytes read (0: never)"},
-    {"colio_exchange", HK_NAME, F(exchange), 0, 0, xchg_name_valid, "romio",
-     "data exchange kernel"},
+    {"colio_exchange", HK_NAME, F(exchange), 0, 0, xchg_name_valid, "auto",
+     "data exchange kernel: romio (post all, ascending ranks), issend (the same with synchronous sends), spread "
+     "(spread-out, Kang et al. Alg. 1), balanced (balanced spread-out, Alg. 2), pairwise (one partner per step), "
+     "auto (chosen per operation from fan-in and message size, see colio_auto_fanin)"},
     {"colio_meta_exchange", HK_NAME, F(meta_exchange), 0, 0, meta_name_valid, "(colio_exchange)",
-     "metadata (offset/length lists) exchange kernel"},
+     "metadata (offset/length lists) exchange kernel, same values as colio_exchange"},
+    {"colio_throttle", HK_INT, F(throttle), 0, INT_MAX, NULL, "32",
+     "spread, balanced: steps per window, i.e. at most this many receives (and sends) in flight per rank; 0 = unlimited"},
+    {"colio_rank_list", HK_NAME, F(rank_list), 0, 0, rank_list_valid, "linear",
+     "balanced: order of the senders, linear (0..p-1) or node (round-robin over nodes)"},
+    {"colio_local_aggregators", HK_NAME, F(local_aggs), 0, 0, local_aggs_valid, "*:1",
+     "tam: local aggregators, *:N per node or N in all (spread over nodes by size, at least one per node)"},
+    {"colio_node_size", HK_INT, F(node_size), 0, INT_MAX, NULL, "0",
+     "emulate nodes of this many consecutive ranks (placement and kernels see them); 0 = the nodes MPI reports"},
+    {"colio_auto_fanin", HK_INT, F(auto_fanin), 1, INT_MAX, NULL, "16",
+     "auto: an exchange whose busiest aggregator has at least this many peers is all-to-many"},
+    {"colio_auto_msg_max", HK_BYTES, F(auto_msg_max), 0, INT64_MAX, NULL, "65536",
+     "auto: ... and throttled only when messages average at most this many bytes"},
+    {"colio_plan_cache", HK_INT, F(plan_cache), 0, 64, NULL, "4",
+     "exchange plans kept per file for reuse by identical collective calls; 0 = no reuse"},
     {"colio_placement", HK_NAME, F(placement), 0, 0, place_name_valid, "romio",
      "aggregator placement strategy"},
     {"colio_domain", HK_NAME, F(domain), 0, 0, domain_name_valid, "even", "file-domain layout"},
@@ -88,7 +106,13 @@ void colio_hints_default(colio_hints_t *h)
     h->direct_min = 256 << 10;
     h->typed_min = 2048;
     h->read_sieve_ratio = 2;
-    strcpy(h->exchange, "romio");
+    h->throttle = 32;
+    h->auto_fanin = 16;
+    h->auto_msg_max = 64 << 10;
+    h->plan_cache = 4;
+    strcpy(h->rank_list, "linear");
+    strcpy(h->local_aggs, "*:1");
+    strcpy(h->exchange, "auto");
     strcpy(h->placement, "romio");
     strcpy(h->domain, "even");
     strcpy(h->backend, "posix");

@@ -33,6 +33,13 @@ typedef struct colio_hints {
     int64_t direct_min;      /* colio_direct_min: contiguous bytes per rank for the direct path */
     int64_t typed_min;       /* colio_typed_min: average piece size for derived-datatype messages */
     int read_sieve_ratio;    /* colio_read_sieve_ratio: automatic reads go independent below it (0: never) */
+    int throttle;            /* colio_throttle: steps (receives) per window of the stepped kernels; 0 = unlimited */
+    int node_size;           /* colio_node_size: emulate nodes of this many consecutive ranks; 0 = MPI's nodes */
+    int auto_fanin;          /* colio_auto_fanin: auto throttles from this many senders per aggregator */
+    int64_t auto_msg_max;    /* colio_auto_msg_max: ... when messages average at most this many bytes */
+    int plan_cache;          /* colio_plan_cache: exchange plans kept for reuse; 0 = none */
+    char rank_list[COLIO_NAME_LEN];     /* colio_rank_list: linear or node */
+    char local_aggs[COLIO_NAME_LEN];    /* colio_local_aggregators: "*:N" per node or "N" in all */
     char exchange[COLIO_NAME_LEN];      /* data exchange kernel */
     char meta_exchange[COLIO_NAME_LEN]; /* metadata exchange kernel; "" = same as exchange */
     char placement[COLIO_NAME_LEN];     /* aggregator placement strategy */

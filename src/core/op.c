@@ -38,10 +38,12 @@ void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
     op->phase = COLIO_PH_INIT;
     op->coll_req = MPI_REQUEST_NULL;
     op->plan.my_agg = -1;
-    /* two tags per operation, so operations in flight on one file never match */
-    int slot = (int)(fh->op_seq++ % 4096);
-    op->tag_meta = 2 * slot + 1;
-    op->tag_data = 2 * slot + 2;
+    /* tags of their own for both exchanges of each operation, so operations in
+       flight on one file never match (2048 slots * 8 tags stays under the
+       smallest MPI_TAG_UB an implementation may have, 32767) */
+    int slot = (int)(fh->op_seq++ % 2048);
+    op->tag_meta = 2 * COLIO_XCHG_TAGS * slot + 1;
+    op->tag_data = op->tag_meta + COLIO_XCHG_TAGS;
     op->t_start = MPI_Wtime();
 }
 
@@ -104,6 +106,19 @@ int colio_op_run(colio_op_t *op)
 }
 
 /* ---- helpers ------------------------------------------------------------------ */
+
+void colio_op_xchg_setup(colio_op_t *op, colio_xchg_t *x, int tag, const colio_xchg_ops_t *ops, int to_aggs)
+{
+    colio_file *fh = op->fh;
+    x->comm = fh->comm;
+    x->tag = tag;
+    x->rank = fh->rank;
+    x->nprocs = fh->nprocs;
+    x->topo = &fh->cfg.topo;
+    x->ctx = &fh->cfg.xctx;
+    x->ops = ops;
+    x->to_aggs = to_aggs;
+}
 
 int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...)
 {
@@ -237,9 +252,9 @@ static int init_plan_memory(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     colio_plan_t *p = &op->plan;
-    size_t np = (size_t)fh->nprocs, na = (size_t)fh->naggs;
-    p->send_counts = calloc(np, sizeof(int64_t));
-    p->recv_counts = calloc(np, sizeof(int64_t));
+    size_t np = (size_t)fh->nprocs, na = (size_t)fh->cfg.naggs;
+    p->send_counts = calloc(COLIO_COUNT_WORDS * np, sizeof(int64_t));
+    p->recv_counts = calloc(COLIO_COUNT_WORDS * np, sizeof(int64_t));
     p->to_agg = calloc(na, sizeof *p->to_agg);
     p->from_src = calloc(np, sizeof *p->from_src);
     p->msgs = calloc(np + na, sizeof *p->msgs);
@@ -377,10 +392,12 @@ int colio_step_setup(colio_op_t *op)
 
 /* ---- FINAL: agree on errors ----------------------------------------------------- */
 
-int colio_op_post_agreement(colio_op_t *op, colio_phase_t next)
+int colio_op_post_agreement(colio_op_t *op, colio_phase_t next) { return colio_op_post_agreement_n(op, next, 1); }
+
+int colio_op_post_agreement_n(colio_op_t *op, colio_phase_t next, int nwords)
 {
     op->agree_in[0] = colio_err_key(op->err.code, op->fh->rank);
-    int rc = MPI_Iallreduce(op->agree_in, op->agree_out, 1, MPI_INT64_T, MPI_MIN, op->fh->comm, &op->coll_req);
+    int rc = MPI_Iallreduce(op->agree_in, op->agree_out, nwords, MPI_INT64_T, MPI_MIN, op->fh->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
         next = COLIO_PH_DONE;
@@ -389,13 +406,23 @@ int colio_op_post_agreement(colio_op_t *op, colio_phase_t next)
     return COLIO_STEP_NEXT;
 }
 
-int colio_step_final(colio_op_t *op) { return colio_op_post_agreement(op, COLIO_PH_FINAL_WAIT); }
+/* The error agreement, with the fastest and slowest exchange times (ns) alongside. */
+int colio_step_final(colio_op_t *op)
+{
+    const colio_phase_times *t = &op->stats.time;
+    int64_t ns = (int64_t)((t->meta_exchange + t->data_exchange) * 1e9);
+    op->agree_in[1] = ns;
+    op->agree_in[2] = -ns;
+    return colio_op_post_agreement_n(op, COLIO_PH_FINAL_WAIT, 3);
+}
 
 int colio_step_final_wait(colio_op_t *op)
 {
     int done;
     if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
         return COLIO_STEP_WAIT;
+    op->stats.exchange_min = (double)op->agree_out[1] * 1e-9;
+    op->stats.exchange_max = (double)-op->agree_out[2] * 1e-9;
     if (op->agree_out[0] == 0)
         op->phase = COLIO_PH_DONE;
     else
@@ -427,6 +454,17 @@ int64_t colio_op_memory(const colio_op_t *op)
     return m;
 }
 
+static void exchange_stats(colio_op_t *op)
+{
+    colio_op_stats *s = &op->stats;
+    s->messages = op->meta.nmsgs + op->rnd.x.nmsgs;
+    s->max_requests = op->meta.max_reqs > op->rnd.x.max_reqs ? op->meta.max_reqs : op->rnd.x.max_reqs;
+    if (op->kern_meta)
+        snprintf(s->meta_kernel, sizeof s->meta_kernel, "%s", op->kern_meta->name);
+    if (op->kern_data)
+        snprintf(s->data_kernel, sizeof s->data_kernel, "%s", op->kern_data->name);
+}
+
 int colio_op_finish(colio_op_t *op, MPI_Status *status)
 {
     colio_file *fh = op->fh;
@@ -438,6 +476,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
         fh->fp += moved / fh->view.etype_size;
     op->stats.bytes = moved;
     op->stats.pieces = op->acc.npieces;
+    exchange_stats(op);
     int64_t held = colio_op_memory(op);
     op->stats.memory = held > op->stats.memory ? held : op->stats.memory;
     op->stats.time.total = MPI_Wtime() - op->t_start;

@@ -69,6 +69,9 @@ typedef enum colio_phase {
 #define COLIO_SETUP_MIN 5
 #define COLIO_SETUP_WORDS 7
 
+/* Words per (sender, receiver) pair in the counts Ialltoall: runs, bytes. */
+#define COLIO_COUNT_WORDS 2
+
 /* Step results. */
 enum { COLIO_STEP_NEXT = 0, COLIO_STEP_WAIT = 1 };
 
@@ -86,8 +89,8 @@ typedef struct colio_plan {
     const int *aggs;            /* aggregator ranks, domain order */
     int my_agg;                 /* my aggregator index or -1 */
     colio_agg_list_t *to_agg;   /* naggs */
-    int64_t *send_counts;       /* nprocs: pieces I send to each rank */
-    int64_t *recv_counts;       /* nprocs: pieces each rank sends me */
+    int64_t *send_counts;       /* COLIO_COUNT_WORDS per rank: runs and bytes I send to each rank */
+    int64_t *recv_counts;       /* COLIO_COUNT_WORDS per rank: runs and bytes each rank sends me */
     colio_src_list_t *from_src; /* nprocs, aggregators only */
     int64_t *meta_pool;         /* storage of every from_src list */
     size_t meta_pool_cap;
@@ -134,6 +137,7 @@ typedef struct colio_op {
     colio_err_t err;             /* this rank's first error */
     int io_failed;               /* stop storage I/O, keep communicating */
     int tag_meta, tag_data;
+    const colio_xchg_ops_t *kern_meta, *kern_data; /* kernels of this operation (auto resolved at READY) */
     /* INIT */
     colio_access_t acc;
     colio_memmap_t mem;
@@ -180,6 +184,8 @@ int colio_step_final_wait(colio_op_t *op);
 int colio_step_errmsg(colio_op_t *op);
 
 /* Helpers shared by the steps. */
+/* Fill the fixed inputs of an exchange; to_aggs: the aggregators receive. */
+void colio_op_xchg_setup(colio_op_t *op, colio_xchg_t *x, int tag, const colio_xchg_ops_t *ops, int to_aggs);
 int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Record a failed storage call (negative errno) and stop further storage I/O. */
 void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t off, int64_t len);
@@ -189,6 +195,8 @@ void colio_op_write(colio_op_t *op, const void *buf, int64_t len, int64_t off);
 void colio_op_read(colio_op_t *op, void *buf, int64_t len, int64_t off);
 /* Post the error agreement (MIN of error keys); its result decides in phase next. */
 int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
+/* The same with agree_in[1..nwords) reduced by MIN alongside (callers fill them). */
+int colio_op_post_agreement_n(colio_op_t *op, colio_phase_t next, int nwords);
 /* Copies of one run's pieces (round.c): between the collective buffer (file layout of the
    round) and a packed buffer, and between the collective buffer and user memory. */
 void colio_round_cbuf_pack(const colio_op_t *op, const colio_run_t *r, char *packed);

@@ -11,12 +11,20 @@
 #include "core/file.h"
 #include "core/op.h"
 
+static int64_t agg_list_bytes(const colio_agg_list_t *l)
+{
+    int64_t bytes = 0;
+    for (int64_t k = 0; k < l->n; k++)
+        bytes += l->meta[COLIO_META_WORDS * k + 1] * l->meta[COLIO_META_WORDS * k + 3];
+    return bytes;
+}
+
 int colio_step_plan(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     colio_plan_t *p = &op->plan;
-    p->naggs = fh->naggs;
-    p->aggs = fh->aggs;
+    p->naggs = fh->cfg.naggs;
+    p->aggs = fh->cfg.aggs;
     for (int i = 0; i < p->naggs; i++)
         if (p->aggs[i] == fh->rank)
             p->my_agg = i;
@@ -25,12 +33,12 @@ int colio_step_plan(colio_op_t *op)
     colio_domain_input_t in = {.naggs = p->naggs, .lo = op->glo, .hi = op->ghi,
                                .round_size = fh->hints.cb_buffer_size,
                                .striping_unit = fh->hints.striping_unit};
-    p->dom.ops = fh->domain;
+    p->dom.ops = fh->cfg.domain;
     p->dom.naggs = p->naggs;
     p->dom.lo = op->glo;
     p->dom.hi = op->ghi;
     p->dom.round_size = in.round_size;
-    if (fh->domain->plan(&in, &p->dom) != 0)
+    if (fh->cfg.domain->plan(&in, &p->dom) != 0)
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory planning file domains");
     else {
         colio_err_t e = {0};
@@ -43,10 +51,12 @@ int colio_step_plan(colio_op_t *op)
     op->acc.runs = NULL;
     op->acc.n = 0;
     /* a rank that failed sends zero counts and still takes part until READY */
-    for (int i = 0; i < p->naggs; i++)
-        p->send_counts[p->aggs[i]] = op->err.code ? 0 : p->to_agg[i].n;
-    int rc = MPI_Ialltoall(p->send_counts, 1, MPI_INT64_T, p->recv_counts, 1, MPI_INT64_T, fh->comm,
-                           &op->coll_req);
+    for (int i = 0; i < p->naggs && op->err.code == 0; i++) {
+        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i]] = p->to_agg[i].n;
+        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + 1] = agg_list_bytes(&p->to_agg[i]);
+    }
+    int rc = MPI_Ialltoall(p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, p->recv_counts, COLIO_COUNT_WORDS,
+                           MPI_INT64_T, fh->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Ialltoall");
         op->phase = COLIO_PH_DONE;
@@ -64,7 +74,7 @@ static int alloc_metadata(colio_op_t *op)
     int64_t total = 0;
     for (int s = 0; s < fh->nprocs; s++)
         if (s != fh->rank)
-            total += p->recv_counts[s];
+            total += p->recv_counts[COLIO_COUNT_WORDS * s];
     p->meta_pool = colio_buf_take(&fh->bufs, sizeof(int64_t) * (size_t)(COLIO_META_WORDS * total + 1), &p->meta_pool_cap);
     if (p->meta_pool == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %lld metadata entries", (long long)total);
@@ -76,7 +86,7 @@ static int alloc_metadata(colio_op_t *op)
             src->meta = p->to_agg[p->my_agg].meta;
             continue;
         }
-        src->n = p->recv_counts[s];
+        src->n = p->recv_counts[COLIO_COUNT_WORDS * s];
         src->meta = p->meta_pool + COLIO_META_WORDS * at;
         at += src->n;
     }
@@ -113,8 +123,8 @@ static int reserve_requests(colio_op_t *op)
         if (i != p->my_agg && p->to_agg[i].n > 0)
             meta += colio_xchg_chunks(COLIO_META_BYTES * p->to_agg[i].n);
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
-        if (s != fh->rank && p->recv_counts[s] > 0)
-            meta += colio_xchg_chunks(COLIO_META_BYTES * p->recv_counts[s]);
+        if (s != fh->rank && p->recv_counts[COLIO_COUNT_WORDS * s] > 0)
+            meta += colio_xchg_chunks(COLIO_META_BYTES * p->recv_counts[COLIO_COUNT_WORDS * s]);
     /* a round: at most one message per aggregator and one per source, each within a round */
     int64_t data = (int64_t)(p->naggs + fh->nprocs) * colio_xchg_chunks(fh->hints.cb_buffer_size);
     if (meta > INT_MAX || data > INT_MAX || colio_xchg_reserve(&op->meta, (int)meta) != 0 ||
@@ -124,11 +134,16 @@ static int reserve_requests(colio_op_t *op)
 }
 
 /* Bytes of the largest round of my file domain: the collective buffer's size. */
-static int64_t round_buffer_size(const colio_op_t *op)
+static int64_t domain_share(const colio_op_t *op)
 {
     const colio_domains_t *d = &op->plan.dom;
-    int64_t share = d->start ? d->end[op->plan.my_agg] - d->start[op->plan.my_agg] : d->hi - d->lo;
-    return share < d->round_size ? share : d->round_size;
+    return d->start ? d->end[op->plan.my_agg] - d->start[op->plan.my_agg] : d->hi - d->lo;
+}
+
+static int64_t round_buffer_size(const colio_op_t *op)
+{
+    int64_t share = domain_share(op);
+    return share < op->plan.dom.round_size ? share : op->plan.dom.round_size;
 }
 
 static int alloc_round_buffers(colio_op_t *op)
@@ -150,6 +165,29 @@ static int alloc_round_buffers(colio_op_t *op)
     return 0;
 }
 
+/*
+ * What automatic kernel selection needs, as three words to MIN over all
+ * ranks: minus this aggregator's peer count (fan-in for writes, fan-out for
+ * reads: the same ranks), minus its average metadata message and minus its
+ * average data message per round, in bytes. Non-aggregators give 0.
+ */
+static void exchange_shape(const colio_op_t *op, int64_t *w)
+{
+    const colio_plan_t *p = &op->plan;
+    int64_t peers = 0, runs = 0, bytes = 0;
+    for (int s = 0; p->my_agg >= 0 && s < op->fh->nprocs; s++)
+        if (s != op->fh->rank && p->recv_counts[COLIO_COUNT_WORDS * s] > 0) {
+            peers++;
+            runs += p->recv_counts[COLIO_COUNT_WORDS * s];
+            bytes += p->recv_counts[COLIO_COUNT_WORDS * s + 1];
+        }
+    int64_t share = p->my_agg >= 0 ? domain_share(op) : 0;
+    int64_t rounds = share > 0 ? (share + p->dom.round_size - 1) / p->dom.round_size : 1;
+    w[0] = -peers;
+    w[1] = peers ? -(COLIO_META_BYTES * runs / peers) : 0;
+    w[2] = peers ? -(bytes / (peers * rounds)) : 0;
+}
+
 int colio_step_counts(colio_op_t *op)
 {
     int done;
@@ -161,7 +199,8 @@ int colio_step_counts(colio_op_t *op)
         alloc_round_buffers(op);
     if (op->err.code == 0)
         reserve_requests(op);
-    return colio_op_post_agreement(op, COLIO_PH_READY);
+    exchange_shape(op, &op->agree_in[1]);
+    return colio_op_post_agreement_n(op, COLIO_PH_READY, 4);
 }
 
 static int by_peer(const void *a, const void *b)
@@ -184,18 +223,41 @@ static void start_meta_exchange(colio_op_t *op)
         if (s != fh->rank && p->from_src[s].n > 0)
             p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].meta, COLIO_META_BYTES * p->from_src[s].n, MPI_BYTE};
     colio_xchg_t *x = &op->meta; /* keeps the requests reserved in COUNTS */
-    x->comm = fh->comm;
-    x->tag = op->tag_meta;
-    x->rank = fh->rank;
-    x->nprocs = fh->nprocs;
-    x->topo = &fh->topo;
+    colio_op_xchg_setup(op, x, op->tag_meta, op->kern_meta, 1);
     x->sends = p->msgs;
     x->nsends = ns;
     x->recvs = p->msgs + ns;
     x->nrecvs = nr;
-    x->ops = fh->xchg_meta;
     if (x->ops->start(x) != 0)
         colio_op_fail(op, COLIO_ERR_MPI, "metadata exchange (%s) failed to start", x->ops->name);
+}
+
+/*
+ * Automatic kernel choice (what Kang et al. SC20 leave as future work, from
+ * their Sec. V conclusions): an exchange is all-to-many when the busiest
+ * aggregator has at least colio_auto_fanin peers; with small messages (at
+ * most colio_auto_msg_max bytes on average) contention and request
+ * pile-up dominate, so the balanced spread-out kernel with throttling and
+ * Issend wins (their Fig. 5a-d); with a small fan-in or large messages,
+ * throttling only underuses the network (FLASH-IO, BTIO data: their Fig.
+ * 5e-h and the "hybrid" column), so ROMIO's post-all kernel stays.
+ * Metadata and data are decided separately from the same agreement.
+ */
+static const colio_xchg_ops_t *auto_kernel(const colio_op_t *op, int64_t peers, int64_t msg_bytes)
+{
+    const colio_hints_t *h = &op->fh->hints;
+    if (peers >= h->auto_fanin && msg_bytes <= h->auto_msg_max)
+        return colio_xchg_find("balanced");
+    return colio_xchg_find("romio");
+}
+
+static void choose_kernels(colio_op_t *op)
+{
+    const colio_config_t *c = &op->fh->cfg;
+    int64_t peers = -op->agree_out[1], meta_bytes = -op->agree_out[2], data_bytes = -op->agree_out[3];
+    op->kern_meta = c->xchg_meta ? c->xchg_meta : auto_kernel(op, peers, meta_bytes);
+    op->kern_data = c->xchg_data ? c->xchg_data : auto_kernel(op, peers, data_bytes);
+    op->stats.max_fanin = peers;
 }
 
 int colio_step_ready(colio_op_t *op)
@@ -207,6 +269,7 @@ int colio_step_ready(colio_op_t *op)
         colio_op_start_errmsg(op, op->agree_out[0]);
         return COLIO_STEP_NEXT;
     }
+    choose_kernels(op);
     start_meta_exchange(op);
     op->phase = COLIO_PH_META;
     return COLIO_STEP_NEXT;

@@ -301,12 +301,7 @@ static void start_data_exchange(colio_op_t *op)
     }
     int write = op->args.kind == COLIO_OP_WRITE;
     colio_xchg_t *x = &rd->x;
-    x->comm = fh->comm;
-    x->tag = op->tag_data;
-    x->rank = fh->rank;
-    x->nprocs = fh->nprocs;
-    x->topo = &fh->topo;
-    x->ops = fh->xchg_data;
+    colio_op_xchg_setup(op, x, op->tag_data, op->kern_data, write);
     x->sends = write ? req : agg;
     x->nsends = write ? nreq : nagg;
     x->recvs = write ? agg : req;

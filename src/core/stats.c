@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/file.h"
@@ -31,6 +32,15 @@ static void accumulate(colio_op_stats *sum, const colio_op_stats *s)
     if (s->aggregators > sum->aggregators)
         sum->aggregators = s->aggregators;
     sum->is_aggregator |= s->is_aggregator;
+    sum->messages += s->messages;
+    sum->max_requests = s->max_requests > sum->max_requests ? s->max_requests : sum->max_requests;
+    sum->max_fanin = s->max_fanin > sum->max_fanin ? s->max_fanin : sum->max_fanin;
+    sum->exchange_min += s->exchange_min;
+    sum->exchange_max += s->exchange_max;
+    if (s->meta_kernel[0])
+        memcpy(sum->meta_kernel, s->meta_kernel, sizeof sum->meta_kernel);
+    if (s->data_kernel[0])
+        memcpy(sum->data_kernel, s->data_kernel, sizeof sum->data_kernel);
 }
 
 /* JSON string body: quotes, backslashes and control characters escaped. */
@@ -58,11 +68,15 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
                     "{\"op\":\"%s\",\"rank\":%d,\"path\":\"%s\",\"time\":%.9f,\"meta_exchange\":%.9f,"
                     "\"data_exchange\":%.9f,\"io\":%.9f,\"compute\":%.9f,\"bytes\":%lld,\"pieces\":%lld,"
                     "\"rounds\":%lld,\"io_calls\":%lld,\"io_bytes\":%lld,\"sent_bytes\":%lld,"
-                    "\"recv_bytes\":%lld,\"memory\":%lld,\"aggregators\":%d,\"is_aggregator\":%d}",
+                    "\"recv_bytes\":%lld,\"memory\":%lld,\"aggregators\":%d,\"is_aggregator\":%d,"
+                    "\"meta_kernel\":\"%s\",\"data_kernel\":\"%s\",\"messages\":%lld,\"max_requests\":%lld,"
+                    "\"max_fanin\":%lld,\"exchange_min\":%.9f,\"exchange_max\":%.9f}",
                     api, rank, esc, s->time.total, s->time.meta_exchange, s->time.data_exchange, s->time.io,
                     s->time.compute, (long long)s->bytes, (long long)s->pieces, (long long)s->rounds,
                     (long long)s->io_calls, (long long)s->io_bytes, (long long)s->sent_bytes,
-                    (long long)s->recv_bytes, (long long)s->memory, s->aggregators, s->is_aggregator);
+                    (long long)s->recv_bytes, (long long)s->memory, s->aggregators, s->is_aggregator,
+                    s->meta_kernel, s->data_kernel, (long long)s->messages, (long long)s->max_requests,
+                    (long long)s->max_fanin, s->exchange_min, s->exchange_max);
 }
 
 /* One write(2) per line with O_APPEND, so lines of different ranks never interleave. */

@@ -8,7 +8,7 @@
 
 /* The only list of kernels: add one line per new kernel. */
 static const colio_xchg_ops_t *const registry[] = {
-    &colio_xchg_romio,
+    &colio_xchg_romio, &colio_xchg_issend, &colio_xchg_spread, &colio_xchg_balanced, &colio_xchg_pairwise,
 };
 
 #define N_KERNELS ((int)(sizeof registry / sizeof registry[0]))
@@ -38,25 +38,32 @@ int colio_xchg_reserve(colio_xchg_t *x, int n)
     if (r == NULL)
         return COLIO_ERR_NOMEM;
     x->reqs = r;
+    int64_t *o = realloc(x->order, sizeof *o * (size_t)cap);
+    if (o == NULL)
+        return COLIO_ERR_NOMEM;
+    x->order = o;
     x->cap = cap;
     return 0;
 }
 
-static int post_one(colio_xchg_t *x, void *p, int count, MPI_Datatype type, int peer, int kind, MPI_Request *r)
+static int post_one(colio_xchg_t *x, void *p, int count, MPI_Datatype type, int peer, int kind, int tag,
+                    MPI_Request *r)
 {
     if (kind == COLIO_XCHG_RECV)
-        return MPI_Irecv(p, count, type, peer, x->tag, x->comm, r);
+        return MPI_Irecv(p, count, type, peer, tag, x->comm, r);
     if (kind == COLIO_XCHG_SSEND)
-        return MPI_Issend(p, count, type, peer, x->tag, x->comm, r);
-    return MPI_Isend(p, count, type, peer, x->tag, x->comm, r);
+        return MPI_Issend(p, count, type, peer, tag, x->comm, r);
+    return MPI_Isend(p, count, type, peer, tag, x->comm, r);
 }
 
-int colio_xchg_post(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind)
+int colio_xchg_post_tag(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind, int tagoff)
 {
+    int tag = x->tag + tagoff;
+    x->nmsgs++;
     if (m->type != MPI_BYTE) { /* a derived datatype: one message */
         if (colio_xchg_reserve(x, 1) != 0)
             return COLIO_ERR_NOMEM;
-        if (post_one(x, m->buf, 1, m->type, m->peer, kind, &x->reqs[x->nreqs]) != MPI_SUCCESS)
+        if (post_one(x, m->buf, 1, m->type, m->peer, kind, tag, &x->reqs[x->nreqs]) != MPI_SUCCESS)
             return COLIO_ERR_MPI;
         x->nreqs++;
         return 0;
@@ -67,11 +74,37 @@ int colio_xchg_post(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind)
     for (int c = 0; c < n; c++) {
         char *p = m->buf + (int64_t)c * CHUNK;
         int len = (int)(m->len - (int64_t)c * CHUNK < CHUNK ? m->len - (int64_t)c * CHUNK : CHUNK);
-        if (post_one(x, p, len, MPI_BYTE, m->peer, kind, &x->reqs[x->nreqs]) != MPI_SUCCESS)
+        if (post_one(x, p, len, MPI_BYTE, m->peer, kind, tag, &x->reqs[x->nreqs]) != MPI_SUCCESS)
             return COLIO_ERR_MPI;
         x->nreqs++;
     }
     return 0;
+}
+
+int colio_xchg_post_all(colio_xchg_t *x, int send_kind)
+{
+    if (colio_xchg_reserve(x, x->nrecvs + x->nsends) != 0)
+        return COLIO_ERR_NOMEM;
+    for (int i = 0; i < x->nrecvs; i++)
+        if (colio_xchg_post(x, &x->recvs[i], COLIO_XCHG_RECV) != 0)
+            return COLIO_ERR_MPI;
+    for (int i = 0; i < x->nsends; i++)
+        if (colio_xchg_post(x, &x->sends[i], send_kind) != 0)
+            return COLIO_ERR_MPI;
+    colio_xchg_note_inflight(x);
+    return 0;
+}
+
+void colio_xchg_reset(colio_xchg_t *x)
+{
+    x->nreqs = 0;
+    x->norder = x->next = 0;
+}
+
+void colio_xchg_note_inflight(colio_xchg_t *x)
+{
+    if (x->nreqs > x->max_reqs)
+        x->max_reqs = x->nreqs;
 }
 
 int colio_xchg_testall(colio_xchg_t *x, int *done_p)
@@ -88,6 +121,8 @@ int colio_xchg_testall(colio_xchg_t *x, int *done_p)
 void colio_xchg_free_reqs(colio_xchg_t *x)
 {
     free(x->reqs);
+    free(x->order);
     x->reqs = NULL;
+    x->order = NULL;
     x->nreqs = x->cap = 0;
 }

@@ -6,7 +6,8 @@
  * blocking call, so blocking and nonblocking operations share it: start()
  * posts the first requests, progress() tests them and posts the next ones.
  * While a kernel is unfinished, x->reqs[0..x->nreqs) are the requests it
- * waits for, so a blocking caller may MPI_Waitall them before progressing.
+ * waits for: a blocking caller may MPI_Waitall them before progressing, or
+ * MPI_Waitsome when x->wait_any says the kernel reacts to each completion.
  */
 #ifndef COLIO_EXCHANGE_XCHG_H
 #define COLIO_EXCHANGE_XCHG_H
@@ -30,6 +31,23 @@ typedef struct colio_xchg_msg {
     MPI_Datatype type; /* MPI_BYTE: plain bytes */
 } colio_xchg_msg_t;
 
+/*
+ * What every exchange of a file shares, built when hints are adopted
+ * (exchange/ctx.c): the throttle, the rank list of the balanced spread-out
+ * algorithm, the aggregators as receivers, and the local aggregators of the
+ * two-layer method.
+ */
+typedef struct colio_xchg_ctx {
+    int nprocs;
+    int throttle;     /* colio_throttle: steps per window; 0 = unlimited */
+    int *rank_list;   /* colio_rank_list: an ordering of all ranks */
+    int *list_pos;    /* position of each rank in rank_list */
+    int naggs;        /* |R| when aggregators receive */
+    int *agg_index;   /* each rank's index among the aggregators in ascending rank order, or -1 */
+    int *la_of;       /* TAM: the local aggregator of each rank (itself for a local aggregator) */
+    int nla;          /* TAM: local aggregators in all */
+} colio_xchg_ctx_t;
+
 typedef struct colio_xchg colio_xchg_t;
 
 typedef struct colio_xchg_ops {
@@ -39,12 +57,17 @@ typedef struct colio_xchg_ops {
     void (*cleanup)(colio_xchg_t *x);
 } colio_xchg_ops_t;
 
+/* Tags one exchange may use: tag .. tag + COLIO_XCHG_TAGS - 1. */
+#define COLIO_XCHG_TAGS 4
+
 struct colio_xchg {
     /* inputs, set by the engine */
     MPI_Comm comm;
     int tag;
     int rank, nprocs;
     const struct colio_topo *topo;
+    const colio_xchg_ctx_t *ctx;
+    int to_aggs;                   /* receivers are the aggregators (else: any rank) */
     const colio_xchg_msg_t *sends; /* sorted by peer, no self messages */
     int nsends;
     const colio_xchg_msg_t *recvs; /* sorted by peer, no self messages */
@@ -53,29 +76,75 @@ struct colio_xchg {
     const colio_xchg_ops_t *ops;
     MPI_Request *reqs;
     int nreqs, cap;
+    int wait_any;                  /* progress after any completion, not only after all */
+    /* stepped kernels (exchange/sched.c): messages in step order, posted a window at a time */
+    int64_t *order;                /* room for cap entries, reserved with reqs */
+    int norder, next;
+    int64_t window;                /* steps per window */
+    int send_kind;
     void *priv;
+    /* statistics, accumulated over the exchanges of an operation */
+    int64_t nmsgs;                 /* messages posted */
+    int max_reqs;                  /* most requests in flight at once */
 };
 
 const colio_xchg_ops_t *colio_xchg_find(const char *name);
 const char *colio_xchg_name(int i);
 
+/* ---- the per-file context (exchange/ctx.c) ------------------------------------ */
+
+struct colio_hints;
+/* Local and deterministic: every rank builds the same context. */
+int colio_xchg_ctx_build(colio_xchg_ctx_t *c, const struct colio_topo *topo, const int *aggs, int naggs,
+                         const struct colio_hints *h, colio_err_t *err);
+void colio_xchg_ctx_free(colio_xchg_ctx_t *c);
+/* colio_rank_list and colio_local_aggregators values: 0 when valid. */
+int colio_rank_list_valid(const char *name);
+int colio_local_aggs_valid(const char *spec);
+
 /* ---- helpers for kernels ---------------------------------------------------- */
 
 /*
- * Make room for n more requests in x->reqs. The engine reserves, before
- * its agreement on allocation failures, as many requests as any exchange of
- * the operation can need, so kernels never fail here half-way through
- * posting (which would leave peers waiting).
+ * Make room for n more requests in x->reqs (and as many entries of
+ * x->order). The engine reserves, before its agreement on allocation
+ * failures, as many requests as any exchange of the operation can need, so
+ * kernels never fail here half-way through posting (which would leave peers
+ * waiting).
  */
 int colio_xchg_reserve(colio_xchg_t *x, int n);
 /* Requests one message of len bytes needs (messages over 1 GiB go in pieces). */
 int colio_xchg_chunks(int64_t len);
-/* Post one message as one or more Isend/Issend/Irecv of at most 1 GiB each. */
-int colio_xchg_post(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind);
 enum { COLIO_XCHG_RECV, COLIO_XCHG_SEND, COLIO_XCHG_SSEND };
+/* Post one message as one or more Isend/Issend/Irecv of at most 1 GiB each, on tag x->tag + tagoff. */
+int colio_xchg_post_tag(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind, int tagoff);
+static inline int colio_xchg_post(colio_xchg_t *x, const colio_xchg_msg_t *m, int kind)
+{
+    return colio_xchg_post_tag(x, m, kind, 0);
+}
+/* Every receive, then every send, in ascending rank order (ROMIO's way). */
+int colio_xchg_post_all(colio_xchg_t *x, int send_kind);
 /* MPI_Testall over x->reqs; *done_p when all completed (then nreqs = 0). */
 int colio_xchg_testall(colio_xchg_t *x, int *done_p);
+/* Forget the requests of a finished or abandoned exchange (a kernel's cleanup). */
+void colio_xchg_reset(colio_xchg_t *x);
+/* Record the requests in flight for the statistics. */
+void colio_xchg_note_inflight(colio_xchg_t *x);
 /* Free the request array (the engine, at the end of an operation). */
 void colio_xchg_free_reqs(colio_xchg_t *x);
+
+/*
+ * Stepped schedules (exchange/sched.c). A kernel gives every message a
+ * step, computed identically by sender and receiver; messages go a window of
+ * `window` consecutive steps at a time: the window's receives, then its
+ * sends, then wait for all of them. Deadlock-free: the lowest (round, window)
+ * any rank waits in has all its peers in that same window.
+ */
+typedef int64_t (*colio_step_fn)(const colio_xchg_t *x, int src, int dst);
+int colio_sched_start(colio_xchg_t *x, colio_step_fn step, int64_t window, int send_kind);
+int colio_sched_progress(colio_xchg_t *x, int *done_p);
+/* Steps per window for the throttle hint (0: every step in one window). */
+int64_t colio_sched_throttle_window(const colio_xchg_t *x);
+/* Receiver index j in R and |R| for the exchange's direction. */
+void colio_sched_receiver(const colio_xchg_t *x, int dst, int *j, int *nr);
 
 #endif

@@ -17,7 +17,23 @@ int main(void)
     colio_hints_t h;
     colio_hints_default(&h);
     CHECK(h.cb_buffer_size == 16 << 20 && h.cb_nodes == 0 && h.cb_write == COLIO_AUTOMATIC, "defaults");
-    CHECK(strcmp(h.exchange, "romio") == 0 && strcmp(h.backend, "posix") == 0, "default plug-ins");
+    CHECK(strcmp(h.exchange, "auto") == 0 && strcmp(h.backend, "posix") == 0, "default plug-ins");
+    CHECK(h.throttle == 32 && strcmp(h.rank_list, "linear") == 0 && strcmp(h.local_aggs, "*:1") == 0,
+          "exchange defaults: throttle 32, linear rank list, one local aggregator per node");
+    const char *kernels[] = {"romio", "issend", "spread", "balanced", "pairwise", "auto"};
+    for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++)
+        CHECK(set(&h, "colio_exchange", kernels[i]) == 0 && set(&h, "colio_meta_exchange", kernels[i]) == 0,
+              "kernel %s accepted", kernels[i]);
+    CHECK(set(&h, "colio_exchange", "alltoall") == COLIO_ERR_HINT, "unknown kernel rejected");
+    CHECK(set(&h, "colio_throttle", "0") == 0 && h.throttle == 0, "throttle 0 = unlimited");
+    CHECK(set(&h, "colio_throttle", "-1") == COLIO_ERR_HINT, "negative throttle rejected");
+    CHECK(set(&h, "colio_rank_list", "node") == 0 && set(&h, "colio_rank_list", "random") == COLIO_ERR_HINT,
+          "rank lists: linear and node only");
+    const char *good_la[] = {"*:1", "*:4", "512", "1"}, *bad_la[] = {"*:0", "0", "*:", "x", "4x", "-2", "*:-1"};
+    for (size_t i = 0; i < sizeof good_la / sizeof *good_la; i++)
+        CHECK(set(&h, "colio_local_aggregators", good_la[i]) == 0, "local aggregators %s accepted", good_la[i]);
+    for (size_t i = 0; i < sizeof bad_la / sizeof *bad_la; i++)
+        CHECK(set(&h, "colio_local_aggregators", bad_la[i]) == COLIO_ERR_HINT, "local aggregators %s rejected", bad_la[i]);
 
     CHECK(set(&h, "cb_buffer_size", "4096") == 0 && h.cb_buffer_size == 4096, "plain bytes");
     CHECK(set(&h, "cb_buffer_size", "16m") == 0 && h.cb_buffer_size == 16 << 20, "16m");
