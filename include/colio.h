@@ -84,6 +84,7 @@ typedef struct colio_op_stats {
     int64_t max_fanin;    /**< peers of the busiest aggregator (senders of a write, receivers of a read) */
     double exchange_min;  /**< fastest rank's metadata + data exchange time (s), agreed over all ranks */
     double exchange_max;  /**< slowest rank's: max - min is the straggler spread */
+    int64_t plans_reused; /**< operations that reused a stored exchange plan (colio_plan_cache) */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

@@ -101,6 +101,7 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
         colio_config_free(&cfg);
         return err->code;
     }
+    colio_plancache_clear(&fh->plans, &fh->bufs); /* plans point at the old aggregators */
     colio_config_free(&fh->cfg);
     fh->cfg = cfg;
     fh->hints = *cand;
@@ -187,6 +188,7 @@ static void file_free(colio_file *fh)
         fh->store->close(fh->st);
     view_free(&fh->view);
     colio_topo_free(&fh->topo_mpi);
+    colio_plancache_clear(&fh->plans, &fh->bufs);
     colio_config_free(&fh->cfg);
     if (fh->comm != MPI_COMM_NULL)
         MPI_Comm_free(&fh->comm);

@@ -6,6 +6,7 @@
 #include "core/bufcache.h"
 #include "core/error.h"
 #include "core/hints.h"
+#include "core/plancache.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/store.h"
@@ -45,6 +46,7 @@ struct colio_file {
     int64_t op_seq;             /* operations started, for message tags */
     int64_t hints_gen;          /* bumped whenever hints change (plan reuse) */
     colio_bufcache_t bufs;      /* large buffers kept between operations */
+    colio_plancache_t plans;    /* exchange plans for reuse (colio_plan_cache) */
 };
 
 /* Build the configuration the hints select (local, deterministic); *cfg is freed on failure. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/file.h"
+#include "core/plancache.h"
 #include "core/stats.h"
 
 typedef int (*colio_step_fn_t)(colio_op_t *op);
@@ -294,6 +295,48 @@ static int direct_eligible(const colio_op_t *op)
     return op->acc.npieces == 0 || op->acc.nbytes / op->acc.npieces >= op->fh->hints.direct_min;
 }
 
+/* Id of a stored plan for exactly this access (0: none, or reuse is off or this rank failed). */
+static int64_t plan_candidate(const colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    if (fh->hints.plan_cache <= 0 || op->err.code != 0)
+        return 0;
+    return colio_plancache_find(&fh->plans, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+}
+
+/* Reads keep the access as asked (before clipping at the end of file): the key of a plan to store. */
+static void keep_read_key(colio_op_t *op)
+{
+    if (op->fh->hints.plan_cache <= 0 || op->args.kind != COLIO_OP_READ)
+        return;
+    if (op->acc.n == 0) {
+        op->key_ok = 1;
+        return;
+    }
+    op->key_runs = malloc(sizeof *op->key_runs * (size_t)op->acc.n);
+    if (op->key_runs) {
+        memcpy(op->key_runs, op->acc.runs, sizeof *op->key_runs * (size_t)op->acc.n);
+        op->key_n = op->acc.n;
+        op->key_ok = 1;
+    }
+}
+
+/*
+ * After the SETUP agreement: every rank proposed the same stored plan (min ==
+ * max), and the global facts it was made under (extent, end of file) still
+ * hold, so borrow it.
+ */
+static void adopt_stored_plan(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    int64_t id = op->agree_out[5];
+    if (fh->hints.plan_cache <= 0 || id <= 0 || id != -op->agree_out[6])
+        return;
+    colio_plan_entry_t *e = colio_plancache_get(&fh->plans, id);
+    if (e && e->glo == op->glo && e->ghi == op->ghi && e->eof == op->eof)
+        op->reuse = e;
+}
+
 int colio_step_init(colio_op_t *op)
 {
     colio_file *fh = op->fh;
@@ -316,8 +359,11 @@ int colio_step_init(colio_op_t *op)
     in[2] = acc->n ? -colio_run_end(&acc->runs[acc->n - 1]) : INT64_MAX;
     in[3] = eof;
     in[4] = direct_eligible(op);
-    in[5] = acc->n ? colio_run_end(&acc->runs[acc->n - 1]) - acc->runs[0].off : 0; /* my extent */
-    in[6] = acc->nbytes;
+    int64_t cand = plan_candidate(op);
+    in[5] = cand;
+    in[6] = -cand;
+    in[7] = acc->n ? colio_run_end(&acc->runs[acc->n - 1]) - acc->runs[0].off : 0; /* my extent */
+    in[8] = acc->nbytes;
     int rc = MPI_Iallreduce(in, op->agree_out, COLIO_SETUP_WORDS, MPI_INT64_T, setup_op(), fh->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
@@ -360,7 +406,7 @@ static int use_direct_path(const colio_op_t *op)
         return 0;
     if (op->agree_out[4] == 1) /* every rank: large pieces, or nothing */
         return 1;
-    int64_t extents = op->agree_out[5], bytes = op->agree_out[6];
+    int64_t extents = op->agree_out[7], bytes = op->agree_out[8];
     return op->args.kind == COLIO_OP_READ && h->read_sieve_ratio > 0 && bytes > 0 &&
            extents / h->read_sieve_ratio <= bytes;
 }
@@ -378,11 +424,13 @@ int colio_step_setup(colio_op_t *op)
     op->ghi = -op->agree_out[2];
     if (op->args.kind == COLIO_OP_READ) {
         op->eof = -op->agree_out[3];
+        keep_read_key(op);
         if (colio_access_clip(&op->acc, op->eof) != 0)
             colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory clipping the access at the end of file");
         if (op->ghi > op->eof)
             op->ghi = op->eof;
     }
+    adopt_stored_plan(op);
     if (op->glo >= op->ghi)
         op->phase = COLIO_PH_DONE; /* nothing to move anywhere */
     else
@@ -446,12 +494,33 @@ int64_t colio_op_memory(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
     const colio_round_t *r = &op->rnd;
-    int64_t m = op->acc.n * (int64_t)sizeof(colio_run_t) + (int64_t)p->meta_pool_cap + (int64_t)r->cbuf_cap +
+    int64_t m = (op->acc.n + op->key_n) * (int64_t)sizeof(colio_run_t) + (int64_t)p->meta_pool_cap + (int64_t)r->cbuf_cap +
                 (int64_t)r->stage_cap + r->agg_stage_size + r->cov.cap_words * 8 +
                 r->cov.cap_runs * (int64_t)sizeof(colio_piece_t);
     for (int i = 0; p->to_agg && i < p->naggs; i++)
         m += p->to_agg[i].cap * (COLIO_META_BYTES + 2 * (int64_t)sizeof(int64_t));
     return m;
+}
+
+/*
+ * A borrowed plan goes back to the cache; a new one that completed on every
+ * rank (the outcome is agreed) is stored: both happen at the same call on
+ * every rank, so plan ids agree.
+ */
+static void keep_plan(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    if (op->reuse) {
+        op->stats.plans_reused = 1;
+        memset(&op->plan.dom, 0, sizeof op->plan.dom);
+        op->plan.to_agg = NULL, op->plan.from_src = NULL, op->plan.meta_pool = NULL, op->plan.meta_pool_cap = 0;
+        op->plan.send_counts = op->plan.recv_counts = NULL;
+        op->reuse = NULL;
+    } else if (op->err.code == 0 && op->plan.dom.ops && fh->hints.plan_cache > 0) {
+        colio_plancache_store(&fh->plans, fh->hints.plan_cache, op, &fh->bufs);
+    }
+    free(op->key_runs);
+    op->key_runs = NULL;
 }
 
 static void exchange_stats(colio_op_t *op)
@@ -477,6 +546,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     op->stats.bytes = moved;
     op->stats.pieces = op->acc.npieces;
     exchange_stats(op);
+    keep_plan(op);
     int64_t held = colio_op_memory(op);
     op->stats.memory = held > op->stats.memory ? held : op->stats.memory;
     op->stats.time.total = MPI_Wtime() - op->t_start;

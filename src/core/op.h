@@ -31,6 +31,7 @@
 #include "place/place.h"
 
 struct colio_file;
+struct colio_plan_entry;
 
 typedef enum colio_op_kind { COLIO_OP_WRITE, COLIO_OP_READ } colio_op_kind_t;
 
@@ -66,8 +67,8 @@ typedef enum colio_phase {
 } colio_phase_t;
 
 /* SETUP agreement: MIN of the first COLIO_SETUP_MIN words, SUM of the rest. */
-#define COLIO_SETUP_MIN 5
-#define COLIO_SETUP_WORDS 7
+#define COLIO_SETUP_MIN 7
+#define COLIO_SETUP_WORDS 9
 
 /* Words per (sender, receiver) pair in the counts Ialltoall: runs, bytes. */
 #define COLIO_COUNT_WORDS 2
@@ -151,6 +152,10 @@ typedef struct colio_op {
     int64_t eof;                 /* reads: file size at the start */
     int64_t glo, ghi;            /* global extent */
     colio_plan_t plan;
+    struct colio_plan_entry *reuse; /* the stored plan this call borrows (plancache.h), or NULL */
+    colio_run_t *key_runs;       /* the access as asked, kept to store the plan for reuse */
+    int64_t key_n;
+    int key_ok;                  /* key_runs hold the whole access (a copy may fail) */
     colio_round_t rnd;
     colio_xchg_t meta;
     /* statistics */

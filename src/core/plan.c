@@ -10,6 +10,7 @@
 
 #include "core/file.h"
 #include "core/op.h"
+#include "core/plancache.h"
 
 static int64_t agg_list_bytes(const colio_agg_list_t *l)
 {
@@ -19,10 +20,56 @@ static int64_t agg_list_bytes(const colio_agg_list_t *l)
     return bytes;
 }
 
+/*
+ * Borrow a stored plan (plancache.h): domains, lists, counts and the
+ * aggregators' received metadata as they were, cursors rewound. The
+ * counts exchange is skipped: COUNTS runs at once on a null request.
+ */
+static int borrow_plan(colio_op_t *op)
+{
+    colio_plan_t *p = &op->plan, *stored = &op->reuse->plan;
+    colio_agg_lists_free(p->to_agg, p->naggs);
+    free(p->to_agg);
+    free(p->send_counts);
+    free(p->recv_counts);
+    free(p->from_src);
+    colio_plan_t mine = *p;
+    *p = *stored;
+    p->msgs = mine.msgs;
+    for (int i = 0; i < p->naggs; i++)
+        p->to_agg[i].cur = 0;
+    for (int s = 0; p->my_agg >= 0 && s < op->fh->nprocs; s++)
+        p->from_src[s].cur = 0;
+    op->stats.aggregators = p->naggs;
+    op->stats.is_aggregator = p->my_agg >= 0;
+    free(op->acc.runs); /* the lists hold it all, as after a split */
+    op->acc.runs = NULL;
+    op->acc.n = 0;
+    op->coll_req = MPI_REQUEST_NULL;
+    op->phase = COLIO_PH_COUNTS;
+    return COLIO_STEP_NEXT;
+}
+
+/* The run list after the split: kept as the key of a plan to store, else freed. */
+static void drop_runs(colio_op_t *op)
+{
+    if (op->fh->hints.plan_cache > 0 && op->args.kind == COLIO_OP_WRITE && op->err.code == 0) {
+        op->key_runs = op->acc.runs;
+        op->key_n = op->acc.n;
+        op->key_ok = 1;
+    } else {
+        free(op->acc.runs);
+    }
+    op->acc.runs = NULL;
+    op->acc.n = 0;
+}
+
 int colio_step_plan(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     colio_plan_t *p = &op->plan;
+    if (op->reuse)
+        return borrow_plan(op);
     p->naggs = fh->cfg.naggs;
     p->aggs = fh->cfg.aggs;
     for (int i = 0; i < p->naggs; i++)
@@ -47,9 +94,7 @@ int colio_step_plan(colio_op_t *op)
     }
     /* the per-aggregator lists hold it all now: drop the run list, keep its totals */
     op->stats.memory = colio_op_memory(op); /* the peak of planning: both lists at once */
-    free(op->acc.runs);
-    op->acc.runs = NULL;
-    op->acc.n = 0;
+    drop_runs(op);
     /* a rank that failed sends zero counts and still takes part until READY */
     for (int i = 0; i < p->naggs && op->err.code == 0; i++) {
         p->send_counts[COLIO_COUNT_WORDS * p->aggs[i]] = p->to_agg[i].n;
@@ -193,8 +238,8 @@ int colio_step_counts(colio_op_t *op)
     int done;
     if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
         return COLIO_STEP_WAIT;
-    if (op->err.code == 0 && op->plan.my_agg >= 0)
-        alloc_metadata(op);
+    if (op->err.code == 0 && op->plan.my_agg >= 0 && !op->reuse)
+        alloc_metadata(op); /* a borrowed plan has its metadata */
     if (op->err.code == 0)
         alloc_round_buffers(op);
     if (op->err.code == 0)
@@ -270,6 +315,11 @@ int colio_step_ready(colio_op_t *op)
         return COLIO_STEP_NEXT;
     }
     choose_kernels(op);
+    if (op->reuse) { /* the aggregators have every list already */
+        op->rnd.r = -1;
+        op->phase = COLIO_PH_ROUND;
+        return COLIO_STEP_NEXT;
+    }
     start_meta_exchange(op);
     op->phase = COLIO_PH_META;
     return COLIO_STEP_NEXT;
@@ -297,14 +347,7 @@ void colio_plan_free(colio_op_t *op)
         op->meta.ops->cleanup(&op->meta);
     colio_xchg_free_reqs(&op->meta);
     memset(&op->meta, 0, sizeof op->meta);
-    colio_agg_lists_free(p->to_agg, p->naggs);
-    free(p->to_agg);
-    free(p->send_counts);
-    free(p->recv_counts);
-    free(p->from_src);
-    colio_buf_give(&op->fh->bufs, p->meta_pool, p->meta_pool_cap);
     free(p->msgs);
-    colio_domains_free(&p->dom);
-    memset(p, 0, sizeof *p);
-    p->my_agg = -1;
+    p->msgs = NULL;
+    colio_plan_release(p, &op->fh->bufs);
 }

@@ -33,6 +33,7 @@ static void accumulate(colio_op_stats *sum, const colio_op_stats *s)
         sum->aggregators = s->aggregators;
     sum->is_aggregator |= s->is_aggregator;
     sum->messages += s->messages;
+    sum->plans_reused += s->plans_reused;
     sum->max_requests = s->max_requests > sum->max_requests ? s->max_requests : sum->max_requests;
     sum->max_fanin = s->max_fanin > sum->max_fanin ? s->max_fanin : sum->max_fanin;
     sum->exchange_min += s->exchange_min;
@@ -70,13 +71,13 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
                     "\"rounds\":%lld,\"io_calls\":%lld,\"io_bytes\":%lld,\"sent_bytes\":%lld,"
                     "\"recv_bytes\":%lld,\"memory\":%lld,\"aggregators\":%d,\"is_aggregator\":%d,"
                     "\"meta_kernel\":\"%s\",\"data_kernel\":\"%s\",\"messages\":%lld,\"max_requests\":%lld,"
-                    "\"max_fanin\":%lld,\"exchange_min\":%.9f,\"exchange_max\":%.9f}",
+                    "\"max_fanin\":%lld,\"exchange_min\":%.9f,\"exchange_max\":%.9f,\"plan_reused\":%lld}",
                     api, rank, esc, s->time.total, s->time.meta_exchange, s->time.data_exchange, s->time.io,
                     s->time.compute, (long long)s->bytes, (long long)s->pieces, (long long)s->rounds,
                     (long long)s->io_calls, (long long)s->io_bytes, (long long)s->sent_bytes,
                     (long long)s->recv_bytes, (long long)s->memory, s->aggregators, s->is_aggregator,
                     s->meta_kernel, s->data_kernel, (long long)s->messages, (long long)s->max_requests,
-                    (long long)s->max_fanin, s->exchange_min, s->exchange_max);
+                    (long long)s->max_fanin, s->exchange_min, s->exchange_max, (long long)s->plans_reused);
 }
 
 /* One write(2) per line with O_APPEND, so lines of different ranks never interleave. */

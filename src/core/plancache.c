@@ -1,0 +1,131 @@
+/* Reusable exchange plans: storage, lookup and eviction (see plancache.h). */
+#include "core/plancache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "access/split.h"
+
+/* FNV-1a over the run list and the call's shape: a quick filter before the exact comparison. */
+uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes)
+{
+    uint64_t h = 1469598103934665603ULL;
+    const unsigned char *b = (const unsigned char *)runs;
+    for (size_t i = 0; i < (size_t)n * sizeof *runs; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    int64_t shape[2] = {kind, nbytes};
+    b = (const unsigned char *)shape;
+    for (size_t i = 0; i < sizeof shape; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+static int same_access(const colio_plan_entry_t *e, const colio_run_t *runs, int64_t n, int kind, int64_t nbytes)
+{
+    return e->kind == kind && e->nbytes == nbytes && e->nruns == n &&
+           (n == 0 || memcmp(e->runs, runs, sizeof *runs * (size_t)n) == 0);
+}
+
+int64_t colio_plancache_find(const colio_plancache_t *c, const colio_run_t *runs, int64_t n, int kind, int64_t nbytes)
+{
+    uint64_t h = colio_plan_hash(runs, n, kind, nbytes);
+    for (int i = 0; i < c->n; i++)
+        if (c->e[i].hash == h && same_access(&c->e[i], runs, n, kind, nbytes))
+            return c->e[i].id;
+    return 0;
+}
+
+colio_plan_entry_t *colio_plancache_get(colio_plancache_t *c, int64_t id)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->e[i].id == id) {
+            c->e[i].last_used = ++c->clock;
+            return &c->e[i];
+        }
+    return NULL;
+}
+
+void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs)
+{
+    colio_agg_lists_free(p->to_agg, p->naggs);
+    free(p->to_agg);
+    free(p->send_counts);
+    free(p->recv_counts);
+    free(p->from_src);
+    colio_buf_give(bufs, p->meta_pool, p->meta_pool_cap);
+    colio_domains_free(&p->dom);
+    memset(p, 0, sizeof *p);
+    p->my_agg = -1;
+}
+
+static void entry_free(colio_plan_entry_t *e, colio_bufcache_t *bufs)
+{
+    colio_plan_release(&e->plan, bufs);
+    free(e->runs);
+    memset(e, 0, sizeof *e);
+}
+
+/* The least recently used entry, emptied. */
+static colio_plan_entry_t *evict(colio_plancache_t *c, colio_bufcache_t *bufs)
+{
+    int victim = 0;
+    for (int i = 1; i < c->n; i++)
+        if (c->e[i].last_used < c->e[victim].last_used)
+            victim = i;
+    entry_free(&c->e[victim], bufs);
+    return &c->e[victim];
+}
+
+/* Move the parts of op's plan that describe the pattern (not its per-call buffers). */
+static void move_plan(colio_plan_t *to, colio_plan_t *from)
+{
+    *to = *from;
+    to->msgs = NULL;
+    from->to_agg = NULL;
+    from->send_counts = from->recv_counts = NULL;
+    from->from_src = NULL;
+    from->meta_pool = NULL;
+    from->meta_pool_cap = 0;
+    memset(&from->dom, 0, sizeof from->dom);
+}
+
+void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_bufcache_t *bufs)
+{
+    colio_plan_entry_t *e;
+    int64_t id = ++c->next_id; /* taken even if storing fails, so ids never mean different calls on different ranks */
+    if (cap <= 0 || !op->key_ok)
+        return;
+    if (c->n < cap && c->n == c->cap) {
+        colio_plan_entry_t *grown = realloc(c->e, sizeof *grown * (size_t)cap);
+        if (grown == NULL)
+            return; /* nothing stored: every rank stores at the same call, a failure here only costs reuse */
+        c->e = grown;
+        c->cap = cap;
+    }
+    e = c->n < cap ? &c->e[c->n++] : evict(c, bufs);
+    memset(e, 0, sizeof *e);
+    e->id = id;
+    e->kind = op->args.kind;
+    e->nbytes = op->nbytes;
+    e->eof = op->eof;
+    e->glo = op->glo;
+    e->ghi = op->ghi;
+    e->runs = op->key_runs;
+    e->nruns = op->key_n;
+    e->hash = colio_plan_hash(e->runs, e->nruns, e->kind, e->nbytes);
+    e->last_used = ++c->clock;
+    op->key_runs = NULL;
+    op->key_n = 0;
+    op->key_ok = 0;
+    move_plan(&e->plan, &op->plan);
+}
+
+void colio_plancache_clear(colio_plancache_t *c, colio_bufcache_t *bufs)
+{
+    for (int i = 0; i < c->n; i++)
+        entry_free(&c->e[i], bufs);
+    free(c->e);
+    int64_t next_id = c->next_id;
+    memset(c, 0, sizeof *c);
+    c->next_id = next_id; /* ids never repeat on a file */
+}

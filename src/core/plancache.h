@@ -1,0 +1,53 @@
+/*
+ * Reusable exchange plans. Applications write the same decomposition again
+ * and again (a checkpoint every step); when a collective call accesses
+ * exactly the same runs as an earlier one on the file, with the same hints,
+ * the file domains, the per-aggregator run lists, the piece counts and the
+ * metadata the aggregators received are all the same, so the call skips
+ * splitting, the counts Ialltoall and the metadata exchange. Sameness is
+ * decided locally (hash, then exact comparison of the run lists) and agreed
+ * in the SETUP reduction, which already runs: every rank proposes the id of
+ * its matching plan, and a plan is reused only when the minimum and the
+ * maximum proposal are the same id. Plans are stored and evicted (least
+ * recently used) only at points every rank passes together, so their ids
+ * agree across ranks.
+ */
+#ifndef COLIO_CORE_PLANCACHE_H
+#define COLIO_CORE_PLANCACHE_H
+
+#include <stdint.h>
+
+#include "access/access.h"
+#include "core/bufcache.h"
+#include "core/op.h"
+
+typedef struct colio_plan_entry {
+    int64_t id;           /* > 0, the same on every rank */
+    uint64_t hash;
+    int kind;
+    int64_t nbytes, eof, glo, ghi;
+    colio_run_t *runs;    /* the access as the call asked (before clipping at the end of file) */
+    int64_t nruns;
+    colio_plan_t plan;    /* msgs unused */
+    int64_t last_used;
+} colio_plan_entry_t;
+
+typedef struct colio_plancache {
+    colio_plan_entry_t *e;
+    int n, cap;
+    int64_t next_id, clock;
+} colio_plancache_t;
+
+uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes);
+/* Id of a stored plan for exactly this access, or 0. */
+int64_t colio_plancache_find(const colio_plancache_t *c, const colio_run_t *runs, int64_t n, int kind, int64_t nbytes);
+colio_plan_entry_t *colio_plancache_get(colio_plancache_t *c, int64_t id);
+/* Keep op's plan and key runs (moved out of op) as a new entry, cap entries at most; called by
+   every rank at the same call (the id advances even where storing is impossible). */
+void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_bufcache_t *bufs);
+/* Drop every entry (hints changed, file closed). */
+void colio_plancache_clear(colio_plancache_t *c, colio_bufcache_t *bufs);
+/* Free the parts of a plan an entry owns. */
+void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs);
+
+#endif

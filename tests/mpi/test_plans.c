@@ -1,0 +1,281 @@
+/*
+ * Reusable exchange plans (colio_plan_cache): a repeated collective call
+ * with the same access reuses the stored plan (statistics say so) and
+ * moves the right bytes; any change — one rank's pattern, the count, the
+ * view, the hints, the file size under a read, an evicted plan — never
+ * reuses a stale plan, and the bytes stay right. Expected bytes come from
+ * the ownership formula below and plain pread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define SIZE 6000
+
+/* Byte x of the file belongs to rank owner(x, shift), or to nobody (a hole) when it returns nprocs. */
+static int owner(int64_t x, int shift)
+{
+    int64_t b = (x + shift) / 7;
+    return (int)((b * 5 + b / 3) % (t_nprocs + 1));
+}
+
+/* This rank's pieces (one per maximal run of its bytes) for the pattern `shift`; a changed rank
+   (changed == t_rank) drops a piece in the middle, so only that rank's access differs and the
+   global extent stays the same. */
+static int64_t pieces(int shift, int changed, MPI_Offset *off, MPI_Offset *len)
+{
+    int64_t n = 0;
+    for (int64_t x = 0; x < SIZE; x++)
+        if (owner(x, shift) == t_rank) {
+            if (n > 0 && off[n - 1] + len[n - 1] == x)
+                len[n - 1]++;
+            else
+                off[n] = x, len[n++] = 1;
+        }
+    if (changed == t_rank && n > 2) {
+        memmove(off + n / 2, off + n / 2 + 1, sizeof *off * (size_t)(n - n / 2 - 1));
+        memmove(len + n / 2, len + n / 2 + 1, sizeof *len * (size_t)(n - n / 2 - 1));
+        n--;
+    }
+    return n;
+}
+
+static unsigned char value(int64_t x, int salt) { return (unsigned char)(x * 3 + salt * 29 + 7); }
+
+static colio_file *open_file(const char *path, const char *cache, const char *cb)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "romio_cb_read", "enable");
+    MPI_Info_set(info, "cb_buffer_size", cb);
+    MPI_Info_set(info, "colio_plan_cache", cache);
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh), COLIO_SUCCESS, NULL);
+    MPI_Info_free(&info);
+    return fh;
+}
+
+static int64_t reused(colio_file *fh)
+{
+    colio_stats st;
+    colio_get_stats(fh, &st);
+    return st.last.plans_reused;
+}
+
+/* Reuse must be the same on every rank. */
+static void expect_reuse(colio_file *fh, int want, const char *what)
+{
+    int64_t r = reused(fh), lo, hi;
+    MPI_Allreduce(&r, &lo, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&r, &hi, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(lo == hi && lo == want, "%s: plan reused %lld..%lld, expected %d", what, (long long)lo, (long long)hi, want);
+}
+
+/* Collective write of pattern (shift, changed) with content salt. */
+static void write_pattern(colio_file *fh, int shift, int changed, int salt)
+{
+    MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
+    int64_t n = pieces(shift, changed, off, len), total = 0;
+    for (int64_t i = 0; i < n; i++)
+        total += len[i];
+    unsigned char *buf = malloc((size_t)total + 1);
+    for (int64_t i = 0, k = 0; i < n; i++)
+        for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+            buf[k++] = value(x, salt);
+    CHECK_RC(colio_write_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
+    free(buf);
+    free(off);
+    free(len);
+}
+
+static void check_file(const char *path, const unsigned char *expected, const char *what)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank == 0) {
+        unsigned char *f = malloc(SIZE);
+        test_read_file(path, f, SIZE);
+        int bad = 0;
+        for (int64_t x = 0; x < SIZE; x++)
+            bad += f[x] != expected[x];
+        CHECK(bad == 0, "%s: %d wrong bytes", what, bad);
+        free(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Read pattern (shift, changed) and compare with expected[]. */
+static void read_pattern(colio_file *fh, int shift, int changed, const unsigned char *expected, int64_t eof,
+                         const char *what)
+{
+    MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
+    int64_t n = pieces(shift, changed, off, len), total = 0;
+    for (int64_t i = 0; i < n; i++)
+        total += len[i];
+    unsigned char *buf = malloc((size_t)total + 1);
+    memset(buf, 0xEE, (size_t)total + 1);
+    CHECK_RC(colio_read_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
+    int bad = 0;
+    for (int64_t i = 0, k = 0; i < n; i++)
+        for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++, k++)
+            bad += buf[k] != (x < eof ? expected[x] : 0xEE); /* past the end: untouched */
+    CHECK(bad == 0, "%s: %d wrong bytes read", what, bad);
+    free(buf);
+    free(off);
+    free(len);
+}
+
+/* Expectation after writing (shift, changed): as write_pattern, minus the changed rank's last piece. */
+static void expect_write(unsigned char *expected, int shift, int changed, int salt)
+{
+    MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
+    int me = t_rank;
+    for (int r = 0; r < t_nprocs; r++) {
+        t_rank = r; /* the pieces rank r writes */
+        int64_t n = pieces(shift, changed, off, len);
+        for (int64_t i = 0; i < n; i++)
+            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+                expected[x] = value(x, salt);
+    }
+    t_rank = me;
+    free(off);
+    free(len);
+}
+
+/* Write (shift, changed) with a fresh salt and update the expectation. */
+static void step(colio_file *fh, unsigned char *expected, int shift, int changed, int *salt)
+{
+    write_pattern(fh, shift, changed, *salt);
+    expect_write(expected, shift, changed, (*salt)++);
+}
+
+static void lists(const char *path)
+{
+    unsigned char expected[SIZE];
+    test_prefill(path, SIZE);
+    for (int64_t x = 0; x < SIZE; x++)
+        expected[x] = pattern_old(x);
+    colio_file *fh = open_file(path, "2", "512"); /* several rounds */
+    int salt = 1;
+    step(fh, expected, 0, -1, &salt);
+    expect_reuse(fh, 0, "first write");
+    step(fh, expected, 0, -1, &salt);
+    expect_reuse(fh, 1, "same pattern again");
+    check_file(path, expected, "after a reused write");
+    /* one rank changes its pattern: nobody may reuse, whatever the others see */
+    step(fh, expected, 0, t_nprocs - 1, &salt);
+    expect_reuse(fh, 0, "one rank changed its pattern");
+    check_file(path, expected, "after a changed pattern");
+    step(fh, expected, 0, -1, &salt); /* still stored (2 slots) */
+    expect_reuse(fh, 1, "first pattern once more");
+    step(fh, expected, 1, -1, &salt); /* two new patterns evict it (least recently used) */
+    step(fh, expected, 2, -1, &salt);
+    step(fh, expected, 0, -1, &salt);
+    expect_reuse(fh, 0, "evicted plan");
+    check_file(path, expected, "after eviction");
+    MPI_Info info; /* new hints drop every plan */
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cb_buffer_size", "300");
+    CHECK_RC(colio_set_info(fh, info), COLIO_SUCCESS, fh);
+    MPI_Info_free(&info);
+    step(fh, expected, 0, -1, &salt);
+    expect_reuse(fh, 0, "after set_info");
+    step(fh, expected, 0, -1, &salt);
+    expect_reuse(fh, 1, "after set_info, twice");
+    check_file(path, expected, "after new hints");
+    /* reads of the same pattern reuse too */
+    read_pattern(fh, 0, -1, expected, SIZE, "read");
+    expect_reuse(fh, 0, "first read");
+    read_pattern(fh, 0, -1, expected, SIZE, "read again");
+    expect_reuse(fh, 1, "second read");
+    colio_close(&fh);
+}
+
+/* Reads past the end of file are planned for the file size: a grown file must not reuse. */
+static void grown_file(const char *path)
+{
+    unsigned char expected[SIZE];
+    int64_t half = SIZE / 2;
+    test_prefill(path, half);
+    for (int64_t x = 0; x < SIZE; x++)
+        expected[x] = pattern_old(x);
+    colio_file *fh = open_file(path, "4", "512");
+    read_pattern(fh, 0, -1, expected, half, "read of a short file");
+    read_pattern(fh, 0, -1, expected, half, "read of a short file again");
+    expect_reuse(fh, 1, "short file read twice");
+    if (t_rank == 0) { /* the file grows behind colio's back, between collective calls */
+        unsigned char tail[SIZE];
+        for (int64_t x = half; x < SIZE; x++)
+            tail[x - half] = pattern_old(x);
+        FILE *f = fopen(path, "r+b");
+        fseek(f, half, SEEK_SET);
+        fwrite(tail, 1, (size_t)(SIZE - half), f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    read_pattern(fh, 0, -1, expected, SIZE, "read of the grown file");
+    expect_reuse(fh, 0, "grown file");
+    colio_close(&fh);
+}
+
+/* Views: the same view and count reuse, whatever the memory type; another count or view does not. */
+static void views(const char *path)
+{
+    test_prefill(path, SIZE);
+    colio_file *fh = open_file(path, "4", "256");
+    MPI_Datatype three, ftype, mtype;
+    MPI_Type_contiguous(3, MPI_BYTE, &three); /* 3 bytes of every 3p: the ranks interleave */
+    MPI_Type_create_resized(three, 0, 3 * t_nprocs, &ftype);
+    MPI_Type_commit(&ftype);
+    MPI_Type_free(&three);
+    int64_t n = (SIZE / (3 * t_nprocs)) * 3;
+    MPI_Type_vector((int)n, 1, 2, MPI_BYTE, &mtype); /* every other byte of memory */
+    MPI_Type_commit(&mtype);
+    unsigned char *buf = malloc(2 * SIZE), *back = malloc(2 * SIZE);
+    colio_set_view(fh, t_rank * 3, MPI_BYTE, ftype, MPI_INFO_NULL);
+    for (int rep = 0; rep < 3; rep++) {
+        for (int64_t i = 0; i < 2 * SIZE; i++)
+            buf[i] = (unsigned char)(i * 11 + rep + t_rank * 5);
+        if (rep < 2)
+            CHECK_RC(colio_write_at_all(fh, 0, buf, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+        else /* the same file access from a strided memory type */
+            CHECK_RC(colio_write_at_all(fh, 0, buf, 1, mtype, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+        expect_reuse(fh, rep > 0, "view write, same view and count");
+        memset(back, 0, 2 * SIZE);
+        CHECK_RC(colio_read_at_all(fh, 0, back, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+        int bad = 0;
+        for (int64_t i = 0; i < n; i++)
+            bad += back[i] != (rep < 2 ? buf[i] : buf[2 * i]);
+        CHECK(bad == 0, "view round trip %d: %d wrong bytes", rep, bad);
+    }
+    CHECK_RC(colio_write_at_all(fh, 0, buf, n - 1, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    expect_reuse(fh, 0, "another count");
+    colio_set_view(fh, t_rank * 3 + 1, MPI_BYTE, ftype, MPI_INFO_NULL);
+    CHECK_RC(colio_write_at_all(fh, 0, buf, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    expect_reuse(fh, 0, "another view");
+    memset(back, 0, 2 * SIZE);
+    CHECK_RC(colio_read_at_all(fh, 0, back, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++)
+        bad += back[i] != buf[i];
+    CHECK(bad == 0, "after another view: %d wrong bytes", bad);
+    free(buf);
+    free(back);
+    MPI_Type_free(&ftype);
+    MPI_Type_free(&mtype);
+    colio_close(&fh);
+}
+
+int main(int argc, char **argv)
+{
+    test_init(&argc, &argv);
+    char path[512];
+    test_path(path, sizeof path, "plans");
+    lists(path);
+    grown_file(path);
+    views(path);
+    test_unlink(path);
+    return test_finish("test_plans");
+}
