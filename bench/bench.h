@@ -69,11 +69,14 @@ int64_t bench_check(const unsigned char *buf, int64_t off, int64_t len, uint64_t
 
 /* Per-run measurements of one operation on one rank. */
 typedef struct bench_sample {
-    double time;                                   /* open to close */
+    double time;                                   /* open to close, divided by the steps */
     double meta, data, io, compute;                /* colio's phases (0 for other engines) */
     int64_t rss_extra;                             /* peak resident bytes above the start of the call */
     int64_t memory;                                /* colio: bytes of buffers it held (stats) */
     int is_aggregator;
+    double exch_min, exch_max;                     /* colio: fastest and slowest rank's exchange time */
+    int64_t messages;                              /* colio: messages this rank posted */
+    char kernels[40];                              /* colio: "meta/data" kernels that ran */
 } bench_sample_t;
 
 typedef struct bench_engine_ctx {
@@ -82,6 +85,7 @@ typedef struct bench_engine_ctx {
     const char *path;
     const char *hints;     /* "key=value;..." as given */
     int use_lists;         /* colio: list API instead of the view */
+    int steps;             /* colio, mpiio: collective calls per open file (checkpoint steps) */
 } bench_engine_ctx_t;
 
 typedef struct bench_engine {
@@ -97,6 +101,8 @@ typedef struct bench_engine {
 } bench_engine_t;
 
 const bench_engine_t *bench_engine_find(const char *name);
+/* --hints plus the hints an engine name carries ("colio:balanced", "colio:colio_plan_cache=0+cb_nodes=1"). */
+void bench_engine_hints(const char *engine, const char *hints, char *out, size_t len);
 
 /* MPI_Info from "key=value;..."; standard_only keeps the keys MPI-IO implementations know. */
 MPI_Info bench_info(const char *hints, int standard_only);

@@ -126,6 +126,7 @@ typedef struct job {
     const char *workload;
     bench_size_t size;
     const bench_engine_t *engine;
+    const char *engine_name;     /* as given: "colio:balanced" */
     int write;
     const char *path;
     const bench_access_t *a;
@@ -139,7 +140,7 @@ static void progress(const job_t *j, int k, int total)
         return;
     last = MPI_Wtime();
     fprintf(stderr, "[%7.1f s] %-11s %-6s %-7s %-5s %s %d/%d\n", MPI_Wtime() - t_begin, j->workload,
-            bench_size_name(j->size), j->engine->name, j->write ? "write" : "read", k < 0 ? "warm-up" : "repeat",
+            bench_size_name(j->size), j->engine_name, j->write ? "write" : "read", k < 0 ? "warm-up" : "repeat",
             k < 0 ? -k : k + 1, k < 0 ? j->o->warmup : total);
 }
 
@@ -148,7 +149,9 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
                     char *err)
 {
     const bench_access_t *a = j->a;
-    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, j->o->hints, j->o->use_lists};
+    char hints[1024];
+    bench_engine_hints(j->engine_name, j->o->hints, hints, sizeof hints);
+    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, hints, j->o->use_lists, j->o->steps};
     if (j->write) { /* the buffer was filled once for the job: writes leave it as it is */
         if (rank == 0)
             unlink(j->path);
@@ -183,7 +186,13 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
         snprintf(err, BENCH_ERR, "rank %d: %s", ff.r, myerr);
         return -1;
     }
-    *out = (bench_sample_t){tmax[0], tmax[1], tmax[2], tmax[3], tmax[4], (int64_t)big.v, mem, agg};
+    *out = (bench_sample_t){.time = tmax[0], .meta = tmax[1], .data = tmax[2], .io = tmax[3], .compute = tmax[4],
+                            .rss_extra = (int64_t)big.v, .memory = mem, .is_aggregator = agg};
+    double ex[2] = {s.exch_min, s.exch_max}, exmax[2]; /* agreed by colio already: the same everywhere */
+    MPI_Allreduce(ex, exmax, 2, MPI_DOUBLE, MPI_MAX, comm);
+    out->exch_min = exmax[0], out->exch_max = exmax[1];
+    MPI_Allreduce(&s.messages, &out->messages, 1, MPI_INT64_T, MPI_MAX, comm);
+    memcpy(out->kernels, s.kernels, sizeof out->kernels); /* rank 0 reports: kernels are chosen collectively */
     *bad_out = bad_all;
     return 0;
 }
@@ -221,6 +230,10 @@ static void summarize(bench_run_t *r, bench_sample_t *s, int n)
     r->data = median_of(s, n, offsetof(bench_sample_t, data), v);
     r->io = median_of(s, n, offsetof(bench_sample_t, io), v);
     r->compute = median_of(s, n, offsetof(bench_sample_t, compute), v);
+    r->exch_min = median_of(s, n, offsetof(bench_sample_t, exch_min), v);
+    r->exch_max = median_of(s, n, offsetof(bench_sample_t, exch_max), v);
+    r->messages = s[n - 1].messages;
+    memcpy(r->kernels, s[n - 1].kernels, sizeof r->kernels);
     free(v);
 }
 
@@ -229,14 +242,14 @@ static void run_job(const job_t *j, unsigned char *buf, bench_run_t *r)
     const bench_options_t *o = j->o;
     snprintf(r->workload, sizeof r->workload, "%s", j->workload);
     snprintf(r->size, sizeof r->size, "%s", bench_size_name(j->size));
-    snprintf(r->engine, sizeof r->engine, "%s", j->engine->name);
+    snprintf(r->engine, sizeof r->engine, "%s", j->engine_name);
     snprintf(r->op, sizeof r->op, "%s", j->write ? "write" : "read");
     snprintf(r->desc, sizeof r->desc, "%s", j->a->desc);
     r->bytes = j->a->total_bytes;
     r->nprocs = nprocs;
     r->pieces = j->a->total_pieces;
     r->verified = 1;
-    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, o->hints, o->use_lists};
+    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, o->hints, o->use_lists, o->steps};
     int64_t region = j->engine->region ? j->engine->region(&c, j->a) : -1;
     if (j->write)
         fill_stream(buf, j->a, region, o->params.seed);
@@ -297,7 +310,7 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
         if (!o->ops[op])
             prepare_file(path, &a, o->params.seed);
         for (int e = 0; e < o->nengines; e++) {
-            job_t j = {o, wname, size, bench_engine_find(o->engines[e]), o->ops[op], path, &a};
+            job_t j = {o, wname, size, bench_engine_find(o->engines[e]), o->engines[e], o->ops[op], path, &a};
             run_job(&j, buf, &runs[(*nruns)++]);
         }
     }

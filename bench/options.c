@@ -11,7 +11,10 @@ static const char *usage =
     "  --workload LIST   comma-separated, or all (default): interleaved,random,cube,collperf,flash,btio,hacc,e3sm\n"
     "  --size S          small (default), medium or large\n"
     "  --sweep LIST      several sizes, e.g. small,medium,large (bandwidth against size)\n"
-    "  --engine LIST     colio,mpiio (default), posix, ceiling\n"
+    "  --engine LIST     colio,mpiio (default), posix, ceiling; colio:KERNEL (e.g. colio:balanced) or\n"
+    "                    colio:key=value+key=value runs colio with those hints too, side by side\n"
+    "  --steps N         colio, mpiio: N collective calls per open file, like checkpoint steps;\n"
+    "                    times are per call (default 1)\n"
     "  --op LIST         write,read (default)\n"
     "  --repeat N        timed repeats (default 5), medians quoted\n"
     "  --warmup N        untimed runs first (default 1)\n"
@@ -61,6 +64,7 @@ static void defaults(bench_options_t *o)
     o->ops[0] = 1, o->ops[1] = 0, o->nops = 2;
     o->repeat = 5;
     o->warmup = 1;
+    o->steps = 1;
     struct stat sb;
     o->dir = stat("/dev/shm", &sb) == 0 ? "/dev/shm" : "/tmp";
     o->params.seed = 1;
@@ -99,6 +103,8 @@ static int apply(bench_options_t *o, const char *opt, char *val)
     }
     if (!strcmp(opt, "--engine"))
         return (o->nengines = split_list(val, o->engines, BENCH_MAX_LIST)) > 0 ? 0 : -1;
+    if (!strcmp(opt, "--steps"))
+        return (o->steps = atoi(val)) >= 1 ? 0 : -1;
     if (!strcmp(opt, "--op"))
         return parse_ops(val, o);
     if (!strcmp(opt, "--repeat"))

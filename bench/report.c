@@ -45,9 +45,9 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
            o->repeat, o->warmup, o->warmup == 1 ? "" : "s");
     if (o->hints)
         printf("hints: %s (colio; standard keys also for MPI-IO)\n", o->hints);
-    printf("\n%-11s %-6s %-7s %-5s %3s %9s %9s %9s %9s %8s %8s %6s %7s %6s %8s %7s %7s %7s %7s %7s %s\n", "workload",
+    printf("\n%-11s %-6s %-14s %-5s %3s %9s %9s %9s %9s %8s %8s %6s %7s %6s %8s %7s %7s %7s %7s %7s %-8s %s\n", "workload",
            "size", "engine", "op", "np", "MiB", "pieces", "median_s", "MiB/s", "min_s", "max_s", "CoV%", "x_mpiio",
-           "%ceil", "rssMiB", "bufMiB", "meta_s", "data_s", "io_s", "comp_s", "bytes");
+           "%ceil", "rssMiB", "bufMiB", "meta_s", "data_s", "io_s", "comp_s", "bytes", "kernels");
     const char *last = "";
     for (int i = 0; i < nruns; i++) {
         const bench_run_t *r = &runs[i];
@@ -55,25 +55,26 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
             printf("\n");
         last = r->workload;
         if (!r->repeats) {
-            printf("%-11s %-6s %-7s %-5s FAILED: %s\n", r->workload, r->size, r->engine, r->op, r->error);
+            printf("%-11s %-6s %-14s %-5s FAILED: %s\n", r->workload, r->size, r->engine, r->op, r->error);
             continue;
         }
         char x[16], c[16];
         cell_ratio(x, sizeof x, vs_mpiio(runs, nruns, r), "%.2f");
         cell_ratio(c, sizeof c, 100 * of_ceiling(runs, nruns, r), "%.0f");
-        int colio = !strcmp(r->engine, "colio");
-        printf("%-11s %-6s %-7s %-5s %3d %9.1f %9lld %9.4f %9.1f %8.4f %8.4f %6.1f %7s %6s %8.1f", r->workload, r->size,
+        int colio = !strncmp(r->engine, "colio", 5);
+        printf("%-11s %-6s %-14s %-5s %3d %9.1f %9lld %9.4f %9.1f %8.4f %8.4f %6.1f %7s %6s %8.1f", r->workload, r->size,
                r->engine, r->op, r->nprocs, r->bytes / MIB, (long long)r->pieces, r->median, bandwidth(r), r->min, r->max,
                100 * r->cov, x, c, r->rss_extra / MIB);
         if (colio)
             printf(" %7.1f %7.4f %7.4f %7.4f %7.4f", r->memory / MIB, r->meta, r->data, r->io, r->compute);
         else
             printf(" %7s %7s %7s %7s %7s", "-", "-", "-", "-", "-");
-        printf(" %s\n", r->verified ? "verified" : "WRONG");
+        printf(" %-8s %s\n", r->verified ? "verified" : "WRONG", colio ? r->kernels : "-");
     }
     printf("\nx_mpiio: times faster than the MPI library's MPI-IO; %%ceil: share of one contiguous call per rank;\n"
            "rssMiB: largest rank's resident-memory growth during the call; bufMiB: colio's buffers on its\n"
-           "largest rank (its own accounting); phases: slowest rank, colio only.\n");
+           "largest rank (its own accounting); phases: slowest rank, colio only; kernels: metadata/data\n"
+           "exchange kernels colio ran (colio_exchange=auto picks per call).\n");
     for (int i = 0, w = -1; i < nruns; i++)
         if (i == 0 || strcmp(runs[i].workload, runs[i - 1].workload) || strcmp(runs[i].size, runs[i - 1].size))
             printf("%s%-11s %-6s %s\n", w++ < 0 ? "\nworkloads:\n" : "", runs[i].workload, runs[i].size, runs[i].desc);
@@ -108,8 +109,8 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
     json_str(f, o->dir);
     fprintf(f, ",\n  \"hints\": ");
     json_str(f, o->hints ? o->hints : "");
-    fprintf(f, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"api\": \"%s\",\n  \"runs\": [\n", o->repeat, o->warmup,
-            o->use_lists ? "list" : "view");
+    fprintf(f, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"steps\": %d,\n  \"api\": \"%s\",\n  \"runs\": [\n", o->repeat,
+            o->warmup, o->steps, o->use_lists ? "list" : "view");
     for (int i = 0; i < nruns; i++) {
         const bench_run_t *r = &runs[i];
         fprintf(f, "    {\"workload\": \"%s\", \"size\": \"%s\", \"engine\": \"%s\", \"op\": \"%s\", \"desc\": ",
@@ -120,10 +121,12 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
                    "\"x_mpiio\": %.6g, \"frac_ceiling\": %.6g, \"rss_extra_bytes\": %lld, \"rss_rank_is_aggregator\": %d, "
                    "\"colio_buffer_bytes\": %lld, "
                    "\"phases\": {\"meta_exchange\": %.9g, \"data_exchange\": %.9g, \"io\": %.9g, \"compute\": %.9g}, "
+                   "\"exchange_min_s\": %.9g, \"exchange_max_s\": %.9g, \"messages\": %lld, \"kernels\": \"%s\", "
                    "\"verified\": %s, \"error\": ",
                 r->nprocs, (long long)r->bytes, (long long)r->pieces, r->repeats, r->median, r->min, r->max, r->mean, r->std, r->cov,
                 bandwidth(r), vs_mpiio(runs, nruns, r), of_ceiling(runs, nruns, r), (long long)r->rss_extra,
-                r->rss_aggregator, (long long)r->memory, r->meta, r->data, r->io, r->compute, r->verified ? "true" : "false");
+                r->rss_aggregator, (long long)r->memory, r->meta, r->data, r->io, r->compute, r->exch_min, r->exch_max,
+                (long long)r->messages, r->kernels, r->verified ? "true" : "false");
         json_str(f, r->error);
         fprintf(f, "}%s\n", i + 1 < nruns ? "," : "");
     }

@@ -19,6 +19,7 @@ typedef struct bench_options {
     const char *dir;
     const char *hints;
     int use_lists;
+    int steps;
     const char *json;
     int quiet;
     bench_params_t params;
@@ -28,7 +29,7 @@ typedef struct bench_options {
 int bench_parse(int argc, char **argv, bench_options_t *o, int rank);
 
 typedef struct bench_run {
-    char workload[32], size[8], engine[16], op[8], desc[256], error[BENCH_ERR];
+    char workload[32], size[8], engine[48], op[8], desc[256], error[BENCH_ERR];
     int64_t bytes, pieces;
     int nprocs;                       /* ranks that ran it */
     int repeats;
@@ -36,6 +37,9 @@ typedef struct bench_run {
     double meta, data, io, compute;   /* medians over repeats of the slowest rank's phase times */
     int64_t rss_extra;                /* largest rank's peak resident growth during the call */
     int64_t memory;                   /* colio: the largest rank's buffers (its own accounting) */
+    double exch_min, exch_max;        /* colio: medians of the fastest and slowest rank's exchange time */
+    int64_t messages;                 /* colio: the busiest rank's messages per call */
+    char kernels[40];                 /* colio: metadata/data kernels that ran */
     int rss_aggregator;               /* that rank was an aggregator (colio) */
     int verified;                     /* every repeat's bytes checked and right */
 } bench_run_t;
