@@ -82,7 +82,7 @@ static int wants_window(const colio_hints_t *h)
  * kernel: operations attach and detach their own memory locally, so no
  * operation needs a collective window call (Open MPI's osc/rdma cannot
  * create dynamic windows without a single-copy shared-memory mechanism:
- * then the open fails here with this message; any other osc component works).
+ * then the open fails here with this message; see docs/DESIGN.md).
  */
 int colio_config_window(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
 {
@@ -95,8 +95,8 @@ int colio_config_window(const colio_file *fh, const colio_hints_t *h, colio_conf
         MPI_Error_string(rc, msg, &len);
         if (err->code == 0)
             colio_err_set(err, COLIO_ERR_MPI,
-                          "MPI_Win_create_dynamic for the rma exchange kernel failed: %s (Open MPI: its osc/rdma "
-                          "component needs a single-copy mechanism; try OMPI_MCA_osc=^rdma)", msg);
+                          "MPI_Win_create_dynamic for the rma exchange kernel failed: %s (Open MPI: osc/rdma needs "
+                          "a single-copy mechanism; OMPI_MCA_osc=sm,pt2pt works)", msg);
         return err->code;
     }
     cfg->has_win = 1;

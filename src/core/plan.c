@@ -36,8 +36,10 @@ static int64_t round_buffer_size(const colio_op_t *op)
 static int alloc_cbuf(colio_op_t *op)
 {
     colio_round_t *r = &op->rnd;
+    if (op->plan.my_agg < 0 || r->cbuf != NULL)
+        return 0;
     int64_t size = round_buffer_size(op);
-    if (op->plan.my_agg < 0 || size == 0 || r->cbuf != NULL)
+    if (size == 0)
         return 0; /* an empty file domain: no rounds here */
     r->cbuf = colio_buf_take(&op->fh->bufs, (size_t)size, &r->cbuf_cap);
     if (!r->cbuf)
