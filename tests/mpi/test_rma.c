@@ -202,6 +202,52 @@ static void overlapping_identical(const char *path, int mode)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Hints switch kernels on an open file: the window comes and goes with colio_set_info. */
+static void switch_kernels(const char *path)
+{
+    int64_t size = 3000;
+    test_prefill(path, size);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "cb_buffer_size", "200");
+    colio_file *fh = NULL;
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
+    CHECK_RC(rc, COLIO_SUCCESS, fh);
+    if (rc != COLIO_SUCCESS) {
+        MPI_Info_free(&info);
+        return;
+    }
+    int64_t chunk = size / t_nprocs;
+    unsigned char *buf = malloc((size_t)chunk);
+    const char *seq[] = {"romio", "rma", "balanced", "rma"};
+    for (int k = 0; k < 4; k++) {
+        MPI_Info_set(info, "colio_exchange", seq[k]);
+        rc = colio_set_info(fh, info);
+        CHECK_RC(rc, COLIO_SUCCESS, fh);
+        for (int64_t i = 0; i < chunk; i++)
+            buf[i] = pattern_new(t_rank, i, 50 + k);
+        rc = colio_write_at_all(fh, t_rank * chunk, buf, (int)chunk, MPI_BYTE, MPI_STATUS_IGNORE);
+        CHECK_RC(rc, COLIO_SUCCESS, fh);
+        colio_stats s;
+        colio_get_stats(fh, &s);
+        CHECK(strcmp(s.last.data_kernel, seq[k]) == 0, "switch: data kernel %s, expected %s", s.last.data_kernel,
+              seq[k]);
+    }
+    colio_close(&fh);
+    MPI_Info_free(&info);
+    free(buf);
+    unsigned char *file = malloc((size_t)size);
+    int64_t bad = test_read_file(path, file, size) != 0 ? size : 0;
+    for (int64_t x = 0; x < size; x++) {
+        int o = (int)(x / chunk);
+        bad += file[x] != (o < t_nprocs ? pattern_new(o, x % chunk, 53) : pattern_old(x));
+    }
+    CHECK(bad == 0, "switch: %lld wrong bytes", (long long)bad);
+    free(file);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -225,6 +271,7 @@ int main(int argc, char **argv)
         one_case(path, &c, mode, 1, "512", salt++);
         overlapping_identical(path, mode);
     }
+    switch_kernels(path);
     test_unlink(path);
     return test_finish("test_rma");
 }
