@@ -60,7 +60,8 @@ typedef struct colio_xchg colio_xchg_t;
 enum {
     /* One-sided: the engine exposes memory in the file's window (fh->cfg.win) and gives the
        origin side of every message its target (tdisp, ttype); the passive side's buffers are
-       not touched by the engine while the exchange runs. */
+       not touched by the engine while the exchange runs. Such a kernel has no requests
+       (nreqs stays 0): callers poll progress(). */
     COLIO_XCHG_ONESIDED = 1,
 };
 
