@@ -10,7 +10,7 @@ scripts/build.sh asan -DCOLIO_MPI=mpich -DCOLIO_SANITIZE=ON -DCMAKE_BUILD_TYPE=D
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build/asan --output-on-failure -LE large
 log=$(mktemp)
-for t in test_views test_lists test_errors test_semantics test_plans; do
+for t in test_views test_lists test_errors test_semantics test_plans test_rma; do
   ASAN_OPTIONS=detect_leaks=1:exitcode=0 mpiexec.mpich -n 2 "build/asan/tests/$t" >"$log" 2>&1 || true
   if grep -A30 "leak of" "$log" | grep -qE " in colio_|$PWD/(src|tests)/"; then
     grep -A30 'leak of' "$log" | head -60

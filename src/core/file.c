@@ -69,8 +69,45 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
     return COLIO_SUCCESS;
 }
 
+/* Whether a kernel the hints name is one-sided (then the file needs its window). */
+static int wants_window(const colio_hints_t *h)
+{
+    const colio_xchg_ops_t *d = colio_xchg_find(h->exchange);
+    const colio_xchg_ops_t *m = colio_xchg_find(h->meta_exchange[0] ? h->meta_exchange : h->exchange);
+    return (d && (d->caps & COLIO_XCHG_ONESIDED)) || (m && (m->caps & COLIO_XCHG_ONESIDED));
+}
+
+/*
+ * One dynamic window per file, only while the hints select a one-sided
+ * kernel: operations attach and detach their own memory locally, so no
+ * operation needs a collective window call (Open MPI's osc/rdma cannot
+ * create dynamic windows without a single-copy shared-memory mechanism:
+ * then the open fails here with this message; see docs/DESIGN.md).
+ */
+int colio_config_window(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
+{
+    if (!wants_window(h))
+        return err->code;
+    int rc = MPI_Win_create_dynamic(MPI_INFO_NULL, fh->comm, &cfg->win);
+    if (rc != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, msg, &len);
+        if (err->code == 0)
+            colio_err_set(err, COLIO_ERR_MPI,
+                          "MPI_Win_create_dynamic for the rma exchange kernel failed: %s (Open MPI: osc/rdma needs "
+                          "a single-copy mechanism; OMPI_MCA_osc=sm,pt2pt works)", msg);
+        return err->code;
+    }
+    cfg->has_win = 1;
+    MPI_Win_set_errhandler(cfg->win, MPI_ERRORS_RETURN);
+    return err->code;
+}
+
 void colio_config_free(colio_config_t *cfg)
 {
+    if (cfg->has_win)
+        MPI_Win_free(&cfg->win);
     colio_topo_free(&cfg->topo);
     colio_xchg_ctx_free(&cfg->xctx);
     free(cfg->aggs);
@@ -95,8 +132,10 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
     memcpy(cand->backend, fh->hints.backend, sizeof cand->backend);
     memcpy(cand->fault, fh->hints.fault, sizeof cand->fault);
     colio_config_t cfg = {0};
-    if (hints_from_rank0(fh, cand, err) == 0)
+    if (hints_from_rank0(fh, cand, err) == 0) {
         colio_file_configure(fh, cand, &cfg, err);
+        colio_config_window(fh, cand, &cfg, err); /* every rank: rank 0's hints arrived */
+    }
     if (colio_err_agree(fh->comm, err) != 0) {
         colio_config_free(&cfg);
         return err->code;
@@ -219,9 +258,12 @@ static int open_collective(colio_file *fh, const char *path, int amode, MPI_Info
     open_prepare(fh, path, amode, info, err);
     if (colio_err_agree_same(fh->comm, err, amode, "amode", NULL) != 0)
         return err->code;
-    if (hints_from_rank0(fh, &fh->hints, err) == 0 && colio_topo_build(fh->comm, &fh->topo_mpi, err) == 0) {
-        fh->store = colio_store_find(fh->hints.backend);
-        colio_file_configure(fh, &fh->hints, &fh->cfg, err);
+    if (hints_from_rank0(fh, &fh->hints, err) == 0) {
+        if (colio_topo_build(fh->comm, &fh->topo_mpi, err) == 0) {
+            fh->store = colio_store_find(fh->hints.backend);
+            colio_file_configure(fh, &fh->hints, &fh->cfg, err);
+        }
+        colio_config_window(fh, &fh->hints, &fh->cfg, err); /* collective: every rank, whatever failed */
     }
     return open_everywhere(fh, err); /* skips the file system after an error, still agrees */
 }

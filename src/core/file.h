@@ -26,6 +26,8 @@ typedef struct colio_config {
     int *aggs;                  /* aggregator ranks, domain order */
     int naggs;
     colio_xchg_ctx_t xctx;
+    MPI_Win win;                /* one-sided kernels: the file's dynamic window, when has_win */
+    int has_win;
 } colio_config_t;
 
 struct colio_file {
@@ -51,6 +53,14 @@ struct colio_file {
 
 /* Build the configuration the hints select (local, deterministic); *cfg is freed on failure. */
 int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err);
+/*
+ * Collective over fh->comm: create the window of the one-sided kernels when
+ * the hints h select one (the same on every rank: rank 0's hints). Called
+ * by every rank even after a local error (err set), so the collective always
+ * matches; errors are agreed by the caller.
+ */
+int colio_config_window(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err);
+/* Local, except that freeing a window is collective: every rank frees its configuration together. */
 void colio_config_free(colio_config_t *cfg);
 
 /* Record the outcome of a collective call on the handle and return its code. */

@@ -67,7 +67,9 @@ static const hint_def_t hint_table[] = {
     {"colio_exchange", HK_NAME, F(exchange), 0, 0, xchg_name_valid, "auto",
      "data exchange kernel: romio (post all, ascending ranks), issend (the same with synchronous sends), spread "
      "(spread-out, Kang et al. Alg. 1), balanced (balanced spread-out, Alg. 2), pairwise (one partner per step), "
-     "auto (chosen per operation from fan-in and message size, see colio_auto_fanin)"},
+     "rma (one-sided: MPI_Put/MPI_Get into the aggregators' collective buffers in a dynamic window, PSCW per "
+     "round; overlapping writes of different data by several ranks are undefined byte by byte), "
+     "auto (chosen per operation from fan-in and message size, see colio_auto_fanin; never rma)"},
     {"colio_meta_exchange", HK_NAME, F(meta_exchange), 0, 0, meta_name_valid, "(colio_exchange)",
      "metadata (offset/length lists) exchange kernel, same values as colio_exchange"},
     {"colio_throttle", HK_INT, F(throttle), 0, INT_MAX, NULL, "32",

@@ -119,6 +119,7 @@ void colio_op_xchg_setup(colio_op_t *op, colio_xchg_t *x, int tag, const colio_x
     x->ctx = &fh->cfg.xctx;
     x->ops = ops;
     x->to_aggs = to_aggs;
+    x->win = fh->cfg.has_win ? fh->cfg.win : MPI_WIN_NULL;
 }
 
 int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...)
@@ -259,9 +260,10 @@ static int init_plan_memory(colio_op_t *op)
     p->to_agg = calloc(na, sizeof *p->to_agg);
     p->from_src = calloc(np, sizeof *p->from_src);
     p->msgs = calloc(np + na, sizeof *p->msgs);
+    p->attached = calloc(na + 1, sizeof *p->attached);
     op->rnd.req_slices = calloc(na, sizeof(colio_slice_t));
     op->rnd.agg_slices = calloc(np, sizeof(colio_slice_t));
-    if (!p->send_counts || !p->recv_counts || !p->to_agg || !p->from_src || !p->msgs ||
+    if (!p->send_counts || !p->recv_counts || !p->to_agg || !p->from_src || !p->msgs || !p->attached ||
         !op->rnd.req_slices || !op->rnd.agg_slices)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", fh->nprocs);
     return 0;
@@ -299,8 +301,11 @@ static int direct_eligible(const colio_op_t *op)
 static int64_t plan_candidate(const colio_op_t *op)
 {
     colio_file *fh = op->fh;
+    const colio_xchg_ops_t *data = fh->cfg.xchg_data;
     if (fh->hints.plan_cache <= 0 || op->err.code != 0)
         return 0;
+    if (data && (data->caps & COLIO_XCHG_ONESIDED))
+        return 0; /* one-sided data targets this call's collective buffers: their addresses travel with the counts */
     return colio_plancache_find(&fh->plans, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
 }
 
@@ -552,6 +557,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     op->stats.time.total = MPI_Wtime() - op->t_start;
     colio_stats_record(fh, &op->stats, op->args.api);
     colio_file_result(fh, &op->err);
+    colio_plan_detach(op);
     colio_round_free(op);
     colio_plan_free(op);
     colio_access_free(&op->acc);

@@ -70,8 +70,15 @@ typedef enum colio_phase {
 #define COLIO_SETUP_MIN 7
 #define COLIO_SETUP_WORDS 9
 
-/* Words per (sender, receiver) pair in the counts Ialltoall: runs, bytes. */
-#define COLIO_COUNT_WORDS 2
+/*
+ * Words per (sender, receiver) pair in the counts Ialltoall: runs and bytes
+ * the sender has for the receiver; with the rma kernel also the sender's
+ * collective buffer address (an aggregator's, to every rank) and the
+ * address of the sender's run list for the receiver (to an aggregator), as
+ * MPI_Get_address gives them for the file's dynamic window.
+ */
+#define COLIO_COUNT_WORDS 4
+enum { COLIO_CW_RUNS, COLIO_CW_BYTES, COLIO_CW_CBUF, COLIO_CW_META };
 
 /* Step results. */
 enum { COLIO_STEP_NEXT = 0, COLIO_STEP_WAIT = 1 };
@@ -96,6 +103,10 @@ typedef struct colio_plan {
     int64_t *meta_pool;         /* storage of every from_src list */
     size_t meta_pool_cap;
     colio_xchg_msg_t *msgs;     /* room for nprocs + naggs messages */
+    /* one-sided kernels (exchange/rma.c): memory attached to the file's window for this operation */
+    int rma_meta, rma_data;     /* the metadata / data exchange is one-sided */
+    void **attached;            /* room for naggs + 1 */
+    int nattached;
 } colio_plan_t;
 
 /* One pending message slice of a round, on either side. */
@@ -109,6 +120,8 @@ typedef struct colio_slice {
     int staged;        /* buf is a staging area: pack before sending / unpack after receiving */
     MPI_Datatype type; /* MPI_BYTE, or a derived type over buf freed after the round */
     int64_t stage_off; /* staged slices: offset in the staging buffer */
+    MPI_Aint tdisp;    /* requester side, one-sided: where the slice lives in the aggregator's window */
+    MPI_Datatype ttype; /* ... as MPI_BYTE (contiguous) or a derived type freed after the round */
 } colio_slice_t;
 
 typedef struct colio_round {
@@ -219,6 +232,10 @@ void colio_op_start_errmsg(colio_op_t *op, int64_t key);
 /* Test the collective request in flight; *done_p when complete. */
 int colio_op_test_coll(colio_op_t *op, int *done_p);
 void colio_plan_free(colio_op_t *op);
+/* Detach the operation's memory from the file's window (before its buffers are freed). */
+void colio_plan_detach(colio_op_t *op);
+/* The runs meta[first .. first+n) as one datatype over a buffer holding file offset base at 0. */
+int colio_runs_type(const int64_t *meta, int64_t first, int64_t n, int64_t base, MPI_Datatype *t);
 void colio_round_free(colio_op_t *op);
 
 /* Kind-specific parts of a round (round_write.c, round_read.c): begin before

@@ -35,7 +35,9 @@ static int borrow_plan(colio_op_t *op)
     free(p->from_src);
     colio_plan_t mine = *p;
     *p = *stored;
-    p->msgs = mine.msgs;
+    p->msgs = mine.msgs; /* per-call buffers stay the call's own */
+    p->attached = mine.attached;
+    p->nattached = 0;
     for (int i = 0; i < p->naggs; i++)
         p->to_agg[i].cur = 0;
     for (int s = 0; p->my_agg >= 0 && s < op->fh->nprocs; s++)
@@ -62,6 +64,77 @@ static void drop_runs(colio_op_t *op)
     }
     op->acc.runs = NULL;
     op->acc.n = 0;
+}
+
+/* Bytes of the largest round of my file domain: the collective buffer's size. */
+static int64_t domain_share(const colio_op_t *op)
+{
+    const colio_domains_t *d = &op->plan.dom;
+    return d->start ? d->end[op->plan.my_agg] - d->start[op->plan.my_agg] : d->hi - d->lo;
+}
+
+static int64_t round_buffer_size(const colio_op_t *op)
+{
+    int64_t share = domain_share(op);
+    return share < op->plan.dom.round_size ? share : op->plan.dom.round_size;
+}
+
+/* Aggregator: the collective buffer, as large as the largest round of my file domain. */
+static int alloc_cbuf(colio_op_t *op)
+{
+    colio_round_t *r = &op->rnd;
+    if (op->plan.my_agg < 0 || r->cbuf != NULL)
+        return 0;
+    int64_t size = round_buffer_size(op);
+    if (size == 0)
+        return 0; /* an empty file domain: no rounds here */
+    r->cbuf = colio_buf_take(&op->fh->bufs, (size_t)size, &r->cbuf_cap);
+    if (!r->cbuf)
+        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte collective buffer", (long long)size);
+    return 0;
+}
+
+/* Attach len bytes at p to the file's window; the address travels as one word of the counts. */
+static int rma_attach(colio_op_t *op, void *p, int64_t len, int64_t *addr_p)
+{
+    colio_plan_t *pl = &op->plan;
+    MPI_Aint addr;
+    if (MPI_Win_attach(op->fh->cfg.win, p, (MPI_Aint)len) != MPI_SUCCESS)
+        return colio_op_fail(op, COLIO_ERR_MPI, "MPI_Win_attach of %lld bytes failed", (long long)len);
+    pl->attached[pl->nattached++] = p;
+    if (MPI_Get_address(p, &addr) != MPI_SUCCESS)
+        return colio_op_fail(op, COLIO_ERR_MPI, "MPI_Get_address failed");
+    *addr_p = (int64_t)addr;
+    return 0;
+}
+
+/*
+ * One-sided kernels, before the counts go out: an aggregator exposes its
+ * collective buffer to every rank (data), a requester its run list to each
+ * aggregator (metadata), and the addresses ride along in the Ialltoall. A
+ * failure here is agreed at READY like any allocation failure.
+ */
+static void rma_expose(colio_op_t *op)
+{
+    colio_plan_t *p = &op->plan;
+    int np = op->fh->nprocs;
+    int64_t addr = 0;
+    if (p->rma_data && op->err.code == 0 && alloc_cbuf(op) == 0 && op->rnd.cbuf &&
+        rma_attach(op, op->rnd.cbuf, (int64_t)op->rnd.cbuf_cap, &addr) == 0)
+        for (int s = 0; s < np; s++)
+            p->send_counts[COLIO_COUNT_WORDS * s + COLIO_CW_CBUF] = addr;
+    for (int i = 0; p->rma_meta && i < p->naggs && op->err.code == 0; i++)
+        if (i != p->my_agg && p->to_agg[i].n > 0 &&
+            rma_attach(op, p->to_agg[i].meta, COLIO_META_BYTES * p->to_agg[i].n, &addr) == 0)
+            p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_META] = addr;
+}
+
+void colio_plan_detach(colio_op_t *op)
+{
+    colio_plan_t *p = &op->plan;
+    for (int i = 0; i < p->nattached; i++)
+        MPI_Win_detach(op->fh->cfg.win, p->attached[i]);
+    p->nattached = 0;
 }
 
 int colio_step_plan(colio_op_t *op)
@@ -95,10 +168,13 @@ int colio_step_plan(colio_op_t *op)
     /* the per-aggregator lists hold it all now: drop the run list, keep its totals */
     op->stats.memory = colio_op_memory(op); /* the peak of planning: both lists at once */
     drop_runs(op);
+    p->rma_meta = (op->fh->cfg.xchg_meta && (op->fh->cfg.xchg_meta->caps & COLIO_XCHG_ONESIDED)) != 0;
+    p->rma_data = (op->fh->cfg.xchg_data && (op->fh->cfg.xchg_data->caps & COLIO_XCHG_ONESIDED)) != 0;
+    rma_expose(op);
     /* a rank that failed sends zero counts and still takes part until READY */
     for (int i = 0; i < p->naggs && op->err.code == 0; i++) {
-        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i]] = p->to_agg[i].n;
-        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + 1] = agg_list_bytes(&p->to_agg[i]);
+        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_RUNS] = p->to_agg[i].n;
+        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_BYTES] = agg_list_bytes(&p->to_agg[i]);
     }
     int rc = MPI_Ialltoall(p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, p->recv_counts, COLIO_COUNT_WORDS,
                            MPI_INT64_T, fh->comm, &op->coll_req);
@@ -119,7 +195,7 @@ static int alloc_metadata(colio_op_t *op)
     int64_t total = 0;
     for (int s = 0; s < fh->nprocs; s++)
         if (s != fh->rank)
-            total += p->recv_counts[COLIO_COUNT_WORDS * s];
+            total += p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS];
     p->meta_pool = colio_buf_take(&fh->bufs, sizeof(int64_t) * (size_t)(COLIO_META_WORDS * total + 1), &p->meta_pool_cap);
     if (p->meta_pool == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %lld metadata entries", (long long)total);
@@ -131,7 +207,7 @@ static int alloc_metadata(colio_op_t *op)
             src->meta = p->to_agg[p->my_agg].meta;
             continue;
         }
-        src->n = p->recv_counts[COLIO_COUNT_WORDS * s];
+        src->n = p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS];
         src->meta = p->meta_pool + COLIO_META_WORDS * at;
         at += src->n;
     }
@@ -168,27 +244,14 @@ static int reserve_requests(colio_op_t *op)
         if (i != p->my_agg && p->to_agg[i].n > 0)
             meta += colio_xchg_chunks(COLIO_META_BYTES * p->to_agg[i].n);
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
-        if (s != fh->rank && p->recv_counts[COLIO_COUNT_WORDS * s] > 0)
-            meta += colio_xchg_chunks(COLIO_META_BYTES * p->recv_counts[COLIO_COUNT_WORDS * s]);
+        if (s != fh->rank && p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS] > 0)
+            meta += colio_xchg_chunks(COLIO_META_BYTES * p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS]);
     /* a round: at most one message per aggregator and one per source, each within a round */
     int64_t data = (int64_t)(p->naggs + fh->nprocs) * colio_xchg_chunks(fh->hints.cb_buffer_size);
     if (meta > INT_MAX || data > INT_MAX || colio_xchg_reserve(&op->meta, (int)meta) != 0 ||
         colio_xchg_reserve(&op->rnd.x, (int)data) != 0)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for MPI requests");
     return 0;
-}
-
-/* Bytes of the largest round of my file domain: the collective buffer's size. */
-static int64_t domain_share(const colio_op_t *op)
-{
-    const colio_domains_t *d = &op->plan.dom;
-    return d->start ? d->end[op->plan.my_agg] - d->start[op->plan.my_agg] : d->hi - d->lo;
-}
-
-static int64_t round_buffer_size(const colio_op_t *op)
-{
-    int64_t share = domain_share(op);
-    return share < op->plan.dom.round_size ? share : op->plan.dom.round_size;
 }
 
 static int alloc_round_buffers(colio_op_t *op)
@@ -198,16 +261,8 @@ static int alloc_round_buffers(colio_op_t *op)
     if (r->stage_size > 0 && (r->stage = colio_buf_take(&op->fh->bufs, (size_t)r->stage_size, &r->stage_cap)) == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte staging buffer",
                              (long long)r->stage_size);
-    if (op->plan.my_agg < 0)
-        return 0;
-    int64_t size = round_buffer_size(op);
-    if (size == 0)
-        return 0; /* an empty file domain: no rounds here */
-    /* the staging buffer comes with the first round that packs (round.c), as large as it needs */
-    r->cbuf = colio_buf_take(&op->fh->bufs, (size_t)size, &r->cbuf_cap);
-    if (!r->cbuf)
-        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte collective buffer", (long long)size);
-    return 0;
+    /* the aggregator's staging buffer comes with the first round that packs (round.c), as large as it needs */
+    return alloc_cbuf(op);
 }
 
 /*
@@ -221,10 +276,10 @@ static void exchange_shape(const colio_op_t *op, int64_t *w)
     const colio_plan_t *p = &op->plan;
     int64_t peers = 0, runs = 0, bytes = 0;
     for (int s = 0; p->my_agg >= 0 && s < op->fh->nprocs; s++)
-        if (s != op->fh->rank && p->recv_counts[COLIO_COUNT_WORDS * s] > 0) {
+        if (s != op->fh->rank && p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS] > 0) {
             peers++;
-            runs += p->recv_counts[COLIO_COUNT_WORDS * s];
-            bytes += p->recv_counts[COLIO_COUNT_WORDS * s + 1];
+            runs += p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS];
+            bytes += p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_BYTES];
         }
     int64_t share = p->my_agg >= 0 ? domain_share(op) : 0;
     int64_t rounds = share > 0 ? (share + p->dom.round_size - 1) / p->dom.round_size : 1;
@@ -262,13 +317,17 @@ static void start_meta_exchange(colio_op_t *op)
     int ns = 0, nr = 0;
     for (int i = 0; i < p->naggs; i++)
         if (i != p->my_agg && p->to_agg[i].n > 0)
-            p->msgs[ns++] = (colio_xchg_msg_t){p->aggs[i], (char *)p->to_agg[i].meta, COLIO_META_BYTES * p->to_agg[i].n, MPI_BYTE};
+            p->msgs[ns++] = (colio_xchg_msg_t){p->aggs[i], (char *)p->to_agg[i].meta, COLIO_META_BYTES * p->to_agg[i].n,
+                                               MPI_BYTE, .ttype = MPI_BYTE};
     qsort(p->msgs, (size_t)ns, sizeof *p->msgs, by_peer);
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
         if (s != fh->rank && p->from_src[s].n > 0)
-            p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].meta, COLIO_META_BYTES * p->from_src[s].n, MPI_BYTE};
+            p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].meta, COLIO_META_BYTES * p->from_src[s].n,
+                                                    MPI_BYTE, (MPI_Aint)p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_META],
+                                                    MPI_BYTE};
     colio_xchg_t *x = &op->meta; /* keeps the requests reserved in COUNTS */
     colio_op_xchg_setup(op, x, op->tag_meta, op->kern_meta, 1);
+    x->rma_get = 1; /* one-sided: the aggregators get the lists the requesters expose */
     x->sends = p->msgs;
     x->nsends = ns;
     x->recvs = p->msgs + ns;
@@ -349,5 +408,7 @@ void colio_plan_free(colio_op_t *op)
     memset(&op->meta, 0, sizeof op->meta);
     free(p->msgs);
     p->msgs = NULL;
+    free(p->attached); /* detached already (colio_plan_detach) */
+    p->attached = NULL;
     colio_plan_release(p, &op->fh->bufs);
 }

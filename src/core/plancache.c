@@ -81,6 +81,8 @@ static void move_plan(colio_plan_t *to, colio_plan_t *from)
 {
     *to = *from;
     to->msgs = NULL;
+    to->attached = NULL;
+    to->nattached = 0;
     from->to_agg = NULL;
     from->send_counts = from->recv_counts = NULL;
     from->from_src = NULL;

@@ -53,7 +53,8 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
         if (i == p->my_agg || l->cur >= l->n || l->round[l->cur] != r)
             continue;
         colio_slice_t *s = &rd->req_slices[rd->nreq++];
-        *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .contig = 1, .type = MPI_BYTE};
+        *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .contig = 1, .type = MPI_BYTE,
+                             .ttype = MPI_BYTE};
         for (; l->cur < l->n && l->round[l->cur] == r; l->cur++, s->n++) {
             colio_run_t run = colio_meta_run(l->meta, l->cur, l->pos[l->cur]);
             if (l->cur > s->first && run.pos != l->pos[s->first] + s->bytes)
@@ -109,18 +110,16 @@ static void cut_aggregator_slices(colio_op_t *op)
     }
 }
 
-/* The runs of a source's slice, as an MPI datatype over the collective buffer. */
-static int slice_type(colio_op_t *op, const colio_slice_t *s, MPI_Datatype *t)
+int colio_runs_type(const int64_t *meta, int64_t first, int64_t nruns, int64_t base, MPI_Datatype *t)
 {
-    const colio_src_list_t *l = &op->plan.from_src[s->list];
-    int n = (int)s->n, *bl = malloc(sizeof(int) * (size_t)n), ok = bl != NULL;
-    MPI_Aint *disp = malloc(sizeof(MPI_Aint) * (size_t)n);
-    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)n);
+    int n = (int)nruns, *bl = calloc((size_t)n, sizeof(int)), ok = bl != NULL;
+    MPI_Aint *disp = calloc((size_t)n, sizeof(MPI_Aint)); /* calloc: no may-be-uninitialized once inlined */
+    MPI_Datatype *types = calloc((size_t)n, sizeof(MPI_Datatype));
     ok = ok && disp && types;
     int built = 0;
     for (int i = 0; ok && i < n; i++, built++) {
-        colio_run_t r = colio_meta_run(l->meta, s->first + i, 0);
-        disp[i] = (MPI_Aint)(r.off - op->rnd.rs);
+        colio_run_t r = colio_meta_run(meta, first + i, 0);
+        disp[i] = (MPI_Aint)(r.off - base);
         bl[i] = r.count > 1 ? 1 : (int)r.len;
         types[i] = MPI_BYTE;
         if (r.count > 1) /* a strided run is one vector */
@@ -144,7 +143,7 @@ static int type_over_cbuf(colio_op_t *op, colio_slice_t *s)
     if (s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) || s->bytes / s->pieces < op->fh->hints.typed_min)
         return 0;
     MPI_Datatype t;
-    if (slice_type(op, s, &t) != 0)
+    if (colio_runs_type(op->plan.from_src[s->list].meta, s->first, s->n, op->rnd.rs, &t) != 0)
         return 0;
     s->type = t;
     s->buf = op->rnd.cbuf;
@@ -157,9 +156,13 @@ static void free_slice_types(colio_round_t *rd)
     for (int i = 0; i < rd->nagg; i++)
         if (rd->agg_slices[i].type != MPI_BYTE)
             MPI_Type_free(&rd->agg_slices[i].type), rd->agg_slices[i].type = MPI_BYTE;
-    for (int i = 0; i < rd->nreq; i++)
-        if (rd->req_slices[i].type != MPI_BYTE)
-            MPI_Type_free(&rd->req_slices[i].type), rd->req_slices[i].type = MPI_BYTE;
+    for (int i = 0; i < rd->nreq; i++) {
+        colio_slice_t *s = &rd->req_slices[i];
+        if (s->type != MPI_BYTE)
+            MPI_Type_free(&s->type), s->type = MPI_BYTE;
+        if (s->ttype != MPI_BYTE)
+            MPI_Type_free(&s->ttype), s->ttype = MPI_BYTE;
+    }
 }
 
 void colio_round_cbuf_pack(const colio_op_t *op, const colio_run_t *r, char *packed)
@@ -275,6 +278,40 @@ int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t
     return c->last - c->first - c->covered <= (c->nruns - 1) * max_avg_hole;
 }
 
+/*
+ * One-sided data: where a requester slice lives in its aggregator's
+ * collective buffer. The aggregator holds file bytes [rs, re) of its round r
+ * at the address it sent with the counts; one contiguous file stretch is a
+ * displacement, anything else a datatype of the runs relative to rs.
+ */
+static void rma_target(colio_op_t *op, colio_slice_t *s)
+{
+    const colio_plan_t *p = &op->plan;
+    const colio_agg_list_t *l = &p->to_agg[s->list];
+    int64_t rs, re, next = -1;
+    p->dom.ops->round_extent(&p->dom, s->list, op->rnd.r, &rs, &re);
+    MPI_Aint base = (MPI_Aint)p->recv_counts[COLIO_COUNT_WORDS * s->peer + COLIO_CW_CBUF];
+    int contig = 1;
+    for (int64_t k = s->first; k < s->first + s->n && contig; k++) {
+        colio_run_t run = colio_meta_run(l->meta, k, 0);
+        contig = (next < 0 || run.off == next) && colio_run_end(&run) - run.off == colio_run_bytes(&run);
+        next = colio_run_end(&run);
+    }
+    s->ttype = MPI_BYTE;
+    s->tdisp = base + (MPI_Aint)(l->meta[COLIO_META_WORDS * s->first] - rs);
+    if (contig)
+        return;
+    if (s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) ||
+        colio_runs_type(l->meta, s->first, s->n, rs, &s->ttype) != 0) {
+        s->ttype = MPI_BYTE;
+        colio_op_fail(op, COLIO_ERR_NOMEM, "cannot describe %lld runs to aggregator %d as a datatype",
+                      (long long)s->n, s->peer);
+        s->tdisp = base; /* keeps peers matched: bytes land wrong, the error is agreed at the end */
+        return;
+    }
+    s->tdisp = base;
+}
+
 static int by_peer(const void *a, const void *b)
 {
     int pa = ((const colio_xchg_msg_t *)a)->peer, pb = ((const colio_xchg_msg_t *)b)->peer;
@@ -289,19 +326,22 @@ static void start_data_exchange(colio_op_t *op)
     colio_xchg_msg_t *req = op->plan.msgs, *agg;
     int nreq = 0, nagg = 0;
     for (int i = 0; i < rd->nreq; i++) {
-        const colio_slice_t *s = &rd->req_slices[i];
-        req[nreq++] = (colio_xchg_msg_t){s->peer, s->buf, s->bytes, s->type};
+        colio_slice_t *s = &rd->req_slices[i];
+        if (op->plan.rma_data)
+            rma_target(op, s);
+        req[nreq++] = (colio_xchg_msg_t){s->peer, s->buf, s->bytes, s->type, s->tdisp, s->ttype};
     }
     qsort(req, (size_t)nreq, sizeof *req, by_peer);
     agg = req + nreq;
     for (int i = 0; i < rd->nagg; i++) {
         const colio_slice_t *s = &rd->agg_slices[i];
         if (s->peer != fh->rank)
-            agg[nagg++] = (colio_xchg_msg_t){s->peer, s->buf, s->bytes, s->type};
+            agg[nagg++] = (colio_xchg_msg_t){s->peer, s->buf, s->bytes, s->type, 0, MPI_BYTE};
     }
     int write = op->args.kind == COLIO_OP_WRITE;
     colio_xchg_t *x = &rd->x;
     colio_op_xchg_setup(op, x, op->tag_data, op->kern_data, write);
+    x->rma_get = !write; /* one-sided: requesters put their writes, get their reads */
     x->sends = write ? req : agg;
     x->nsends = write ? nreq : nagg;
     x->recvs = write ? agg : req;

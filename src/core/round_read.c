@@ -60,7 +60,9 @@ void colio_round_read_begin(colio_op_t *op)
 {
     if (op->plan.my_agg < 0 || op->rnd.nagg == 0)
         return;
-    read_round(op);
+    read_round(op); /* one-sided: before the window is posted, so requesters get the round's bytes */
+    if (op->plan.rma_data)
+        return;
     colio_round_place_agg_slices(op, 1);
     pack_outgoing(op);
 }

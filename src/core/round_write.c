@@ -52,8 +52,10 @@ void colio_round_write_begin(colio_op_t *op)
         op->io_failed = 1;
     }
     rd->sieve = want_sieve(op);
-    if (rd->sieve) /* before any data lands: holes keep what the file holds */
+    if (rd->sieve) /* before any data lands (one-sided: before the window is posted): holes keep the file's bytes */
         colio_op_read(op, rd->cbuf + (rd->cov.first - rd->rs), rd->cov.last - rd->cov.first, rd->cov.first);
+    if (op->plan.rma_data)
+        return; /* requesters put into the collective buffer in place (overlapping puts: see DESIGN.md) */
     colio_round_place_agg_slices(op, !rd->cov.overlap); /* overlap: never two messages into one place */
 }
 

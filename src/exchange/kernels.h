@@ -9,6 +9,7 @@ extern const colio_xchg_ops_t colio_xchg_issend;
 extern const colio_xchg_ops_t colio_xchg_spread;
 extern const colio_xchg_ops_t colio_xchg_balanced;
 extern const colio_xchg_ops_t colio_xchg_pairwise;
+extern const colio_xchg_ops_t colio_xchg_rma;
 
 /* Step of the message src -> dst in each stepped schedule (exposed for the schedule tests). */
 int64_t colio_spread_step(const colio_xchg_t *x, int src, int dst);

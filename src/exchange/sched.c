@@ -67,7 +67,8 @@ int colio_sched_start(colio_xchg_t *x, colio_step_fn step, int64_t window, int s
         x->order[x->norder++] = ENTRY(step(x, x->recvs[i].peer, x->rank), 0, i);
     for (int i = 0; i < x->nsends; i++)
         x->order[x->norder++] = ENTRY(step(x, x->rank, x->sends[i].peer), 1, i);
-    qsort(x->order, (size_t)x->norder, sizeof *x->order, by_entry);
+    if (x->norder > 1) /* order is NULL while nothing was ever reserved */
+        qsort(x->order, (size_t)x->norder, sizeof *x->order, by_entry);
     return x->norder > 0 ? post_window(x) : 0;
 }
 

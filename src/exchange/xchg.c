@@ -9,6 +9,7 @@
 /* The only list of kernels: add one line per new kernel. */
 static const colio_xchg_ops_t *const registry[] = {
     &colio_xchg_romio, &colio_xchg_issend, &colio_xchg_spread, &colio_xchg_balanced, &colio_xchg_pairwise,
+    &colio_xchg_rma,
 };
 
 #define N_KERNELS ((int)(sizeof registry / sizeof registry[0]))

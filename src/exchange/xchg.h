@@ -22,13 +22,19 @@ struct colio_topo;
 /*
  * One message: len bytes at buf, or, when type is a derived datatype, the
  * bytes (buf, 1, type) describes (then len is its size, at most 1 GiB), so
- * noncontiguous data moves without a staging copy.
+ * noncontiguous data moves without a staging copy. One-sided kernels also
+ * need, on the origin side (the side that calls MPI_Put / MPI_Get), where
+ * the bytes live at the peer: tdisp in the file's window (an address from
+ * MPI_Get_address, the window is dynamic) and ttype, MPI_BYTE for len
+ * contiguous bytes or a derived type (1 of it). Other kernels ignore both.
  */
 typedef struct colio_xchg_msg {
     int peer;
     char *buf;
     int64_t len;       /* bytes, > 0 */
     MPI_Datatype type; /* MPI_BYTE: plain bytes */
+    MPI_Aint tdisp;    /* one-sided origin side: target displacement */
+    MPI_Datatype ttype; /* one-sided origin side: target datatype (MPI_BYTE: contiguous) */
 } colio_xchg_msg_t;
 
 /*
@@ -50,8 +56,18 @@ typedef struct colio_xchg_ctx {
 
 typedef struct colio_xchg colio_xchg_t;
 
+/* Capabilities of a kernel. */
+enum {
+    /* One-sided: the engine exposes memory in the file's window (fh->cfg.win) and gives the
+       origin side of every message its target (tdisp, ttype); the passive side's buffers are
+       not touched by the engine while the exchange runs. Such a kernel has no requests
+       (nreqs stays 0): callers poll progress(). */
+    COLIO_XCHG_ONESIDED = 1,
+};
+
 typedef struct colio_xchg_ops {
     const char *name;
+    int caps; /* COLIO_XCHG_* */
     int (*start)(colio_xchg_t *x);
     int (*progress)(colio_xchg_t *x, int *done_p);
     void (*cleanup)(colio_xchg_t *x);
@@ -68,6 +84,8 @@ struct colio_xchg {
     const struct colio_topo *topo;
     const colio_xchg_ctx_t *ctx;
     int to_aggs;                   /* receivers are the aggregators (else: any rank) */
+    MPI_Win win;                   /* one-sided kernels: the file's window */
+    int rma_get;                   /* one-sided: receivers get (origin = receiver), else senders put */
     const colio_xchg_msg_t *sends; /* sorted by peer, no self messages */
     int nsends;
     const colio_xchg_msg_t *recvs; /* sorted by peer, no self messages */
@@ -83,6 +101,7 @@ struct colio_xchg {
     int64_t window;                /* steps per window */
     int send_kind;
     void *priv;
+    int rma_access, rma_exposed;   /* one-sided: access / exposure epoch open */
     /* statistics, accumulated over the exchanges of an operation */
     int64_t nmsgs;                 /* messages posted */
     int max_reqs;                  /* most requests in flight at once */
