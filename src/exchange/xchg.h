@@ -13,6 +13,7 @@
 #define COLIO_EXCHANGE_XCHG_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
@@ -77,6 +78,9 @@ struct colio_xchg {
     MPI_Request *reqs;
     int nreqs, cap;
     int wait_any;                  /* progress after any completion, not only after all */
+    int *done_idx;                 /* room for cap indices (MPI_Waitsome), reserved with reqs */
+    void *scratch;                 /* kernel bookkeeping (TAM headers, layouts), reserved by the engine */
+    size_t scratch_cap;
     /* stepped kernels (exchange/sched.c): messages in step order, posted a window at a time */
     int64_t *order;                /* room for cap entries, reserved with reqs */
     int norder, next;
@@ -112,6 +116,10 @@ int colio_local_aggs_valid(const char *spec);
  * waiting).
  */
 int colio_xchg_reserve(colio_xchg_t *x, int n);
+/* At least bytes of x->scratch (kept across the exchanges of an operation). */
+int colio_xchg_reserve_scratch(colio_xchg_t *x, size_t bytes);
+/* Wait for some of x->reqs to complete (MPI_Waitsome, for kernels with wait_any). */
+int colio_xchg_waitsome(colio_xchg_t *x);
 /* Requests one message of len bytes needs (messages over 1 GiB go in pieces). */
 int colio_xchg_chunks(int64_t len);
 enum { COLIO_XCHG_RECV, COLIO_XCHG_SEND, COLIO_XCHG_SSEND };
@@ -129,7 +137,7 @@ int colio_xchg_testall(colio_xchg_t *x, int *done_p);
 void colio_xchg_reset(colio_xchg_t *x);
 /* Record the requests in flight for the statistics. */
 void colio_xchg_note_inflight(colio_xchg_t *x);
-/* Free the request array (the engine, at the end of an operation). */
+/* Free the request array and the scratch (the engine, at the end of an operation). */
 void colio_xchg_free_reqs(colio_xchg_t *x);
 
 /*
