@@ -468,6 +468,15 @@ static int la_forward_down(colio_xchg_t *x, tam_t *t)
     return rc;
 }
 
+/* The coalesce buffer (NULL when out of memory, or refused by colio_fault=coalesce:N for tests). */
+static char *coalesce_alloc(const colio_xchg_t *x, int64_t bytes)
+{
+    const colio_xchg_ctx_t *c = x->ctx;
+    if (c->fault_nth > 0 && (c->fault_rank < 0 || c->fault_rank == x->rank) && ++*c->fault_seen == c->fault_nth)
+        return NULL;
+    return malloc((size_t)bytes);
+}
+
 /* Headers arrived: lay out the coalesce buffer and post the gather. */
 static int la_headers_done(colio_xchg_t *x, tam_t *t)
 {
@@ -475,7 +484,7 @@ static int la_headers_done(colio_xchg_t *x, tam_t *t)
         return COLIO_ERR_MPI;
     int64_t total = la_layout(x, t);
     t->cur_m = t->cur_k = 0;
-    if (total > 0 && (t->coal = malloc((size_t)total)) == NULL)
+    if (total > 0 && (t->coal = coalesce_alloc(x, total)) == NULL)
         la_fallback(x, t);
     return la_gather(x, t);
 }

@@ -7,7 +7,8 @@
  * aggregators per node or a total count; then reads with another
  * partitioning. Expected bytes come from the ownership formula and plain
  * pread. Also: the statistics name the kernel, and auto picks tam only with
- * several nodes of several ranks.
+ * several nodes of several ranks; an out-of-memory local aggregator fails
+ * the operation everywhere without hanging anyone.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,37 @@ static void auto_case(const char *path)
     }
 }
 
+/*
+ * A local aggregator refused its coalesce buffer (colio_fault=coalesce:N on
+ * rank 0, which gathers for rank 1 at node size 2) still moves every
+ * message, and the operation fails with COLIO_ERR_NOMEM on every rank; the
+ * next operation on the handle works again.
+ */
+static void nomem_case(const char *path, int write, int nth)
+{
+    tam_case_t c = {2, "*:1", 0, "tam", "tam", 0};
+    char spec[64];
+    snprintf(spec, sizeof spec, "coalesce:%d:ENOMEM:0", nth);
+    MPI_Info info = case_info(&c);
+    MPI_Info_set(info, "cb_buffer_size", "256");
+    MPI_Info_set(info, "colio_fault", spec);
+    test_prefill(path, 4096);
+    colio_file *fh;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
+    unsigned char buf[64];
+    MPI_Offset off[4], len[4];
+    for (int k = 0; k < 4; k++) /* every rank, every aggregator, several rounds */
+        off[k] = 1024 * k + 64 * t_rank, len[k] = 16;
+    memset(buf, t_rank + 1, sizeof buf);
+    int expect = t_nprocs >= 3 ? COLIO_ERR_NOMEM : COLIO_SUCCESS; /* rank 0 gathers only from 3 ranks on */
+    int rc = write ? colio_write_list_all(fh, 4, off, len, buf) : colio_read_list_all(fh, 4, off, len, buf);
+    CHECK_RC(rc, expect, fh);
+    rc = colio_write_list_all(fh, 4, off, len, buf); /* refused once only */
+    CHECK_RC(rc, COLIO_SUCCESS, fh);
+    colio_close(&fh);
+    MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -231,6 +263,10 @@ int main(int argc, char **argv)
     write_case(path, 3100, &only_meta, 78);
     read_case(path, &only_meta, 78);
     auto_case(path);
+    for (int nth = 1; nth <= 2; nth++) {
+        nomem_case(path, 1, nth);
+        nomem_case(path, 0, nth);
+    }
     if (t_rank == 0)
         printf("%d tam cases\n", cases + 2);
     test_unlink(path);
