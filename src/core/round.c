@@ -25,16 +25,18 @@ static int64_t round_of(const colio_op_t *op, int64_t off)
 }
 
 /*
- * The next round this rank takes part in. With TAM as data kernel every
- * rank visits every round: a local aggregator forwards its members' messages
- * in rounds it has nothing of its own in, and its members' headers flow
- * every round (exchange/tam.c), so the rounds are dense.
+ * The next round this rank takes part in. With TAM as data kernel the ranks
+ * of a group of two or more visit every round: a local aggregator forwards
+ * its members' messages in rounds it has nothing of its own in, and its
+ * members' headers flow every round (exchange/tam.c). A rank alone in its
+ * group exchanges headers with nobody and sends or receives segments only in
+ * rounds it has messages in, so it keeps to those.
  */
 static int64_t next_round(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
     int64_t best = INT64_MAX;
-    if (op->kern_data == &colio_xchg_tam)
+    if (op->kern_data == &colio_xchg_tam && colio_tam_grouped(&op->fh->cfg.xctx, op->fh->rank))
         return op->rnd.r + 1 < p->dom.nrounds ? op->rnd.r + 1 : INT64_MAX;
     for (int i = 0; i < p->naggs; i++) {
         const colio_agg_list_t *l = &p->to_agg[i];

@@ -96,6 +96,7 @@ static int build_groups(colio_xchg_ctx_t *c, const colio_topo_t *t, const char *
         for (long m = 0; m < size; m++) {
             long g = m * k / size, lead = (g * size + k - 1) / k; /* first member of slice g */
             c->la_of[members[first[n] + m]] = members[first[n] + lead];
+            c->group_size[members[first[n] + lead]]++;
         }
         c->nla += (int)k;
     }
@@ -117,9 +118,10 @@ int colio_xchg_ctx_build(colio_xchg_ctx_t *c, const colio_topo_t *topo, const in
     c->agg_index = malloc(sizeof(int) * (size_t)p);
     c->la_of = malloc(sizeof(int) * (size_t)p);
     c->fault_seen = calloc(1, sizeof *c->fault_seen);
+    c->group_size = calloc((size_t)p, sizeof(int));
     int *sorted = malloc(sizeof(int) * (size_t)naggs);
     int node_list = strcmp(h->rank_list, "node") == 0;
-    if (!c->rank_list || !c->list_pos || !c->agg_index || !c->la_of || !c->fault_seen || !sorted ||
+    if (!c->rank_list || !c->list_pos || !c->agg_index || !c->la_of || !c->fault_seen || !c->group_size || !sorted ||
         build_groups(c, topo, h->local_aggs) != 0 || (node_list && node_round_robin(topo, c->rank_list) != 0)) {
         free(sorted);
         colio_xchg_ctx_free(c);
@@ -150,5 +152,6 @@ void colio_xchg_ctx_free(colio_xchg_ctx_t *c)
     free(c->agg_index);
     free(c->la_of);
     free(c->fault_seen);
+    free(c->group_size);
     memset(c, 0, sizeof *c);
 }

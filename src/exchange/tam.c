@@ -109,7 +109,7 @@ static int group_members(const colio_xchg_ctx_t *c, int rank, int *members)
 static size_t carve_state(const colio_xchg_ctx_t *c, int rank, char *base, tam_t **t_p)
 {
     size_t p = (size_t)c->nprocs, h = 1 + 2 * (size_t)c->naggs;
-    size_t g = c->la_of && c->la_of[rank] == rank ? (size_t)group_members(c, rank, NULL) : 0;
+    size_t g = c->group_size && c->group_size[rank] > 0 ? (size_t)c->group_size[rank] - 1 : 0;
     carver_t cv = {base, 0};
     tam_t *t = carve(&cv, sizeof *t);
     int *members = carve(&cv, sizeof(int) * g);
@@ -134,9 +134,14 @@ static size_t carve_state(const colio_xchg_ctx_t *c, int rank, char *base, tam_t
 
 size_t colio_tam_scratch_bytes(const colio_xchg_ctx_t *c, int rank) { return carve_state(c, rank, NULL, NULL); }
 
+int colio_tam_grouped(const colio_xchg_ctx_t *c, int rank)
+{
+    return c->la_of && (c->la_of[rank] != rank || c->group_size[rank] > 1);
+}
+
 int64_t colio_tam_requests(const colio_xchg_ctx_t *c, int rank)
 {
-    int64_t g = c->la_of && c->la_of[rank] == rank ? group_members(c, rank, NULL) : 0;
+    int64_t g = c->group_size && c->group_size[rank] > 0 ? c->group_size[rank] - 1 : 0;
     /* my header; a segment per LA (receiver up, aggregator down); an LA's headers,
        its gather and forward (a message per member and aggregator, a segment per aggregator) */
     return 1 + c->nla + g + 2 * (g * c->naggs + c->naggs);

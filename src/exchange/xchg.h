@@ -47,6 +47,7 @@ typedef struct colio_xchg_ctx {
     int *agg_index;   /* each rank's index among the aggregators in ascending rank order, or -1 */
     int *la_of;       /* TAM: the local aggregator of each rank (itself for a local aggregator) */
     int nla;          /* TAM: local aggregators in all */
+    int *group_size;  /* TAM: ranks each local aggregator leads (itself included), 0 for the others */
     int64_t fault_nth;     /* tests (colio_fault=coalesce:N...): refuse the Nth TAM coalesce buffer, 0: never */
     int fault_rank;        /* ... on this rank, -1: on every rank */
     int64_t *fault_seen;   /* coalesce buffers taken so far */
