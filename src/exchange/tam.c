@@ -36,9 +36,11 @@
  * nothing but the members having started; gathers match requests the
  * members and aggregators posted at start; forwards match receives posted at
  * start. So no wait is in a cycle, provided every rank runs the same
- * sequence of exchanges: the metadata exchange and, with tam as data
- * kernel, every round (round.c makes rounds dense for it). Messages of
- * consecutive exchanges on one tag match in order (MPI non-overtaking).
+ * sequence of exchanges as its group: the metadata exchange and, with tam
+ * as data kernel, every round (round.c makes rounds dense for the ranks of
+ * groups of two or more; a rank alone in its group meets others only in
+ * rounds it has messages in). Messages of consecutive exchanges on one tag
+ * match in order (MPI non-overtaking).
  */
 #include <limits.h>
 #include <stdio.h>
