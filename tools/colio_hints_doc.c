@@ -9,11 +9,18 @@
 
 typedef const char *(*name_at_fn_t)(int i);
 
+/* Exchange kernels, then "auto" (the engine's choice, not a kernel of the registry). */
+static const char *kernel_or_auto(int i)
+{
+    const char *name = colio_xchg_name(i);
+    return name ? name : (colio_xchg_name(i - 1) ? "auto" : NULL);
+}
+
 /* The plug-ins a naming hint accepts, straight from their registries. */
 static name_at_fn_t registry_of(const char *key)
 {
     if (!strcmp(key, "colio_exchange") || !strcmp(key, "colio_meta_exchange"))
-        return colio_xchg_name;
+        return kernel_or_auto;
     if (!strcmp(key, "colio_placement"))
         return colio_place_name;
     if (!strcmp(key, "colio_domain"))

@@ -69,7 +69,8 @@ static const hint_def_t hint_table[] = {
      "(spread-out, Kang et al. Alg. 1), balanced (balanced spread-out, Alg. 2), pairwise (one partner per step), "
      "rma (one-sided: MPI_Put/MPI_Get into the aggregators' collective buffers in a dynamic window, PSCW per "
      "round; overlapping writes of different data by several ranks are undefined byte by byte), "
-     "auto (chosen per operation from fan-in and message size, see colio_auto_fanin; never rma)"},
+     "tam (two-layer aggregation through colio_local_aggregators, Kang et al. Fig. 3d), "
+     "auto (chosen per operation from fan-in, message size and nodes, see colio_auto_fanin; never rma)"},
     {"colio_meta_exchange", HK_NAME, F(meta_exchange), 0, 0, meta_name_valid, "(colio_exchange)",
      "metadata (offset/length lists) exchange kernel, same values as colio_exchange"},
     {"colio_throttle", HK_INT, F(throttle), 0, INT_MAX, NULL, "32",
@@ -83,7 +84,7 @@ static const hint_def_t hint_table[] = {
     {"colio_auto_fanin", HK_INT, F(auto_fanin), 1, INT_MAX, NULL, "16",
      "auto: an exchange whose busiest aggregator has at least this many peers is all-to-many"},
     {"colio_auto_msg_max", HK_BYTES, F(auto_msg_max), 0, INT64_MAX, NULL, "65536",
-     "auto: ... and throttled only when messages average at most this many bytes"},
+     "auto: ... and throttled (tam with several nodes and ranks per node, else balanced) only when messages average at most this many bytes"},
     {"colio_plan_cache", HK_INT, F(plan_cache), 0, 64, NULL, "4",
      "exchange plans kept per file for reuse by identical collective calls; 0 = no reuse"},
     {"colio_placement", HK_NAME, F(placement), 0, 0, place_name_valid, "romio",
@@ -91,7 +92,8 @@ static const hint_def_t hint_table[] = {
     {"colio_domain", HK_NAME, F(domain), 0, 0, domain_name_valid, "even", "file-domain layout"},
     {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix", "storage backend"},
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
-     "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any)"},
+     "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
+     "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator"},
     {"colio_stats", HK_PATH, F(stats_path), 0, 0, NULL, "", "append one JSON line per operation"},
 };
 #undef F

@@ -88,19 +88,38 @@ static double *phase_clock(colio_op_t *op, colio_phase_t ph)
     }
 }
 
+/* The exchange the current phase runs, if any. */
+static colio_xchg_t *current_exchange(colio_op_t *op)
+{
+    if (op->phase == COLIO_PH_META)
+        return &op->meta;
+    return op->phase == COLIO_PH_ROUND_XCHG ? &op->rnd.x : NULL;
+}
+
+/* Block until the current phase can move: all of its requests, or some when the kernel reacts to each. */
+static void wait_phase(colio_op_t *op)
+{
+    colio_xchg_t *x = current_exchange(op);
+    if (x && x->wait_any) {
+        if (colio_xchg_waitsome(x) != 0)
+            colio_err_from_mpi(&op->err, MPI_ERR_OTHER, "MPI_Waitsome");
+        return;
+    }
+    MPI_Request *reqs;
+    int n;
+    colio_op_waitset(op, &reqs, &n);
+    int rc = n > 0 ? MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        colio_err_from_mpi(&op->err, rc, "MPI_Waitall");
+}
+
 int colio_op_run(colio_op_t *op)
 {
     while (op->phase != COLIO_PH_DONE) {
         colio_phase_t ph = op->phase;
         double t0 = MPI_Wtime(), io0 = op->stats.time.io;
-        if (colio_op_step(op) == COLIO_STEP_WAIT) {
-            MPI_Request *reqs;
-            int n;
-            colio_op_waitset(op, &reqs, &n);
-            int rc = n > 0 ? MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
-            if (rc != MPI_SUCCESS)
-                colio_err_from_mpi(&op->err, rc, "MPI_Waitall");
-        }
+        if (colio_op_step(op) == COLIO_STEP_WAIT)
+            wait_phase(op);
         *phase_clock(op, ph) += MPI_Wtime() - t0 - (op->stats.time.io - io0);
     }
     return op->err.code;

@@ -11,6 +11,7 @@
 #include "core/file.h"
 #include "core/op.h"
 #include "core/plancache.h"
+#include "exchange/kernels.h"
 
 static int64_t agg_list_bytes(const colio_agg_list_t *l)
 {
@@ -234,6 +235,9 @@ static int64_t requester_stage_size(const colio_op_t *op)
     return total;
 }
 
+/* A configured kernel (NULL: auto, decided at READY) that may turn out to be TAM. */
+static int may_run_tam(const colio_xchg_ops_t *k) { return k == NULL || k == &colio_xchg_tam; }
+
 /* Requests of the metadata exchange and of any round, reserved before READY. */
 static int reserve_requests(colio_op_t *op)
 {
@@ -248,8 +252,17 @@ static int reserve_requests(colio_op_t *op)
             meta += colio_xchg_chunks(COLIO_META_BYTES * p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS]);
     /* a round: at most one message per aggregator and one per source, each within a round */
     int64_t data = (int64_t)(p->naggs + fh->nprocs) * colio_xchg_chunks(fh->hints.cb_buffer_size);
+    /* TAM (or auto, which may pick it at READY): headers, segments and an LA's traffic on top */
+    const colio_config_t *c = &fh->cfg;
+    int tam_meta = may_run_tam(c->xchg_meta), tam_data = may_run_tam(c->xchg_data);
+    int64_t tam = tam_meta || tam_data ? colio_tam_requests(&c->xctx, fh->rank) : 0;
+    meta += tam_meta ? tam : 0;
+    data += tam_data ? tam : 0;
+    size_t scratch = tam ? colio_tam_scratch_bytes(&c->xctx, fh->rank) : 0;
     if (meta > INT_MAX || data > INT_MAX || colio_xchg_reserve(&op->meta, (int)meta) != 0 ||
-        colio_xchg_reserve(&op->rnd.x, (int)data) != 0)
+        colio_xchg_reserve(&op->rnd.x, (int)data) != 0 ||
+        (tam_meta && colio_xchg_reserve_scratch(&op->meta, scratch) != 0) ||
+        (tam_data && colio_xchg_reserve_scratch(&op->rnd.x, scratch) != 0))
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for MPI requests");
     return 0;
 }
@@ -341,18 +354,26 @@ static void start_meta_exchange(colio_op_t *op)
  * their Sec. V conclusions): an exchange is all-to-many when the busiest
  * aggregator has at least colio_auto_fanin peers; with small messages (at
  * most colio_auto_msg_max bytes on average) contention and request
- * pile-up dominate, so the balanced spread-out kernel with throttling and
- * Issend wins (their Fig. 5a-d); with a small fan-in or large messages,
+ * pile-up dominate. Then two-layer aggregation wins when there are several
+ * nodes and some node has several ranks to gather (their Sec. V-B: TAM
+ * beats every explicit throttle by shrinking the inter-node exchange to
+ * local and I/O aggregators); on one node, or one rank per node, it would
+ * only add a hop, and the balanced spread-out kernel with throttling and
+ * Issend wins (their Fig. 5a-d). With a small fan-in or large messages,
  * throttling only underuses the network (FLASH-IO, BTIO data: their Fig.
  * 5e-h and the "hybrid" column), so ROMIO's post-all kernel stays.
- * Metadata and data are decided separately from the same agreement.
+ * Metadata and data are decided separately from the same agreement (so
+ * every rank decides alike: the topology is the same everywhere).
  */
 static const colio_xchg_ops_t *auto_kernel(const colio_op_t *op, int64_t peers, int64_t msg_bytes)
 {
     const colio_hints_t *h = &op->fh->hints;
-    if (peers >= h->auto_fanin && msg_bytes <= h->auto_msg_max)
-        return colio_xchg_find("balanced");
-    return colio_xchg_find("romio");
+    const colio_topo_t *topo = &op->fh->cfg.topo;
+    if (peers < h->auto_fanin || msg_bytes > h->auto_msg_max)
+        return &colio_xchg_romio;
+    if (topo->nnodes >= 2 && topo->nprocs > topo->nnodes) /* several nodes, one with several ranks */
+        return &colio_xchg_tam;
+    return &colio_xchg_balanced;
 }
 
 static void choose_kernels(colio_op_t *op)
@@ -386,11 +407,12 @@ int colio_step_ready(colio_op_t *op)
 
 int colio_step_meta(colio_op_t *op)
 {
-    int done = 0;
-    if (op->meta.ops->progress(&op->meta, &done) != 0) {
+    int done = 0, rc = op->meta.ops->progress(&op->meta, &done);
+    if (rc == COLIO_ERR_NOMEM)
+        colio_op_fail(op, rc, "out of memory in the metadata exchange (%s)", op->meta.ops->name);
+    else if (rc != 0)
         colio_op_fail(op, COLIO_ERR_MPI, "metadata exchange (%s) failed", op->meta.ops->name);
-        done = 1;
-    }
+    done |= rc != 0;
     if (!done)
         return COLIO_STEP_WAIT;
     op->meta.ops->cleanup(&op->meta);

@@ -3,8 +3,9 @@
  * round, cutting each list's slice for it on both sides, the aggregator's
  * coverage of its round extent, and driving the data exchange kernel.
  * Rounds are numbered per aggregator; a rank visits only the rounds in which
- * it has something to send or receive, and messages between a pair of ranks
- * are matched in round order, so no collective is needed per round.
+ * it has something to send or receive (every round with TAM), and messages
+ * between a pair of ranks are matched in round order, so no collective is
+ * needed per round.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "access/copy.h"
 #include "core/file.h"
 #include "core/op.h"
+#include "exchange/kernels.h"
 
 static int64_t round_of(const colio_op_t *op, int64_t off)
 {
@@ -22,10 +24,20 @@ static int64_t round_of(const colio_op_t *op, int64_t off)
     return round;
 }
 
+/*
+ * The next round this rank takes part in. With TAM as data kernel the ranks
+ * of a group of two or more visit every round: a local aggregator forwards
+ * its members' messages in rounds it has nothing of its own in, and its
+ * members' headers flow every round (exchange/tam.c). A rank alone in its
+ * group exchanges headers with nobody and sends or receives segments only in
+ * rounds it has messages in, so it keeps to those.
+ */
 static int64_t next_round(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
     int64_t best = INT64_MAX;
+    if (op->kern_data == &colio_xchg_tam && colio_tam_grouped(&op->fh->cfg.xctx, op->fh->rank))
+        return op->rnd.r + 1 < p->dom.nrounds ? op->rnd.r + 1 : INT64_MAX;
     for (int i = 0; i < p->naggs; i++) {
         const colio_agg_list_t *l = &p->to_agg[i];
         if (i != p->my_agg && l->cur < l->n && l->round[l->cur] < best)
@@ -195,11 +207,20 @@ void colio_round_cbuf_mem(colio_op_t *op, const colio_run_t *r, int to_cbuf)
     }
 }
 
+/* A failed data exchange: out of memory (a TAM local aggregator) or MPI. */
+static void data_exchange_failed(colio_op_t *op, int rc)
+{
+    if (rc == COLIO_ERR_NOMEM)
+        colio_op_fail(op, rc, "out of memory in the data exchange (%s)", op->rnd.x.ops->name);
+    else
+        colio_op_fail(op, COLIO_ERR_MPI, "data exchange (%s) failed", op->rnd.x.ops->name);
+}
+
 void colio_round_poke(colio_op_t *op)
 {
-    int done;
-    if (op->rnd.x.ops && op->rnd.x.ops->progress(&op->rnd.x, &done) != 0)
-        colio_op_fail(op, COLIO_ERR_MPI, "data exchange (%s) failed", op->rnd.x.ops->name);
+    int done, rc;
+    if (op->rnd.x.ops && (rc = op->rnd.x.ops->progress(&op->rnd.x, &done)) != 0)
+        data_exchange_failed(op, rc);
 }
 
 #define COLIO_POKE_BYTES (512 << 10) /* local copying between two looks at the exchange */
@@ -368,6 +389,8 @@ int colio_step_round(colio_op_t *op)
     rd->nagg = 0;
     if (op->plan.my_agg >= 0) {
         op->plan.dom.ops->round_extent(&op->plan.dom, op->plan.my_agg, r, &rd->rs, &rd->re);
+        if (rd->rs > rd->re) /* a dense round past my share: empty, no I/O */
+            rd->rs = rd->re;
         cut_aggregator_slices(op);
     }
     if (op->args.kind == COLIO_OP_WRITE)
@@ -385,8 +408,9 @@ int colio_step_round_xchg(colio_op_t *op)
 {
     colio_xchg_t *x = &op->rnd.x;
     int done = 0;
-    if (x->ops->progress(x, &done) != 0) {
-        colio_op_fail(op, COLIO_ERR_MPI, "data exchange (%s) failed", x->ops->name);
+    int rc = x->ops->progress(x, &done);
+    if (rc != 0) {
+        data_exchange_failed(op, rc);
         done = 1;
     }
     if (!done)

@@ -8,6 +8,7 @@
 
 #include "core/hints.h"
 #include "exchange/xchg.h"
+#include "store/store.h"
 #include "topo/topo.h"
 
 int colio_rank_list_valid(const char *name) { return strcmp(name, "linear") == 0 || strcmp(name, "node") == 0 ? 0 : -1; }
@@ -95,6 +96,7 @@ static int build_groups(colio_xchg_ctx_t *c, const colio_topo_t *t, const char *
         for (long m = 0; m < size; m++) {
             long g = m * k / size, lead = (g * size + k - 1) / k; /* first member of slice g */
             c->la_of[members[first[n] + m]] = members[first[n] + lead];
+            c->group_size[members[first[n] + lead]]++;
         }
         c->nla += (int)k;
     }
@@ -115,9 +117,11 @@ int colio_xchg_ctx_build(colio_xchg_ctx_t *c, const colio_topo_t *topo, const in
     c->list_pos = malloc(sizeof(int) * (size_t)p);
     c->agg_index = malloc(sizeof(int) * (size_t)p);
     c->la_of = malloc(sizeof(int) * (size_t)p);
+    c->fault_seen = calloc(1, sizeof *c->fault_seen);
+    c->group_size = calloc((size_t)p, sizeof(int));
     int *sorted = malloc(sizeof(int) * (size_t)naggs);
     int node_list = strcmp(h->rank_list, "node") == 0;
-    if (!c->rank_list || !c->list_pos || !c->agg_index || !c->la_of || !sorted ||
+    if (!c->rank_list || !c->list_pos || !c->agg_index || !c->la_of || !c->fault_seen || !c->group_size || !sorted ||
         build_groups(c, topo, h->local_aggs) != 0 || (node_list && node_round_robin(topo, c->rank_list) != 0)) {
         free(sorted);
         colio_xchg_ctx_free(c);
@@ -125,6 +129,9 @@ int colio_xchg_ctx_build(colio_xchg_ctx_t *c, const colio_topo_t *topo, const in
     }
     for (int r = 0; r < p && !node_list; r++)
         c->rank_list[r] = r;
+    colio_fault_spec_t f;
+    if (h->fault[0] && colio_fault_parse(h->fault, &f) == 0 && f.op == COLIO_FAULT_COALESCE)
+        c->fault_nth = f.nth, c->fault_rank = f.rank;
     for (int i = 0; i < p; i++)
         c->list_pos[c->rank_list[i]] = i;
     /* receivers are indexed in ascending rank order (Alg. 2's "local receiver index in R") */
@@ -144,5 +151,7 @@ void colio_xchg_ctx_free(colio_xchg_ctx_t *c)
     free(c->list_pos);
     free(c->agg_index);
     free(c->la_of);
+    free(c->fault_seen);
+    free(c->group_size);
     memset(c, 0, sizeof *c);
 }

@@ -9,7 +9,7 @@
 /* The only list of kernels: add one line per new kernel. */
 static const colio_xchg_ops_t *const registry[] = {
     &colio_xchg_romio, &colio_xchg_issend, &colio_xchg_spread, &colio_xchg_balanced, &colio_xchg_pairwise,
-    &colio_xchg_rma,
+    &colio_xchg_tam, &colio_xchg_rma,
 };
 
 #define N_KERNELS ((int)(sizeof registry / sizeof registry[0]))
@@ -43,8 +43,32 @@ int colio_xchg_reserve(colio_xchg_t *x, int n)
     if (o == NULL)
         return COLIO_ERR_NOMEM;
     x->order = o;
+    int *d = realloc(x->done_idx, sizeof *d * (size_t)cap);
+    if (d == NULL)
+        return COLIO_ERR_NOMEM;
+    x->done_idx = d;
     x->cap = cap;
     return 0;
+}
+
+int colio_xchg_reserve_scratch(colio_xchg_t *x, size_t bytes)
+{
+    if (bytes <= x->scratch_cap)
+        return 0;
+    void *s = realloc(x->scratch, bytes);
+    if (s == NULL)
+        return COLIO_ERR_NOMEM;
+    x->scratch = s;
+    x->scratch_cap = bytes;
+    return 0;
+}
+
+int colio_xchg_waitsome(colio_xchg_t *x)
+{
+    int outcount;
+    if (x->nreqs == 0)
+        return 0;
+    return MPI_Waitsome(x->nreqs, x->reqs, &outcount, x->done_idx, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? 0 : COLIO_ERR_MPI;
 }
 
 static int post_one(colio_xchg_t *x, void *p, int count, MPI_Datatype type, int peer, int kind, int tag,
@@ -123,7 +147,12 @@ void colio_xchg_free_reqs(colio_xchg_t *x)
 {
     free(x->reqs);
     free(x->order);
+    free(x->done_idx);
+    free(x->scratch);
     x->reqs = NULL;
     x->order = NULL;
+    x->done_idx = NULL;
+    x->scratch = NULL;
+    x->scratch_cap = 0;
     x->nreqs = x->cap = 0;
 }

@@ -13,6 +13,7 @@
 #define COLIO_EXCHANGE_XCHG_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
@@ -52,6 +53,10 @@ typedef struct colio_xchg_ctx {
     int *agg_index;   /* each rank's index among the aggregators in ascending rank order, or -1 */
     int *la_of;       /* TAM: the local aggregator of each rank (itself for a local aggregator) */
     int nla;          /* TAM: local aggregators in all */
+    int *group_size;  /* TAM: ranks each local aggregator leads (itself included), 0 for the others */
+    int64_t fault_nth;     /* tests (colio_fault=coalesce:N...): refuse the Nth TAM coalesce buffer, 0: never */
+    int fault_rank;        /* ... on this rank, -1: on every rank */
+    int64_t *fault_seen;   /* coalesce buffers taken so far */
 } colio_xchg_ctx_t;
 
 typedef struct colio_xchg colio_xchg_t;
@@ -95,6 +100,9 @@ struct colio_xchg {
     MPI_Request *reqs;
     int nreqs, cap;
     int wait_any;                  /* progress after any completion, not only after all */
+    int *done_idx;                 /* room for cap indices (MPI_Waitsome), reserved with reqs */
+    void *scratch;                 /* kernel bookkeeping (TAM headers, layouts), reserved by the engine */
+    size_t scratch_cap;
     /* stepped kernels (exchange/sched.c): messages in step order, posted a window at a time */
     int64_t *order;                /* room for cap entries, reserved with reqs */
     int norder, next;
@@ -131,6 +139,10 @@ int colio_local_aggs_valid(const char *spec);
  * waiting).
  */
 int colio_xchg_reserve(colio_xchg_t *x, int n);
+/* At least bytes of x->scratch (kept across the exchanges of an operation). */
+int colio_xchg_reserve_scratch(colio_xchg_t *x, size_t bytes);
+/* Wait for some of x->reqs to complete (MPI_Waitsome, for kernels with wait_any). */
+int colio_xchg_waitsome(colio_xchg_t *x);
 /* Requests one message of len bytes needs (messages over 1 GiB go in pieces). */
 int colio_xchg_chunks(int64_t len);
 enum { COLIO_XCHG_RECV, COLIO_XCHG_SEND, COLIO_XCHG_SSEND };
@@ -148,7 +160,7 @@ int colio_xchg_testall(colio_xchg_t *x, int *done_p);
 void colio_xchg_reset(colio_xchg_t *x);
 /* Record the requests in flight for the statistics. */
 void colio_xchg_note_inflight(colio_xchg_t *x);
-/* Free the request array (the engine, at the end of an operation). */
+/* Free the request array and the scratch (the engine, at the end of an operation). */
 void colio_xchg_free_reqs(colio_xchg_t *x);
 
 /*

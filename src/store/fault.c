@@ -38,7 +38,7 @@ static int errno_from_name(const char *s)
 
 int colio_fault_parse(const char *spec, colio_fault_spec_t *out)
 {
-    static const char *const ops[] = {"write", "read", "sync", "any"};
+    static const char *const ops[] = {"write", "read", "sync", "any", "coalesce"};
     char buf[128];
     if (strlen(spec) >= sizeof buf)
         return -1;
@@ -51,7 +51,7 @@ int colio_fault_parse(const char *spec, colio_fault_spec_t *out)
         return -1;
     colio_fault_spec_t f = {.op = COLIO_FAULT_ANY, .nth = 0, .errnum = EIO, .rank = -1};
     int op_ok = 0;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); i++)
         if (strcasecmp(field[0], ops[i]) == 0)
             f.op = (colio_fault_op_t)i, op_ok = 1;
     char *end;
@@ -92,7 +92,7 @@ static int fault_open(const char *path, int flags, const struct colio_hints *hin
 /* True when this call is the one that must fail. */
 static int fault_hit(colio_store_t *st, colio_fault_op_t op)
 {
-    if (!st->armed || (st->spec.op != COLIO_FAULT_ANY && st->spec.op != op))
+    if (!st->armed || st->spec.op == COLIO_FAULT_COALESCE || (st->spec.op != COLIO_FAULT_ANY && st->spec.op != op))
         return 0;
     return ++st->calls == st->spec.nth;
 }

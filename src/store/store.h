@@ -54,8 +54,9 @@ int colio_store_pwrite(const colio_store_ops_t *ops, colio_store_t *st, const vo
 int colio_store_pread(const colio_store_ops_t *ops, colio_store_t *st, void *buf, int64_t len,
                       int64_t off, int64_t *got_p);
 
-/* The fault-injecting backend's spec: fail the Nth call of kind op with err on rank. */
-typedef enum { COLIO_FAULT_WRITE, COLIO_FAULT_READ, COLIO_FAULT_SYNC, COLIO_FAULT_ANY } colio_fault_op_t;
+/* The fault-injecting backend's spec: fail the Nth call of kind op with err on rank.
+   COALESCE (any backend): the Nth coalesce buffer a TAM local aggregator takes is refused. */
+typedef enum { COLIO_FAULT_WRITE, COLIO_FAULT_READ, COLIO_FAULT_SYNC, COLIO_FAULT_ANY, COLIO_FAULT_COALESCE } colio_fault_op_t;
 typedef struct colio_fault_spec {
     colio_fault_op_t op;
     int64_t nth;   /* 1-based */

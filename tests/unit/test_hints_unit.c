@@ -20,7 +20,7 @@ int main(void)
     CHECK(strcmp(h.exchange, "auto") == 0 && strcmp(h.backend, "posix") == 0, "default plug-ins");
     CHECK(h.throttle == 32 && strcmp(h.rank_list, "linear") == 0 && strcmp(h.local_aggs, "*:1") == 0,
           "exchange defaults: throttle 32, linear rank list, one local aggregator per node");
-    const char *kernels[] = {"romio", "issend", "spread", "balanced", "pairwise", "auto"};
+    const char *kernels[] = {"romio", "issend", "spread", "balanced", "pairwise", "tam", "auto"};
     for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++)
         CHECK(set(&h, "colio_exchange", kernels[i]) == 0 && set(&h, "colio_meta_exchange", kernels[i]) == 0,
               "kernel %s accepted", kernels[i]);
