@@ -317,21 +317,19 @@ static int direct_eligible(const colio_op_t *op)
 }
 
 /* Id of a stored plan for exactly this access (0: none, or reuse is off or this rank failed). */
-static int64_t plan_candidate(const colio_op_t *op)
+static int64_t plan_candidate(colio_op_t *op)
 {
     colio_file *fh = op->fh;
-    const colio_xchg_ops_t *data = fh->cfg.xchg_data;
-    if (fh->hints.plan_cache <= 0 || op->err.code != 0)
+    if (!colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) || op->err.code != 0)
         return 0;
-    if (data && (data->caps & COLIO_XCHG_ONESIDED))
-        return 0; /* one-sided data targets this call's collective buffers: their addresses travel with the counts */
-    return colio_plancache_find(&fh->plans, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+    op->key_hash = colio_plan_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+    return colio_plancache_find(&fh->plans, op->key_hash, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
 }
 
 /* Reads keep the access as asked (before clipping at the end of file): the key of a plan to store. */
 static void keep_read_key(colio_op_t *op)
 {
-    if (op->fh->hints.plan_cache <= 0 || op->args.kind != COLIO_OP_READ)
+    if (!colio_plancache_enabled(op->fh->hints.plan_cache, op->fh->cfg.xchg_data) || op->args.kind != COLIO_OP_READ)
         return;
     if (op->acc.n == 0) {
         op->key_ok = 1;
@@ -354,7 +352,7 @@ static void adopt_stored_plan(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     int64_t id = op->agree_out[5];
-    if (fh->hints.plan_cache <= 0 || id <= 0 || id != -op->agree_out[6])
+    if (!colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) || id <= 0 || id != -op->agree_out[6])
         return;
     colio_plan_entry_t *e = colio_plancache_get(&fh->plans, id);
     if (e && e->glo == op->glo && e->ghi == op->ghi && e->eof == op->eof)
@@ -540,7 +538,8 @@ static void keep_plan(colio_op_t *op)
         op->plan.to_agg = NULL, op->plan.from_src = NULL, op->plan.meta_pool = NULL, op->plan.meta_pool_cap = 0;
         op->plan.send_counts = op->plan.recv_counts = NULL;
         op->reuse = NULL;
-    } else if (op->err.code == 0 && op->plan.dom.ops && fh->hints.plan_cache > 0) {
+    } else if (op->err.code == 0 && op->plan.dom.ops &&
+               colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data)) {
         colio_plancache_store(&fh->plans, fh->hints.plan_cache, op, &fh->bufs);
     }
     free(op->key_runs);

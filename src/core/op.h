@@ -169,6 +169,7 @@ typedef struct colio_op {
     colio_run_t *key_runs;       /* the access as asked, kept to store the plan for reuse */
     int64_t key_n;
     int key_ok;                  /* key_runs hold the whole access (a copy may fail) */
+    uint64_t key_hash;           /* colio_plan_hash of the access as asked */
     colio_round_t rnd;
     colio_xchg_t meta;
     /* statistics */

@@ -56,7 +56,9 @@ static int borrow_plan(colio_op_t *op)
 /* The run list after the split: kept as the key of a plan to store, else freed. */
 static void drop_runs(colio_op_t *op)
 {
-    if (op->fh->hints.plan_cache > 0 && op->args.kind == COLIO_OP_WRITE && op->err.code == 0) {
+    colio_file *fh = op->fh;
+    if (colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) && op->args.kind == COLIO_OP_WRITE &&
+        op->err.code == 0) {
         op->key_runs = op->acc.runs;
         op->key_n = op->acc.n;
         op->key_ok = 1;

@@ -6,17 +6,22 @@
 
 #include "access/split.h"
 
-/* FNV-1a over the run list and the call's shape: a quick filter before the exact comparison. */
+int colio_plancache_enabled(int plan_cache, const colio_xchg_ops_t *data_kernel)
+{
+    return plan_cache > 0 && !(data_kernel && (data_kernel->caps & COLIO_XCHG_ONESIDED));
+}
+
+/* A word-at-a-time multiplicative hash of the run list and the call's shape: a quick filter before the
+   exact comparison (a run list is a few words per run; hashing it costs far less than planning). */
 uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes)
 {
-    uint64_t h = 1469598103934665603ULL;
-    const unsigned char *b = (const unsigned char *)runs;
-    for (size_t i = 0; i < (size_t)n * sizeof *runs; i++)
-        h = (h ^ b[i]) * 1099511628211ULL;
-    int64_t shape[2] = {kind, nbytes};
-    b = (const unsigned char *)shape;
-    for (size_t i = 0; i < sizeof shape; i++)
-        h = (h ^ b[i]) * 1099511628211ULL;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)nbytes ^ ((uint64_t)kind << 62);
+    const int64_t *w = (const int64_t *)runs;
+    size_t words = (size_t)n * (sizeof *runs / sizeof *w);
+    for (size_t i = 0; i < words; i++) {
+        h = (h ^ (uint64_t)w[i]) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+    }
     return h;
 }
 
@@ -26,9 +31,9 @@ static int same_access(const colio_plan_entry_t *e, const colio_run_t *runs, int
            (n == 0 || memcmp(e->runs, runs, sizeof *runs * (size_t)n) == 0);
 }
 
-int64_t colio_plancache_find(const colio_plancache_t *c, const colio_run_t *runs, int64_t n, int kind, int64_t nbytes)
+int64_t colio_plancache_find(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
+                             int64_t nbytes)
 {
-    uint64_t h = colio_plan_hash(runs, n, kind, nbytes);
     for (int i = 0; i < c->n; i++)
         if (c->e[i].hash == h && same_access(&c->e[i], runs, n, kind, nbytes))
             return c->e[i].id;
@@ -114,7 +119,7 @@ void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_
     e->ghi = op->ghi;
     e->runs = op->key_runs;
     e->nruns = op->key_n;
-    e->hash = colio_plan_hash(e->runs, e->nruns, e->kind, e->nbytes);
+    e->hash = op->key_hash; /* the hash of the access as asked, computed when the call looked for a plan */
     e->last_used = ++c->clock;
     op->key_runs = NULL;
     op->key_n = 0;

@@ -38,9 +38,13 @@ typedef struct colio_plancache {
     int64_t next_id, clock;
 } colio_plancache_t;
 
+/* Whether plans are stored and reused: colio_plan_cache > 0 and the data kernel is not one-sided (its
+   puts target each call's own collective buffers, whose addresses travel with the counts). */
+int colio_plancache_enabled(int plan_cache, const colio_xchg_ops_t *data_kernel);
 uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes);
-/* Id of a stored plan for exactly this access, or 0. */
-int64_t colio_plancache_find(const colio_plancache_t *c, const colio_run_t *runs, int64_t n, int kind, int64_t nbytes);
+/* Id of a stored plan for exactly this access (h: its colio_plan_hash), or 0. */
+int64_t colio_plancache_find(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
+                             int64_t nbytes);
 colio_plan_entry_t *colio_plancache_get(colio_plancache_t *c, int64_t id);
 /* Keep op's plan and key runs (moved out of op) as a new entry, cap entries at most; called by
    every rank at the same call (the id advances even where storing is impossible). */
