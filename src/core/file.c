@@ -57,8 +57,9 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
         colio_config_free(cfg);
         return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the file");
     }
-    colio_place_input_t in = {.topo = &cfg->topo, .cb_nodes = h->cb_nodes};
-    if (cfg->place->select(&in, cfg->aggs, &cfg->naggs) != 0 || cfg->naggs < 1) {
+    cfg->naggs = colio_place_count(&cfg->topo, h->cb_nodes, 1);
+    colio_place_input_t in = {.topo = &cfg->topo, .naggs = cfg->naggs, .per_node = 1};
+    if (cfg->place->select(&in, cfg->aggs) != 0) {
         colio_config_free(cfg);
         return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", cfg->place->name);
     }

@@ -18,19 +18,59 @@
 
 /* ---- aggregator placement ------------------------------------------------- */
 
+/*
+ * The access pattern as placement sees it: bytes each rank accesses in each
+ * file domain (TATP's matrix C, Liu et al. Sec. 4.1), sparse by rank.
+ * Every rank holds the same copy (gathered once per operation).
+ */
+typedef struct colio_pattern {
+    int nprocs, ndom;
+    int64_t *row_start;   /* nprocs + 1: entries of rank r are [row_start[r], row_start[r+1]) */
+    int *dom;             /* file domain of each entry, ascending within a rank */
+    int64_t *bytes;       /* bytes of each entry, > 0 */
+} colio_pattern_t;
+
 typedef struct colio_place_input {
-    const colio_topo_t *topo;
-    int cb_nodes; /* requested aggregators; 0 = one per node */
+    const colio_topo_t *topo;    /* nodes and, through topo->net, distances */
+    int naggs;                   /* aggregators to choose = file domains (>= 1, <= nprocs) */
+    int per_node;                /* at most this many per node where the strategy honours it (>= 1) */
+    const colio_pattern_t *pat;  /* the pattern (ndom == naggs) for strategies with uses_pattern; else NULL */
 } colio_place_input_t;
 
 typedef struct colio_place_ops {
     const char *name;
-    /* Fill aggs (room for topo->nprocs entries) with distinct ranks; *naggs_p >= 1. */
-    int (*select)(const colio_place_input_t *in, int *aggs, int *naggs_p);
+    int uses_pattern;            /* chosen per operation from the pattern, else once per hints */
+    /* Fill aggs[0..naggs-1] with distinct ranks: aggs[j] serves file domain j. */
+    int (*select)(const colio_place_input_t *in, int *aggs);
 } colio_place_ops_t;
 
 const colio_place_ops_t *colio_place_find(const char *name);
 const char *colio_place_name(int i);
+
+/* How many aggregators the hints ask for: cb_nodes, else per_node on every node; capped at nprocs. */
+int colio_place_count(const colio_topo_t *topo, int cb_nodes, int per_node);
+/* The per-node cap a placement honours: per_node, raised when naggs needs more. */
+int colio_place_node_cap(const colio_topo_t *topo, int naggs, int per_node);
+
+/* Distance between ranks as TATP's matrix D: 0 itself, 1 on the same node, else network hops. */
+int colio_place_rank_dist(const colio_topo_t *topo, int a, int b);
+
+/*
+ * TAPIOCA's cost of rank cand aggregating file domain j (Tessier et al.
+ * Sec. 4.1): C1 = max over senders i of l*d(i,A) + w(i,A)/B, plus
+ * C2 = l*d(A,IO) + w(A,IO)/(|Vc|*B_io), |Vc| = ranks with data in j.
+ */
+double colio_place_tapioca_cost(const colio_place_input_t *in, int j, int cand);
+
+/* Per-operation metrics of a placement (statistics and colio-place). */
+typedef struct colio_place_metrics {
+    int64_t hop_bytes;        /* sum over shuffle messages of bytes x rank distance */
+    int64_t max_link_bytes;   /* most bytes crossing one network link (either direction) */
+    int64_t max_agg_bytes, min_agg_bytes; /* balance: bytes per aggregator */
+    double predicted_cost;    /* max over file domains of TAPIOCA's C1 + C2 (seconds) */
+} colio_place_metrics_t;
+
+int colio_place_measure(const colio_place_input_t *in, const int *aggs, colio_place_metrics_t *m);
 
 /* ---- file domains ------------------------------------------------------------ */
 
@@ -39,6 +79,7 @@ typedef struct colio_domain_input {
     int64_t lo, hi;         /* global extent of the access, hi exclusive, lo < hi */
     int64_t round_size;     /* cb_buffer_size */
     int64_t striping_unit;  /* 0 = unknown */
+    int64_t block_size;     /* file-system block size (st_blksize or colio_block_size); 0 = unknown */
 } colio_domain_input_t;
 
 typedef struct colio_domain_ops colio_domain_ops_t;

@@ -1,7 +1,8 @@
 /*
  * ROMIO's default placement: one aggregator per node, taken round-robin over
  * nodes (first rank of every node, then second rank of every node, ...) until
- * cb_nodes aggregators are chosen. cb_nodes above the number of ranks is capped.
+ * the requested number is chosen. Ignores colio_aggregators_per_node's cap,
+ * as ROMIO has none.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,12 +16,10 @@ static int by_key(const void *a, const void *b)
     return ka < kb ? -1 : ka > kb;
 }
 
-static int romio_select(const colio_place_input_t *in, int *aggs, int *naggs_p)
+static int romio_select(const colio_place_input_t *in, int *aggs)
 {
     const colio_topo_t *t = in->topo;
-    int want = in->cb_nodes > 0 ? in->cb_nodes : t->nnodes;
-    if (want > t->nprocs)
-        want = t->nprocs;
+    int want = in->naggs;
     /* key = (local rank, node): pass k over the nodes takes each node's k-th rank */
     int64_t *key = malloc(sizeof *key * 2 * (size_t)t->nprocs);
     if (key == NULL)
@@ -33,7 +32,6 @@ static int romio_select(const colio_place_input_t *in, int *aggs, int *naggs_p)
     for (int i = 0; i < want; i++)
         aggs[i] = (int)key[2 * i + 1];
     free(key);
-    *naggs_p = want;
     return COLIO_SUCCESS;
 }
 

@@ -116,5 +116,6 @@ void colio_topo_free(colio_topo_t *topo)
 {
     free(topo->node_of);
     free(topo->local_rank);
+    colio_net_free(topo->net);
     memset(topo, 0, sizeof *topo);
 }

@@ -1,6 +1,7 @@
 /*
- * Topology model: which ranks share a node. Built once per file at open.
- * Later work adds distances (hop counts, storage targets) to this struct.
+ * Topology model: which ranks share a node, and the network model giving
+ * distances between nodes and to storage (topo/net.h). Built once per file
+ * at open (and again when hints change it).
  */
 #ifndef COLIO_TOPO_TOPO_H
 #define COLIO_TOPO_TOPO_H
@@ -8,18 +9,21 @@
 #include <mpi.h>
 
 #include "core/error.h"
+#include "topo/net.h"
 
 typedef struct colio_topo {
     int nprocs;
     int nnodes;
     int *node_of;       /* nprocs: node index (0..nnodes-1) of each rank, numbered by first rank */
     int *local_rank;    /* nprocs: index of each rank among the ranks of its node */
+    colio_net_t *net;   /* distances between nodes; NULL = flat (every pair of nodes 1 hop) */
 } colio_topo_t;
 
 /* Collective over comm. */
 int colio_topo_build(MPI_Comm comm, colio_topo_t *topo, colio_err_t *err);
 /* Without MPI (tests, simulators): node_of given; fills the rest. */
 int colio_topo_from_nodes(int nprocs, const int *node_of, colio_topo_t *topo);
+/* Frees the network model too. */
 void colio_topo_free(colio_topo_t *topo);
 
 #endif

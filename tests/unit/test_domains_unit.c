@@ -54,15 +54,15 @@ static void romio_placement(void)
     int node_of[9] = {0, 0, 0, 0, 1, 1, 2, 2, 2}; /* nodes of 4, 2 and 3 ranks */
     colio_topo_t t;
     CHECK(colio_topo_from_nodes(9, node_of, &t) == 0 && t.nnodes == 3, "topology");
-    int aggs[9], n;
-    colio_place_input_t in = {.topo = &t, .cb_nodes = 0};
-    ops->select(&in, aggs, &n);
+    int aggs[9], n = colio_place_count(&t, 0, 1);
+    colio_place_input_t in = {.topo = &t, .naggs = n, .per_node = 1};
+    ops->select(&in, aggs);
     CHECK(n == 3 && aggs[0] == 0 && aggs[1] == 4 && aggs[2] == 6, "one per node: %d %d %d", aggs[0], aggs[1], aggs[2]);
-    in.cb_nodes = 5;
-    ops->select(&in, aggs, &n);
+    in.naggs = n = colio_place_count(&t, 5, 1);
+    ops->select(&in, aggs);
     CHECK(n == 5 && aggs[3] == 1 && aggs[4] == 5, "round-robin over nodes: %d %d", aggs[3], aggs[4]);
-    in.cb_nodes = 100;
-    ops->select(&in, aggs, &n);
+    in.naggs = n = colio_place_count(&t, 100, 1);
+    ops->select(&in, aggs);
     int seen[9] = {0}, dup = 0;
     for (int i = 0; i < n; i++)
         dup += seen[aggs[i]]++;

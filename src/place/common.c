@@ -1,0 +1,27 @@
+/*
+ * What every placement strategy shares: how many aggregators the hints ask
+ * for, the per-node cap, and TATP's rank distance (Liu et al. Sec. 4.2).
+ */
+#include "place/place.h"
+
+int colio_place_count(const colio_topo_t *topo, int cb_nodes, int per_node)
+{
+    int64_t want = cb_nodes > 0 ? cb_nodes : (int64_t)topo->nnodes * (per_node > 0 ? per_node : 1);
+    return want > topo->nprocs ? topo->nprocs : (int)want;
+}
+
+int colio_place_node_cap(const colio_topo_t *topo, int naggs, int per_node)
+{
+    int need = (naggs + topo->nnodes - 1) / topo->nnodes;
+    return per_node > need ? per_node : need;
+}
+
+int colio_place_rank_dist(const colio_topo_t *topo, int a, int b)
+{
+    if (a == b)
+        return 0;
+    int na = topo->node_of[a], nb = topo->node_of[b];
+    if (na == nb)
+        return 1; /* TATP: intra-node distances are at most one hop */
+    return topo->net ? colio_net_hops(topo->net, na, nb) : 1;
+}
