@@ -85,6 +85,12 @@ typedef struct colio_op_stats {
     double exchange_min;  /**< fastest rank's metadata + data exchange time (s), agreed over all ranks */
     double exchange_max;  /**< slowest rank's: max - min is the straggler spread */
     int64_t plans_reused; /**< operations that reused a stored exchange plan (colio_plan_cache) */
+    char placement[16];   /**< aggregator placement strategy that chose the aggregators */
+    int64_t hop_bytes;    /**< shuffle hop-bytes over all ranks: bytes x distance (0 itself, 1 same node, else network hops) */
+    int64_t max_link_bytes; /**< most shuffle bytes crossing one link of the modelled network (colio_topology) */
+    int64_t agg_bytes_max;  /**< bytes of the busiest aggregator's file domain (balance; totals: the largest) */
+    int64_t agg_bytes_min;  /**< bytes of the idlest aggregator's file domain */
+    double predicted_cost;  /**< the cost model's time for the slowest file domain, TAPIOCA's max C1 + C2 (s) */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

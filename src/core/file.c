@@ -30,17 +30,47 @@ static int find_kernel(const char *name, const colio_xchg_ops_t **ops)
     return strcmp(name, "auto") == 0 || *ops != NULL;
 }
 
-/* Nodes as the hints see them: MPI's, or colio_node_size consecutive ranks each. */
-static int config_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo)
+/* Name of node k in topology files: MPI's processor name, or nodeK for emulated nodes. */
+static const char *node_name(const colio_file *fh, const colio_hints_t *h, int k, char *buf, size_t len)
+{
+    if (h->node_size > 0 || fh->topo_mpi.node_name == NULL) {
+        snprintf(buf, len, "node%d", k);
+        return buf;
+    }
+    return fh->topo_mpi.node_name[k];
+}
+
+/* The network model the hints name, over the nodes of topo. */
+static int config_net(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo, colio_err_t *err)
+{
+    int n = topo->nnodes;
+    char *buf = malloc((size_t)n * 24);
+    const char **names = malloc(sizeof(char *) * (size_t)n);
+    if (!buf || !names) {
+        free(buf), free(names);
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory for the network model");
+    }
+    for (int k = 0; k < n; k++)
+        names[k] = node_name(fh, h, k, buf + (size_t)k * 24, 24);
+    colio_net_opts_t opts = {.nnodes = n, .names = names};
+    int rc = colio_net_create(h->topology, &opts, &topo->net, err);
+    free(buf), free(names);
+    return rc;
+}
+
+/* Nodes as the hints see them: MPI's, or colio_node_size consecutive ranks each; and their network. */
+static int config_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo, colio_err_t *err)
 {
     int *node_of = malloc(sizeof(int) * (size_t)fh->nprocs);
     if (node_of == NULL)
-        return COLIO_ERR_NOMEM;
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the file");
     for (int r = 0; r < fh->nprocs; r++)
         node_of[r] = h->node_size > 0 ? r / h->node_size : fh->topo_mpi.node_of[r];
     int rc = colio_topo_from_nodes(fh->nprocs, node_of, topo);
     free(node_of);
-    return rc;
+    if (rc != 0)
+        return colio_err_set(err, rc, "out of memory configuring the file");
+    return config_net(fh, h, topo, err);
 }
 
 int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
@@ -53,15 +83,22 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
     if (!cfg->place || !cfg->domain || !kernels)
         return colio_err_set(err, COLIO_ERR_HINT, "unknown plug-in name in hints");
     cfg->aggs = malloc(sizeof(int) * (size_t)fh->nprocs);
-    if (cfg->aggs == NULL || config_topo(fh, h, &cfg->topo) != 0) {
+    if (cfg->aggs == NULL) {
         colio_config_free(cfg);
         return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the file");
     }
-    cfg->naggs = colio_place_count(&cfg->topo, h->cb_nodes, 1);
-    colio_place_input_t in = {.topo = &cfg->topo, .naggs = cfg->naggs, .per_node = 1};
-    if (cfg->place->select(&in, cfg->aggs) != 0) {
+    if (config_topo(fh, h, &cfg->topo, err) != 0) {
         colio_config_free(cfg);
-        return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", cfg->place->name);
+        return err->code;
+    }
+    /* placements that read the access pattern choose per operation; until then (and for the
+       exchange context of the file) the aggregators are ROMIO's */
+    const colio_place_ops_t *now = cfg->place->uses_pattern ? colio_place_find("romio") : cfg->place;
+    cfg->naggs = colio_place_count(&cfg->topo, h->cb_nodes, h->aggs_per_node);
+    colio_place_input_t in = {.topo = &cfg->topo, .naggs = cfg->naggs, .per_node = h->aggs_per_node};
+    if (now->select(&in, cfg->aggs) != 0) {
+        colio_config_free(cfg);
+        return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", now->name);
     }
     if (colio_xchg_ctx_build(&cfg->xctx, &cfg->topo, cfg->aggs, cfg->naggs, h, err) != 0) {
         colio_config_free(cfg);

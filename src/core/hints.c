@@ -12,6 +12,7 @@
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/store.h"
+#include "topo/net.h"
 
 typedef enum { HK_BYTES, HK_INT, HK_TOGGLE, HK_BOOL, HK_NAME, HK_PATH } hint_kind_t;
 
@@ -36,6 +37,7 @@ static int local_aggs_valid(const char *spec) { return colio_local_aggs_valid(sp
 static int place_name_valid(const char *name) { return colio_place_find(name) != NULL; }
 static int domain_name_valid(const char *name) { return colio_domain_find(name) != NULL; }
 static int store_name_valid(const char *name) { return colio_store_find(name) != NULL; }
+static int topology_valid(const char *spec) { return colio_net_spec_valid(spec) == 0; }
 
 #define F(field) offsetof(colio_hints_t, field), sizeof(((colio_hints_t *)0)->field)
 
@@ -88,7 +90,17 @@ static const hint_def_t hint_table[] = {
     {"colio_plan_cache", HK_INT, F(plan_cache), 0, 64, NULL, "4",
      "exchange plans kept per file for reuse by identical collective calls; 0 = no reuse"},
     {"colio_placement", HK_NAME, F(placement), 0, 0, place_name_valid, "romio",
-     "aggregator placement strategy"},
+     "aggregator placement: romio (first rank of each node, round-robin over nodes), greedy (lowest rank "
+     "with data in each file domain), shortest / longest (rank nearest to / farthest from the storage target), "
+     "topology (TAPIOCA: least C1 + C2 in each file domain), lap (TATP: file domains to ranks by linear "
+     "assignment on hop-bytes); all but romio are chosen per operation from the access pattern and keep at "
+     "most colio_aggregators_per_node per node"},
+    {"colio_aggregators_per_node", HK_INT, F(aggs_per_node), 1, INT_MAX, NULL, "1",
+     "aggregators per node when cb_nodes is not set, and the most any placement but romio puts on one node"},
+    {"colio_topology", HK_PATH, F(topology), 0, 0, topology_valid, "flat",
+     "network model for placement and metrics: flat, tree:fanout=AxB..., fattree:k=K, "
+     "dragonfly:groups=G,routers=R,nodes=N, torus:dims=AxBx...[,psets=P,bridges=Q], or a topology file "
+     "path (docs/TOPOLOGY.md); ,latency=S,bandwidth=B,io_bandwidth=B override the defaults"},
     {"colio_domain", HK_NAME, F(domain), 0, 0, domain_name_valid, "even", "file-domain layout"},
     {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix", "storage backend"},
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
@@ -114,6 +126,8 @@ void colio_hints_default(colio_hints_t *h)
     h->auto_fanin = 16;
     h->auto_msg_max = 64 << 10;
     h->plan_cache = 4;
+    h->aggs_per_node = 1;
+    strcpy(h->topology, "flat");
     strcpy(h->rank_list, "linear");
     strcpy(h->local_aggs, "*:1");
     strcpy(h->exchange, "auto");

@@ -21,6 +21,8 @@ static const colio_step_fn_t steps[COLIO_PH_COUNT_] = {
     [COLIO_PH_SETUP] = colio_step_setup,
     [COLIO_PH_DIRECT] = colio_step_direct,
     [COLIO_PH_PLAN] = colio_step_plan,
+    [COLIO_PH_PATTERN_COUNTS] = colio_step_pattern_counts,
+    [COLIO_PH_PATTERN] = colio_step_pattern,
     [COLIO_PH_COUNTS] = colio_step_counts,
     [COLIO_PH_READY] = colio_step_ready,
     [COLIO_PH_META] = colio_step_meta,
@@ -60,6 +62,8 @@ void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n)
         *reqs = op->rnd.x.reqs, *n = op->rnd.x.nreqs;
         return;
     case COLIO_PH_SETUP:
+    case COLIO_PH_PATTERN_COUNTS:
+    case COLIO_PH_PATTERN:
     case COLIO_PH_COUNTS:
     case COLIO_PH_READY:
     case COLIO_PH_FINAL_WAIT:
@@ -135,7 +139,7 @@ void colio_op_xchg_setup(colio_op_t *op, colio_xchg_t *x, int tag, const colio_x
     x->rank = fh->rank;
     x->nprocs = fh->nprocs;
     x->topo = &fh->cfg.topo;
-    x->ctx = &fh->cfg.xctx;
+    x->ctx = op->plan.xctx ? op->plan.xctx : &fh->cfg.xctx;
     x->ops = ops;
     x->to_aggs = to_aggs;
     x->win = fh->cfg.has_win ? fh->cfg.win : MPI_WIN_NULL;
@@ -282,6 +286,11 @@ static int init_plan_memory(colio_op_t *op)
     p->attached = calloc(na + 1, sizeof *p->attached);
     op->rnd.req_slices = calloc(na, sizeof(colio_slice_t));
     op->rnd.agg_slices = calloc(np, sizeof(colio_slice_t));
+    op->pat_mine = malloc(sizeof(int64_t) * 2 * na);
+    op->pat_counts = malloc(sizeof(int) * np);
+    op->pat_displs = malloc(sizeof(int) * np);
+    if (!op->pat_mine || !op->pat_counts || !op->pat_displs)
+        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", fh->nprocs);
     if (!p->send_counts || !p->recv_counts || !p->to_agg || !p->from_src || !p->msgs || !p->attached ||
         !op->rnd.req_slices || !op->rnd.agg_slices)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", fh->nprocs);
@@ -537,6 +546,7 @@ static void keep_plan(colio_op_t *op)
         memset(&op->plan.dom, 0, sizeof op->plan.dom);
         op->plan.to_agg = NULL, op->plan.from_src = NULL, op->plan.meta_pool = NULL, op->plan.meta_pool_cap = 0;
         op->plan.send_counts = op->plan.recv_counts = NULL;
+        op->plan.aggs_owned = NULL, op->plan.xctx_owned = NULL;
         op->reuse = NULL;
     } else if (op->err.code == 0 && op->plan.dom.ops &&
                colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data)) {
@@ -544,6 +554,21 @@ static void keep_plan(colio_op_t *op)
     }
     free(op->key_runs);
     op->key_runs = NULL;
+}
+
+/* The placement's metrics (two-phase operations only: the direct path has no aggregators). */
+static void placement_stats(colio_op_t *op)
+{
+    colio_op_stats *s = &op->stats;
+    const colio_place_metrics_t *m = &op->plan.metrics;
+    if (op->plan.aggs == NULL)
+        return;
+    snprintf(s->placement, sizeof s->placement, "%s", op->fh->cfg.place->name);
+    s->hop_bytes = m->hop_bytes;
+    s->max_link_bytes = m->max_link_bytes;
+    s->agg_bytes_max = m->max_agg_bytes;
+    s->agg_bytes_min = m->min_agg_bytes;
+    s->predicted_cost = m->predicted_cost;
 }
 
 static void exchange_stats(colio_op_t *op)
@@ -569,6 +594,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     op->stats.bytes = moved;
     op->stats.pieces = op->acc.npieces;
     exchange_stats(op);
+    placement_stats(op);
     keep_plan(op);
     int64_t held = colio_op_memory(op);
     op->stats.memory = held > op->stats.memory ? held : op->stats.memory;

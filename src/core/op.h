@@ -9,7 +9,9 @@
  *   INIT          validate, flatten, list this rank's pieces      (local)
  *   SETUP         agree on errors, global extent, end of file, path (Iallreduce)
  *   DIRECT        each rank accesses its own pieces               (local I/O)
- *   PLAN          file domains, split pieces per aggregator, counts (Ialltoall)
+ *   PLAN          file domains, split pieces per file domain       (local)
+ *   PATTERN       bytes per (rank, file domain) to every rank      (Iallgather, Iallgatherv)
+ *                 then aggregators, placement metrics, counts      (Ialltoall)
  *   READY         allocate metadata and round buffers, agree       (Iallreduce)
  *   META          offset/length lists to aggregators               (exchange kernel)
  *   ROUND         per round: plan, data exchange, merge, storage I/O
@@ -54,6 +56,8 @@ typedef enum colio_phase {
     COLIO_PH_SETUP,
     COLIO_PH_DIRECT,
     COLIO_PH_PLAN,
+    COLIO_PH_PATTERN_COUNTS,
+    COLIO_PH_PATTERN,
     COLIO_PH_COUNTS,
     COLIO_PH_READY,
     COLIO_PH_META,
@@ -96,6 +100,10 @@ typedef struct colio_plan {
     int naggs;
     const int *aggs;            /* aggregator ranks, domain order */
     int my_agg;                 /* my aggregator index or -1 */
+    int *aggs_owned;            /* aggs, when chosen for this pattern (else the file's) */
+    const colio_xchg_ctx_t *xctx;    /* exchange context for these aggregators */
+    colio_xchg_ctx_t *xctx_owned;    /* ... when built for aggs_owned */
+    colio_place_metrics_t metrics;   /* of the placement (statistics) */
     colio_agg_list_t *to_agg;   /* naggs */
     int64_t *send_counts;       /* COLIO_COUNT_WORDS per rank: runs and bytes I send to each rank */
     int64_t *recv_counts;       /* COLIO_COUNT_WORDS per rank: runs and bytes each rank sends me */
@@ -172,6 +180,11 @@ typedef struct colio_op {
     uint64_t key_hash;           /* colio_plan_hash of the access as asked */
     colio_round_t rnd;
     colio_xchg_t meta;
+    /* PATTERN: bytes per file domain, gathered (place_step.c) */
+    int64_t *pat_mine;           /* (domain, bytes) pairs of this rank, room for naggs */
+    int pat_n, pat_words_mine;
+    int *pat_counts, *pat_displs; /* words per rank */
+    int64_t *pat_all;
     /* statistics */
     colio_op_stats stats;
     double t_start;
@@ -193,6 +206,8 @@ int colio_step_init(colio_op_t *op);
 int colio_step_setup(colio_op_t *op);
 int colio_step_direct(colio_op_t *op);
 int colio_step_plan(colio_op_t *op);
+int colio_step_pattern_counts(colio_op_t *op);
+int colio_step_pattern(colio_op_t *op);
 int colio_step_counts(colio_op_t *op);
 int colio_step_ready(colio_op_t *op);
 int colio_step_meta(colio_op_t *op);
@@ -233,6 +248,12 @@ void colio_op_start_errmsg(colio_op_t *op, int64_t key);
 /* Test the collective request in flight; *done_p when complete. */
 int colio_op_test_coll(colio_op_t *op, int *done_p);
 void colio_plan_free(colio_op_t *op);
+/* After the split (plan.c): gather the pattern, or go straight to placing the aggregators. */
+void colio_place_begin(colio_op_t *op);
+/* With the aggregators known (place_step.c): expose one-sided memory, post the counts Ialltoall. */
+void colio_plan_counts(colio_op_t *op);
+/* Bytes of the runs in an aggregator list. */
+int64_t colio_agg_list_bytes(const colio_agg_list_t *l);
 /* Detach the operation's memory from the file's window (before its buffers are freed). */
 void colio_plan_detach(colio_op_t *op);
 /* The runs meta[first .. first+n) as one datatype over a buffer holding file offset base at 0. */

@@ -13,7 +13,7 @@
 #include "core/plancache.h"
 #include "exchange/kernels.h"
 
-static int64_t agg_list_bytes(const colio_agg_list_t *l)
+int64_t colio_agg_list_bytes(const colio_agg_list_t *l)
 {
     int64_t bytes = 0;
     for (int64_t k = 0; k < l->n; k++)
@@ -147,12 +147,6 @@ int colio_step_plan(colio_op_t *op)
     if (op->reuse)
         return borrow_plan(op);
     p->naggs = fh->cfg.naggs;
-    p->aggs = fh->cfg.aggs;
-    for (int i = 0; i < p->naggs; i++)
-        if (p->aggs[i] == fh->rank)
-            p->my_agg = i;
-    op->stats.aggregators = p->naggs;
-    op->stats.is_aggregator = p->my_agg >= 0;
     colio_domain_input_t in = {.naggs = p->naggs, .lo = op->glo, .hi = op->ghi,
                                .round_size = fh->hints.cb_buffer_size,
                                .striping_unit = fh->hints.striping_unit};
@@ -168,26 +162,33 @@ int colio_step_plan(colio_op_t *op)
         if (colio_split_by_domain(&op->acc, &p->dom, p->to_agg, &e) != 0)
             colio_op_fail(op, e.code, "%s", e.msg);
     }
-    /* the per-aggregator lists hold it all now: drop the run list, keep its totals */
+    /* the per-domain lists hold it all now: drop the run list, keep its totals */
     op->stats.memory = colio_op_memory(op); /* the peak of planning: both lists at once */
     drop_runs(op);
+    colio_place_begin(op);
+    return COLIO_STEP_NEXT;
+}
+
+void colio_plan_counts(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    colio_plan_t *p = &op->plan;
     p->rma_meta = (op->fh->cfg.xchg_meta && (op->fh->cfg.xchg_meta->caps & COLIO_XCHG_ONESIDED)) != 0;
     p->rma_data = (op->fh->cfg.xchg_data && (op->fh->cfg.xchg_data->caps & COLIO_XCHG_ONESIDED)) != 0;
     rma_expose(op);
     /* a rank that failed sends zero counts and still takes part until READY */
     for (int i = 0; i < p->naggs && op->err.code == 0; i++) {
         p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_RUNS] = p->to_agg[i].n;
-        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_BYTES] = agg_list_bytes(&p->to_agg[i]);
+        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_BYTES] = colio_agg_list_bytes(&p->to_agg[i]);
     }
     int rc = MPI_Ialltoall(p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, p->recv_counts, COLIO_COUNT_WORDS,
                            MPI_INT64_T, fh->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Ialltoall");
         op->phase = COLIO_PH_DONE;
-        return COLIO_STEP_NEXT;
+        return;
     }
     op->phase = COLIO_PH_COUNTS;
-    return COLIO_STEP_NEXT;
 }
 
 /* Aggregator: room for every source's offset/length list. */
@@ -257,10 +258,10 @@ static int reserve_requests(colio_op_t *op)
     /* TAM (or auto, which may pick it at READY): headers, segments and an LA's traffic on top */
     const colio_config_t *c = &fh->cfg;
     int tam_meta = may_run_tam(c->xchg_meta), tam_data = may_run_tam(c->xchg_data);
-    int64_t tam = tam_meta || tam_data ? colio_tam_requests(&c->xctx, fh->rank) : 0;
+    int64_t tam = tam_meta || tam_data ? colio_tam_requests(op->plan.xctx, fh->rank) : 0;
     meta += tam_meta ? tam : 0;
     data += tam_data ? tam : 0;
-    size_t scratch = tam ? colio_tam_scratch_bytes(&c->xctx, fh->rank) : 0;
+    size_t scratch = tam ? colio_tam_scratch_bytes(op->plan.xctx, fh->rank) : 0;
     if (meta > INT_MAX || data > INT_MAX || colio_xchg_reserve(&op->meta, (int)meta) != 0 ||
         colio_xchg_reserve(&op->rnd.x, (int)data) != 0 ||
         (tam_meta && colio_xchg_reserve_scratch(&op->meta, scratch) != 0) ||
@@ -434,5 +435,7 @@ void colio_plan_free(colio_op_t *op)
     p->msgs = NULL;
     free(p->attached); /* detached already (colio_plan_detach) */
     p->attached = NULL;
+    free(op->pat_mine), free(op->pat_counts), free(op->pat_displs), free(op->pat_all);
+    op->pat_mine = op->pat_all = NULL, op->pat_counts = op->pat_displs = NULL;
     colio_plan_release(p, &op->fh->bufs);
 }

@@ -59,6 +59,10 @@ void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs)
     free(p->from_src);
     colio_buf_give(bufs, p->meta_pool, p->meta_pool_cap);
     colio_domains_free(&p->dom);
+    free(p->aggs_owned);
+    if (p->xctx_owned)
+        colio_xchg_ctx_free(p->xctx_owned);
+    free(p->xctx_owned);
     memset(p, 0, sizeof *p);
     p->my_agg = -1;
 }
@@ -93,6 +97,8 @@ static void move_plan(colio_plan_t *to, colio_plan_t *from)
     from->from_src = NULL;
     from->meta_pool = NULL;
     from->meta_pool_cap = 0;
+    from->aggs_owned = NULL;
+    from->xctx_owned = NULL;
     memset(&from->dom, 0, sizeof from->dom);
 }
 

@@ -36,7 +36,7 @@ static int64_t next_round(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
     int64_t best = INT64_MAX;
-    if (op->kern_data == &colio_xchg_tam && colio_tam_grouped(&op->fh->cfg.xctx, op->fh->rank))
+    if (op->kern_data == &colio_xchg_tam && colio_tam_grouped(op->plan.xctx, op->fh->rank))
         return op->rnd.r + 1 < p->dom.nrounds ? op->rnd.r + 1 : INT64_MAX;
     for (int i = 0; i < p->naggs; i++) {
         const colio_agg_list_t *l = &p->to_agg[i];

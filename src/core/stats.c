@@ -38,6 +38,13 @@ static void accumulate(colio_op_stats *sum, const colio_op_stats *s)
     sum->max_fanin = s->max_fanin > sum->max_fanin ? s->max_fanin : sum->max_fanin;
     sum->exchange_min += s->exchange_min;
     sum->exchange_max += s->exchange_max;
+    sum->hop_bytes += s->hop_bytes;
+    sum->max_link_bytes += s->max_link_bytes;
+    sum->agg_bytes_max = s->agg_bytes_max > sum->agg_bytes_max ? s->agg_bytes_max : sum->agg_bytes_max;
+    sum->agg_bytes_min = s->agg_bytes_min > sum->agg_bytes_min ? s->agg_bytes_min : sum->agg_bytes_min;
+    sum->predicted_cost += s->predicted_cost;
+    if (s->placement[0])
+        memcpy(sum->placement, s->placement, sizeof sum->placement);
     if (s->meta_kernel[0])
         memcpy(sum->meta_kernel, s->meta_kernel, sizeof sum->meta_kernel);
     if (s->data_kernel[0])
@@ -71,13 +78,17 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
                     "\"rounds\":%lld,\"io_calls\":%lld,\"io_bytes\":%lld,\"sent_bytes\":%lld,"
                     "\"recv_bytes\":%lld,\"memory\":%lld,\"aggregators\":%d,\"is_aggregator\":%d,"
                     "\"meta_kernel\":\"%s\",\"data_kernel\":\"%s\",\"messages\":%lld,\"max_requests\":%lld,"
-                    "\"max_fanin\":%lld,\"exchange_min\":%.9f,\"exchange_max\":%.9f,\"plan_reused\":%lld}",
+                    "\"max_fanin\":%lld,\"exchange_min\":%.9f,\"exchange_max\":%.9f,\"plan_reused\":%lld,"
+                    "\"placement\":\"%s\",\"hop_bytes\":%lld,\"max_link_bytes\":%lld,\"agg_bytes_max\":%lld,"
+                    "\"agg_bytes_min\":%lld,\"predicted_cost\":%.9g}",
                     api, rank, esc, s->time.total, s->time.meta_exchange, s->time.data_exchange, s->time.io,
                     s->time.compute, (long long)s->bytes, (long long)s->pieces, (long long)s->rounds,
                     (long long)s->io_calls, (long long)s->io_bytes, (long long)s->sent_bytes,
                     (long long)s->recv_bytes, (long long)s->memory, s->aggregators, s->is_aggregator,
                     s->meta_kernel, s->data_kernel, (long long)s->messages, (long long)s->max_requests,
-                    (long long)s->max_fanin, s->exchange_min, s->exchange_max, (long long)s->plans_reused);
+                    (long long)s->max_fanin, s->exchange_min, s->exchange_max, (long long)s->plans_reused,
+                    s->placement, (long long)s->hop_bytes, (long long)s->max_link_bytes,
+                    (long long)s->agg_bytes_max, (long long)s->agg_bytes_min, s->predicted_cost);
 }
 
 /* One write(2) per line with O_APPEND, so lines of different ranks never interleave. */

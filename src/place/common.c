@@ -16,12 +16,32 @@ int colio_place_node_cap(const colio_topo_t *topo, int naggs, int per_node)
     return per_node > need ? per_node : need;
 }
 
+int colio_place_node_hops(const colio_topo_t *topo, int a, int b)
+{
+    if (a == b)
+        return 0;
+    return topo->net ? colio_net_hops(topo->net, a, b) : 1;
+}
+
 int colio_place_rank_dist(const colio_topo_t *topo, int a, int b)
 {
     if (a == b)
         return 0;
     int na = topo->node_of[a], nb = topo->node_of[b];
-    if (na == nb)
-        return 1; /* TATP: intra-node distances are at most one hop */
-    return topo->net ? colio_net_hops(topo->net, na, nb) : 1;
+    return na == nb ? 1 /* TATP: intra-node distances are at most one hop */ : colio_place_node_hops(topo, na, nb);
+}
+
+/* Without a model: the flat model's defaults (topo/net.c). */
+int colio_place_io_hops(const colio_topo_t *topo, int node)
+{
+    return topo->net ? colio_net_io_hops(topo->net, node) : 1;
+}
+
+double colio_place_latency(const colio_topo_t *topo) { return topo->net ? colio_net_latency(topo->net) : 1e-6; }
+
+double colio_place_bandwidth(const colio_topo_t *topo) { return topo->net ? colio_net_bandwidth(topo->net) : 10e9; }
+
+double colio_place_io_bandwidth(const colio_topo_t *topo)
+{
+    return topo->net ? colio_net_io_bandwidth(topo->net) : 5e9;
 }

@@ -28,7 +28,17 @@ typedef struct colio_pattern {
     int64_t *row_start;   /* nprocs + 1: entries of rank r are [row_start[r], row_start[r+1]) */
     int *dom;             /* file domain of each entry, ascending within a rank */
     int64_t *bytes;       /* bytes of each entry, > 0 */
+    /* the same by file domain (colio_pattern_index): ranks ascending */
+    int64_t *col_start;   /* ndom + 1 */
+    int *col_rank;
+    int64_t *col_bytes;
+    int64_t *dom_bytes;   /* ndom: total bytes of each file domain */
 } colio_pattern_t;
+
+/* Fill the by-domain half from the by-rank half. */
+int colio_pattern_index(colio_pattern_t *pat);
+/* Frees every array (by-rank ones included). */
+void colio_pattern_free(colio_pattern_t *pat);
 
 typedef struct colio_place_input {
     const colio_topo_t *topo;    /* nodes and, through topo->net, distances */
@@ -54,13 +64,31 @@ int colio_place_node_cap(const colio_topo_t *topo, int naggs, int per_node);
 
 /* Distance between ranks as TATP's matrix D: 0 itself, 1 on the same node, else network hops. */
 int colio_place_rank_dist(const colio_topo_t *topo, int a, int b);
+/* Network hops between nodes (0 for the same node) and from a node to its storage target;
+   the model's latency and bandwidths. A topology without a network model is flat. */
+int colio_place_node_hops(const colio_topo_t *topo, int node_a, int node_b);
+int colio_place_io_hops(const colio_topo_t *topo, int node);
+double colio_place_latency(const colio_topo_t *topo);
+double colio_place_bandwidth(const colio_topo_t *topo);
+double colio_place_io_bandwidth(const colio_topo_t *topo);
 
 /*
  * TAPIOCA's cost of rank cand aggregating file domain j (Tessier et al.
- * Sec. 4.1): C1 = max over senders i of l*d(i,A) + w(i,A)/B, plus
- * C2 = l*d(A,IO) + w(A,IO)/(|Vc|*B_io), |Vc| = ranks with data in j.
+ * Sec. 4.1): C1 = max over senders i != A of l*d(i,A) + w(i,A)/B, plus
+ * C2 = l*d(A,IO) + w(A,IO)/(|Vc|*B_io), |Vc| = ranks with data in j, d in
+ * network hops between nodes (0 within a node). Needs colio_pattern_index.
  */
 double colio_place_tapioca_cost(const colio_place_input_t *in, int j, int cand);
+
+/* Score of a rank for file domain j in a per-partition election (lowest wins); ctx is the strategy's. */
+typedef double (*colio_place_score_fn_t)(const colio_place_input_t *in, void *ctx, int j, int rank);
+/*
+ * Elect one aggregator per file domain, domains in order (TAPIOCA's
+ * partitions, Sec. 4.1 and 4.5): the best-scoring rank with data in the
+ * domain whose node holds fewer than the cap, ties to the lowest rank; a
+ * domain without such a rank takes the best-scoring free rank anywhere.
+ */
+int colio_place_elect(const colio_place_input_t *in, colio_place_score_fn_t score, void *ctx, int *aggs);
 
 /* Per-operation metrics of a placement (statistics and colio-place). */
 typedef struct colio_place_metrics {

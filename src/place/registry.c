@@ -5,7 +5,8 @@
 #include "place/registry.h"
 
 static const colio_place_ops_t *const placements[] = {
-    &colio_place_romio,
+    &colio_place_romio, &colio_place_greedy, &colio_place_shortest,
+    &colio_place_longest, &colio_place_topology, &colio_place_lap,
 };
 
 static const colio_domain_ops_t *const domains[] = {

@@ -5,6 +5,11 @@
 #include "place/place.h"
 
 extern const colio_place_ops_t colio_place_romio;
+extern const colio_place_ops_t colio_place_greedy;
+extern const colio_place_ops_t colio_place_shortest;
+extern const colio_place_ops_t colio_place_longest;
+extern const colio_place_ops_t colio_place_topology;
+extern const colio_place_ops_t colio_place_lap;
 extern const colio_domain_ops_t colio_domain_even;
 
 #endif

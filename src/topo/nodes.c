@@ -72,6 +72,35 @@ static int leaders_by_name(MPI_Comm comm, int nprocs, int *leader)
     return rc == MPI_SUCCESS ? COLIO_SUCCESS : COLIO_ERR_MPI;
 }
 
+/* Every node's processor name, as its first rank reports it (one Allgatherv of nnodes names). */
+static int gather_node_names(MPI_Comm comm, colio_topo_t *t, int rank)
+{
+    char name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+    int len = 0, rc;
+    MPI_Get_processor_name(name, &len);
+    int mine = t->local_rank[rank] == 0 ? len + 1 : 0;
+    int *counts = malloc(sizeof(int) * (size_t)t->nprocs), *displs = malloc(sizeof(int) * (size_t)t->nprocs);
+    t->node_name = calloc((size_t)t->nnodes, sizeof(char *));
+    if (!counts || !displs || !t->node_name) {
+        free(counts), free(displs);
+        return COLIO_ERR_NOMEM;
+    }
+    rc = MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm);
+    int total = 0;
+    for (int r = 0; r < t->nprocs; r++)
+        displs[r] = total, total += counts[r];
+    char *all = malloc((size_t)total + 1);
+    if (rc == MPI_SUCCESS && all)
+        rc = MPI_Allgatherv(name, mine, MPI_CHAR, all, counts, displs, MPI_CHAR, comm);
+    if (all == NULL || rc != MPI_SUCCESS)
+        free(all), all = NULL;
+    for (int r = 0; all && r < t->nprocs; r++)
+        if (counts[r] > 0)
+            t->node_name[t->node_of[r]] = all + displs[r];
+    free(counts), free(displs);
+    return rc != MPI_SUCCESS ? COLIO_ERR_MPI : all == NULL ? COLIO_ERR_NOMEM : COLIO_SUCCESS;
+}
+
 int colio_topo_build(MPI_Comm comm, colio_topo_t *topo, colio_err_t *err)
 {
     int rank, nprocs, leader = -1;
@@ -109,7 +138,10 @@ int colio_topo_build(MPI_Comm comm, colio_topo_t *topo, colio_err_t *err)
     renumber(nprocs, labels);
     rc = colio_topo_from_nodes(nprocs, labels, topo);
     free(labels);
-    return rc == COLIO_SUCCESS ? rc : colio_err_set(err, rc, "out of memory building the topology");
+    if (rc != COLIO_SUCCESS)
+        return colio_err_set(err, rc, "out of memory building the topology");
+    rc = gather_node_names(comm, topo, rank);
+    return rc == COLIO_SUCCESS ? rc : colio_err_set(err, rc, "gathering the nodes' processor names failed");
 }
 
 void colio_topo_free(colio_topo_t *topo)
@@ -117,5 +149,8 @@ void colio_topo_free(colio_topo_t *topo)
     free(topo->node_of);
     free(topo->local_rank);
     colio_net_free(topo->net);
+    if (topo->node_name && topo->nnodes > 0) /* one buffer, starting at the first node's name */
+        free(topo->node_name[0]);
+    free(topo->node_name);
     memset(topo, 0, sizeof *topo);
 }

@@ -17,9 +17,10 @@ typedef struct colio_topo {
     int *node_of;       /* nprocs: node index (0..nnodes-1) of each rank, numbered by first rank */
     int *local_rank;    /* nprocs: index of each rank among the ranks of its node */
     colio_net_t *net;   /* distances between nodes; NULL = flat (every pair of nodes 1 hop) */
+    char **node_name;   /* nnodes processor names (colio_topo_build only, else NULL), for topology files */
 } colio_topo_t;
 
-/* Collective over comm. */
+/* Collective over comm; names each node by its first rank's processor name. */
 int colio_topo_build(MPI_Comm comm, colio_topo_t *topo, colio_err_t *err);
 /* Without MPI (tests, simulators): node_of given; fills the rest. */
 int colio_topo_from_nodes(int nprocs, const int *node_of, colio_topo_t *topo);

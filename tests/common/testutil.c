@@ -183,3 +183,27 @@ int64_t verify_file_images(const char *path, const unsigned char *image, const u
     MPI_Bcast(&bad, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     return bad;
 }
+
+void test_rotate_info(MPI_Info info)
+{
+    static int turn;
+    const char *spec = getenv("COLIO_TEST_ROTATE");
+    char buf[256];
+    if (spec == NULL || snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
+        return;
+    char *eq = strchr(buf, '=');
+    if (eq == NULL)
+        return;
+    *eq = '\0';
+    int n = 1;
+    for (char *c = eq + 1; *c; c++)
+        n += *c == ',';
+    int want = turn++ % n;
+    char *v = eq + 1;
+    for (int i = 0; i < want; i++)
+        v = strchr(v, ',') + 1;
+    char *end = strchr(v, ',');
+    if (end)
+        *end = '\0';
+    MPI_Info_set(info, buf, v);
+}

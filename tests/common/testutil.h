@@ -39,6 +39,13 @@ int test_finish(const char *name);
 /* Sum of a local count over all ranks. */
 int test_all_failures(void);
 
+/*
+ * COLIO_TEST_ROTATE="key=v1,v2,...": each call sets key on info to the next
+ * value in turn, so a matrix run covers every value across its cases (e.g.
+ * every file-domain layout under one placement). No-op when unset.
+ */
+void test_rotate_info(MPI_Info info);
+
 /* A scratch path unique to this run: <dir>/colio-<tag>-<pid of rank 0>. */
 void test_path(char *out, size_t len, const char *tag);
 /* Rank 0 removes the file (after a barrier). */

@@ -96,6 +96,7 @@ static MPI_Info hints_info(int h)
         MPI_Info_set(info, "cb_nodes", buf);
         break;
     }
+    test_rotate_info(info);
     return info;
 }
 #define N_HINT_SETS 5

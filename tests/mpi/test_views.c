@@ -207,6 +207,7 @@ static MPI_Info make_info(const char *spec)
         *eq = '\0';
         MPI_Info_set(info, kv, eq + 1);
     }
+    test_rotate_info(info);
     return info;
 }
 
