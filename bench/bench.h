@@ -77,6 +77,8 @@ typedef struct bench_sample {
     double exch_min, exch_max;                     /* colio: fastest and slowest rank's exchange time */
     int64_t messages;                              /* colio: messages this rank posted */
     char kernels[40];                              /* colio: "meta/data" kernels that ran */
+    char placement[16];                            /* colio: placement strategy that chose the aggregators */
+    int64_t hop_bytes, max_link_bytes;             /* colio: shuffle hop-bytes and busiest link, per call */
 } bench_sample_t;
 
 typedef struct bench_engine_ctx {

@@ -193,6 +193,8 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
     out->exch_min = exmax[0], out->exch_max = exmax[1];
     MPI_Allreduce(&s.messages, &out->messages, 1, MPI_INT64_T, MPI_MAX, comm);
     memcpy(out->kernels, s.kernels, sizeof out->kernels); /* rank 0 reports: kernels are chosen collectively */
+    memcpy(out->placement, s.placement, sizeof out->placement); /* ... and so are placements and their metrics */
+    out->hop_bytes = s.hop_bytes, out->max_link_bytes = s.max_link_bytes;
     *bad_out = bad_all;
     return 0;
 }
@@ -234,6 +236,8 @@ static void summarize(bench_run_t *r, bench_sample_t *s, int n)
     r->exch_max = median_of(s, n, offsetof(bench_sample_t, exch_max), v);
     r->messages = s[n - 1].messages;
     memcpy(r->kernels, s[n - 1].kernels, sizeof r->kernels);
+    memcpy(r->placement, s[n - 1].placement, sizeof r->placement);
+    r->hop_bytes = s[n - 1].hop_bytes, r->max_link_bytes = s[n - 1].max_link_bytes;
     free(v);
 }
 

@@ -122,11 +122,13 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
                    "\"colio_buffer_bytes\": %lld, "
                    "\"phases\": {\"meta_exchange\": %.9g, \"data_exchange\": %.9g, \"io\": %.9g, \"compute\": %.9g}, "
                    "\"exchange_min_s\": %.9g, \"exchange_max_s\": %.9g, \"messages\": %lld, \"kernels\": \"%s\", "
+                   "\"placement\": \"%s\", \"hop_bytes\": %lld, \"max_link_bytes\": %lld, "
                    "\"verified\": %s, \"error\": ",
                 r->nprocs, (long long)r->bytes, (long long)r->pieces, r->repeats, r->median, r->min, r->max, r->mean, r->std, r->cov,
                 bandwidth(r), vs_mpiio(runs, nruns, r), of_ceiling(runs, nruns, r), (long long)r->rss_extra,
                 r->rss_aggregator, (long long)r->memory, r->meta, r->data, r->io, r->compute, r->exch_min, r->exch_max,
-                (long long)r->messages, r->kernels, r->verified ? "true" : "false");
+                (long long)r->messages, r->kernels, r->placement, (long long)r->hop_bytes, (long long)r->max_link_bytes,
+                r->verified ? "true" : "false");
         json_str(f, r->error);
         fprintf(f, "}%s\n", i + 1 < nruns ? "," : "");
     }

@@ -40,6 +40,8 @@ typedef struct bench_run {
     double exch_min, exch_max;        /* colio: medians of the fastest and slowest rank's exchange time */
     int64_t messages;                 /* colio: the busiest rank's messages per call */
     char kernels[40];                 /* colio: metadata/data kernels that ran */
+    char placement[16];               /* colio: placement strategy */
+    int64_t hop_bytes, max_link_bytes; /* colio: per call, as colio's statistics model them */
     int rss_aggregator;               /* that rank was an aggregator (colio) */
     int verified;                     /* every repeat's bytes checked and right */
 } bench_run_t;

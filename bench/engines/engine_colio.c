@@ -25,6 +25,9 @@ static void phases(colio_file *fh, int steps, bench_sample_t *s)
     s->exch_min = t->exchange_min / steps;
     s->exch_max = t->exchange_max / steps;
     s->messages = t->messages / steps;
+    s->hop_bytes = t->hop_bytes / steps;
+    s->max_link_bytes = t->max_link_bytes / steps;
+    snprintf(s->placement, sizeof s->placement, "%s", st.last.placement[0] ? st.last.placement : "-");
     snprintf(s->kernels, sizeof s->kernels, "%s/%s", st.last.meta_kernel[0] ? st.last.meta_kernel : "-",
              st.last.data_kernel[0] ? st.last.data_kernel : "-");
 }
