@@ -8,15 +8,21 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 scripts/build.sh asan -DCOLIO_MPI=mpich -DCOLIO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build/asan --output-on-failure -LE 'large|kernels'
+ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build/asan --output-on-failure -LE 'large|kernels|placement'
 # every exchange kernel once under the sanitizers (the full matrix per kernel runs in the plain builds)
 for k in issend spread balanced pairwise tam rma; do
   COLIO_HINTS="colio_exchange=$k;colio_meta_exchange=$k;colio_throttle=1;colio_node_size=2;romio_cb_write=enable;romio_cb_read=enable" \
     ASAN_OPTIONS=detect_leaks=0 mpiexec.mpich -n 2 build/asan/tests/test_lists >/dev/null ||
     { echo "sanitize: test_lists with kernel $k failed"; exit 1; }
 done
+# every placement strategy once, each file-domain layout in turn (the full matrix runs in the plain builds)
+for p in greedy shortest longest topology lap; do
+  COLIO_HINTS="colio_placement=$p;colio_node_size=2;colio_topology=torus:dims=4,psets=4,bridges=1;romio_cb_write=enable;romio_cb_read=enable" \
+    COLIO_TEST_ROTATE="colio_domain=even,stripe,block" ASAN_OPTIONS=detect_leaks=0 mpiexec.mpich -n 3 build/asan/tests/test_lists >/dev/null ||
+    { echo "sanitize: test_lists with placement $p failed"; exit 1; }
+done
 log=$(mktemp)
-for t in test_views test_lists test_errors test_semantics test_plans test_rma; do
+for t in test_views test_lists test_errors test_semantics test_plans test_rma test_placement; do
   ASAN_OPTIONS=detect_leaks=1:exitcode=0 mpiexec.mpich -n 2 "build/asan/tests/$t" >"$log" 2>&1 || true
   if grep -A30 "leak of" "$log" | grep -qE " in colio_|$PWD/(src|tests)/"; then
     grep -A30 'leak of' "$log" | head -60
