@@ -242,6 +242,9 @@ static int open_everywhere(colio_file *fh, colio_err_t *err)
             colio_err_set(err, colio_err_from_errno(-rc), "colio_open: %s: size query failed", fh->path);
         fh->fp = size;
     }
+    if (err->code == 0 && fh->rank == 0 && fh->store->block_size && fh->store->block_size(fh->st, &fh->blksize) != 0)
+        fh->blksize = 0; /* a preference only: unknown is fine */
+    MPI_Bcast(&fh->blksize, 1, MPI_INT64_T, 0, fh->comm); /* every rank plans domains alike */
     return colio_err_agree(fh->comm, err);
 }
 

@@ -42,6 +42,7 @@ struct colio_file {
     int readable;               /* storage handle can read (read-modify-write possible) */
     colio_view_t view;
     int64_t fp;                 /* individual file pointer, in etypes */
+    int64_t blksize;            /* the file system's block size (rank 0's st_blksize), 0 = unknown */
     colio_topo_t topo_mpi;      /* nodes as MPI reports them */
     colio_stats stats;
     colio_err_t last_err;

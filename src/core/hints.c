@@ -101,7 +101,13 @@ static const hint_def_t hint_table[] = {
      "network model for placement and metrics: flat, tree:fanout=AxB..., fattree:k=K, "
      "dragonfly:groups=G,routers=R,nodes=N, torus:dims=AxBx...[,psets=P,bridges=Q], or a topology file "
      "path (docs/TOPOLOGY.md); ,latency=S,bandwidth=B,io_bandwidth=B override the defaults"},
-    {"colio_domain", HK_NAME, F(domain), 0, 0, domain_name_valid, "even", "file-domain layout"},
+    {"colio_domain", HK_NAME, F(domain), 0, 0, domain_name_valid, "even",
+     "file-domain layout: even (equal contiguous shares, aligned to striping_unit when set), stripe "
+     "(striping_unit stripes, 1 MiB when unset, dealt round-robin to the aggregators, one stripe per round: "
+     "ROMIO's Lustre driver), block (equal contiguous shares and rounds aligned to colio_block_size: TAPIOCA)"},
+    {"colio_block_size", HK_BYTES, F(block_size), 0, (int64_t)1 << 40, NULL, "0",
+     "block layout: file-system block size its shares and rounds align to; 0 = the file's st_blksize "
+     "(then striping_unit, then 4096)"},
     {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix", "storage backend"},
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
      "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "

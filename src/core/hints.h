@@ -38,6 +38,7 @@ typedef struct colio_hints {
     int auto_fanin;          /* colio_auto_fanin: auto throttles from this many senders per aggregator */
     int64_t auto_msg_max;    /* colio_auto_msg_max: ... when messages average at most this many bytes */
     int plan_cache;          /* colio_plan_cache: exchange plans kept for reuse; 0 = none */
+    int64_t block_size;      /* colio_block_size: block of the block layout; 0 = st_blksize */
     int aggs_per_node;       /* colio_aggregators_per_node: default count per node and the placements' cap */
     char rank_list[COLIO_NAME_LEN];     /* colio_rank_list: linear or node */
     char local_aggs[COLIO_NAME_LEN];    /* colio_local_aggregators: "*:N" per node or "N" in all */

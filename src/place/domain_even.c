@@ -53,7 +53,7 @@ static void round_of_share(int64_t start, int64_t end, int64_t rs, int64_t r, in
     *e = end - *s > rs ? *s + rs : end;
 }
 
-static void even_locate(const colio_domains_t *d, int64_t off, int *agg, int64_t *round, int64_t *run_end)
+int colio_domain_share_of(const colio_domains_t *d, int64_t off)
 {
     /* Shares partition [lo, hi) in order, so the last share starting at or
        before off contains it (an empty share there would be followed by one
@@ -66,6 +66,12 @@ static void even_locate(const colio_domains_t *d, int64_t off, int *agg, int64_t
         else
             hi = mid - 1;
     }
+    return lo;
+}
+
+static void even_locate(const colio_domains_t *d, int64_t off, int *agg, int64_t *round, int64_t *run_end)
+{
+    int lo = colio_domain_share_of(d, off);
     int64_t r = (off - d->start[lo]) / d->round_size, s;
     *agg = lo;
     *round = r;

@@ -116,7 +116,9 @@ typedef struct colio_domains {
     const colio_domain_ops_t *ops;
     int naggs;
     int64_t lo, hi;
-    int64_t round_size;
+    int64_t round_size;     /* the longest extent of one round (the collective buffer's size) */
+    int64_t unit;           /* layout-specific: stripe (stripe), round alignment (block) */
+    int64_t first;          /* layout-specific: first stripe index (stripe) */
     int64_t nrounds;        /* max rounds over aggregators */
     int64_t *start, *end;   /* per aggregator (layouts with one contiguous share) */
 } colio_domains_t;

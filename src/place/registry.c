@@ -11,6 +11,8 @@ static const colio_place_ops_t *const placements[] = {
 
 static const colio_domain_ops_t *const domains[] = {
     &colio_domain_even,
+    &colio_domain_stripe,
+    &colio_domain_block,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -127,6 +127,7 @@ static int fault_sync(colio_store_t *st)
 }
 
 static int fault_size(colio_store_t *st, int64_t *size_p) { return colio_store_posix.size(st->inner, size_p); }
+static int fault_block_size(colio_store_t *st, int64_t *bs_p) { return colio_store_posix.block_size(st->inner, bs_p); }
 static int fault_truncate(colio_store_t *st, int64_t size) { return colio_store_posix.truncate(st->inner, size); }
 static int fault_unlink(const char *path) { return colio_store_posix.unlink(path); }
 
@@ -139,6 +140,7 @@ const colio_store_ops_t colio_store_fault = {
     .preadv = fault_preadv,
     .sync = fault_sync,
     .size = fault_size,
+    .block_size = fault_block_size,
     .truncate = fault_truncate,
     .unlink = fault_unlink,
 };

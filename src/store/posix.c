@@ -153,6 +153,15 @@ static int posix_size(colio_store_t *st, int64_t *size_p)
     return 0;
 }
 
+static int posix_block_size(colio_store_t *st, int64_t *bs_p)
+{
+    struct stat sb;
+    if (fstat(st->fd, &sb) != 0)
+        return -errno;
+    *bs_p = (int64_t)sb.st_blksize;
+    return 0;
+}
+
 static int posix_truncate(colio_store_t *st, int64_t size)
 {
     return ftruncate(st->fd, (off_t)size) == 0 ? 0 : -errno;
@@ -169,6 +178,7 @@ const colio_store_ops_t colio_store_posix = {
     .preadv = posix_preadv,
     .sync = posix_sync,
     .size = posix_size,
+    .block_size = posix_block_size,
     .truncate = posix_truncate,
     .unlink = posix_unlink,
 };

@@ -41,6 +41,8 @@ typedef struct colio_store_ops {
                   int64_t *got_p);
     int (*sync)(colio_store_t *st);
     int (*size)(colio_store_t *st, int64_t *size_p);
+    /* Preferred I/O block size (st_blksize); NULL or 0 when the backend has none. */
+    int (*block_size)(colio_store_t *st, int64_t *bs_p);
     int (*truncate)(colio_store_t *st, int64_t size);
     int (*unlink)(const char *path);
 } colio_store_ops_t;

@@ -1,4 +1,5 @@
 /* File domains, placement and splitting without MPI traffic, against brute force. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,37 +16,107 @@ static uint64_t next(void)
     return rng;
 }
 
-/* Every byte of [lo, hi) has one owner and round, consistent with round_extent. */
-static void even_domains(void)
+/* A random extent: small, or near INT64_MAX (overflow), with random alignments. */
+static colio_domain_input_t random_input(int round)
 {
-    const colio_domain_ops_t *ops = colio_domain_find("even");
-    CHECK(ops != NULL, "even layout registered");
-    for (int round = 0; round < 300; round++) {
-        colio_domain_input_t in = {.naggs = 1 + (int)(next() % 7), .lo = (int64_t)(next() % 1000),
-                                   .round_size = 1 + (int64_t)(next() % 300),
-                                   .striping_unit = round % 2 ? (int64_t)(1 + next() % 128) : 0};
-        in.hi = in.lo + 1 + (int64_t)(next() % 3000);
-        colio_domains_t d = {.ops = ops, .naggs = in.naggs, .lo = in.lo, .hi = in.hi, .round_size = in.round_size};
-        CHECK(ops->plan(&in, &d) == 0, "plan");
-        int bad = 0;
-        int64_t max_round = -1;
-        for (int64_t x = in.lo; x < in.hi; x++) {
-            int a;
-            int64_t r, end, s, e;
-            ops->locate(&d, x, &a, &r, &end);
-            ops->round_extent(&d, a, r, &s, &e);
-            bad += !(s <= x && x < e && end == e && e - s <= in.round_size);
-            max_round = r > max_round ? r : max_round;
-            if (in.striping_unit && x == d.start[a] && a > 0)
-                bad += x % in.striping_unit != 0; /* interior boundaries are stripe-aligned */
-        }
-        for (int a = 1; a < in.naggs; a++)
-            bad += d.start[a] != d.end[a - 1];
-        bad += d.start[0] != in.lo || d.end[in.naggs - 1] != in.hi || max_round + 1 > d.nrounds;
-        CHECK(bad == 0, "even domains case %d (naggs %d su %lld): %d problems", round, in.naggs,
-              (long long)in.striping_unit, bad);
-        colio_domains_free(&d);
+    colio_domain_input_t in = {.naggs = 1 + (int)(next() % 7), .lo = (int64_t)(next() % 1000),
+                               .round_size = 1 + (int64_t)(next() % 300),
+                               .striping_unit = round % 2 ? (int64_t)(1 + next() % 128) : 0,
+                               .block_size = round % 3 ? (int64_t)(1 + next() % 100) : 0};
+    if (round % 5 == 4)
+        in.lo = INT64_MAX - 4000 + (int64_t)(next() % 500);
+    in.hi = in.lo + 1 + (int64_t)(next() % 3000);
+    return in;
+}
+
+/* The unit a layout aligns to, as documented in its file. */
+static int64_t layout_unit(const char *name, const colio_domain_input_t *in)
+{
+    if (strcmp(name, "stripe") == 0)
+        return in->striping_unit > 0 ? in->striping_unit : (int64_t)1 << 20;
+    if (strcmp(name, "block") == 0)
+        return in->block_size > 0 ? in->block_size : in->striping_unit > 0 ? in->striping_unit : 4096;
+    return in->striping_unit;
+}
+
+/*
+ * Every byte of [lo, hi) has one owner and round, consistent with
+ * round_extent and the run end; rounds ascend with the offset within an
+ * aggregator and stay within cb_buffer_size; plus each layout's own rule:
+ * even and block shares are contiguous in aggregator order with interior
+ * boundaries aligned; stripes belong to aggregator k mod naggs; block rounds
+ * end on block boundaries.
+ */
+static int check_layout(const colio_domain_ops_t *ops, const colio_domain_input_t *in)
+{
+    colio_domains_t d = {.ops = ops, .naggs = in->naggs, .lo = in->lo, .hi = in->hi, .round_size = in->round_size};
+    CHECK(ops->plan(in, &d) == 0, "plan");
+    int bad = 0, n = in->naggs;
+    int64_t last_off[8], last_round[8], unit = layout_unit(ops->name, in), max_round = -1;
+    for (int a = 0; a < n; a++)
+        last_off[a] = INT64_MIN, last_round[a] = -1;
+    for (int64_t x = in->lo; x < in->hi; x++) {
+        int a;
+        int64_t r, end, s, e;
+        ops->locate(&d, x, &a, &r, &end);
+        ops->round_extent(&d, a, r, &s, &e);
+        bad += !(a >= 0 && a < n && r >= 0 && s <= x && x < e && end == e && e - s <= in->round_size);
+        bad += r < last_round[a] || x < last_off[a]; /* rounds ascend with the offset */
+        last_round[a] = r, last_off[a] = x;
+        max_round = r > max_round ? r : max_round;
+        if (strcmp(ops->name, "stripe") == 0)
+            bad += a != (int)((x / unit) % n);
+        if (d.start && unit > 0 && a > 0 && x == d.start[a])
+            bad += x % unit != 0; /* interior share boundaries aligned */
+        if (strcmp(ops->name, "block") == 0 && unit <= in->round_size && e != in->hi && e != d.end[a])
+            bad += e % unit != 0; /* rounds end on block boundaries */
     }
+    for (int a = 1; d.start && a < n; a++)
+        bad += d.start[a] != d.end[a - 1];
+    if (d.start)
+        bad += d.start[0] != in->lo || d.end[n - 1] != in->hi;
+    bad += max_round + 1 > d.nrounds;
+    for (int a = 0; a < n; a++) { /* rounds past the last one of an aggregator are empty */
+        int64_t s, e;
+        ops->round_extent(&d, a, d.nrounds, &s, &e);
+        bad += s < e;
+    }
+    colio_domains_free(&d);
+    return bad;
+}
+
+static void domain_layouts(void)
+{
+    for (int i = 0; colio_domain_name(i); i++) {
+        const colio_domain_ops_t *ops = colio_domain_find(colio_domain_name(i));
+        for (int round = 0; round < 400; round++) {
+            colio_domain_input_t in = random_input(round);
+            int bad = check_layout(ops, &in);
+            CHECK(bad == 0, "%s domains case %d (naggs %d lo %lld hi-lo %lld rs %lld su %lld bs %lld): %d problems",
+                  ops->name, round, in.naggs, (long long)in.lo, (long long)(in.hi - in.lo), (long long)in.round_size,
+                  (long long)in.striping_unit, (long long)in.block_size, bad);
+        }
+    }
+    CHECK(colio_domain_find("stripe") && colio_domain_find("block"), "stripe and block layouts registered");
+}
+
+/* Stripes dealt round-robin, one per round (ROMIO's Lustre driver): a worked example. */
+static void stripe_example(void)
+{
+    const colio_domain_ops_t *ops = colio_domain_find("stripe");
+    colio_domain_input_t in = {.naggs = 2, .lo = 150, .hi = 1000, .round_size = 1000, .striping_unit = 100};
+    colio_domains_t d = {.ops = ops, .naggs = 2, .lo = 150, .hi = 1000, .round_size = 1000};
+    ops->plan(&in, &d);
+    int64_t s, e;
+    ops->round_extent(&d, 1, 0, &s, &e);
+    CHECK(s == 150 && e == 200, "stripe 1 (clipped at lo) is aggregator 1's round 0: [%lld, %lld)", (long long)s, (long long)e);
+    ops->round_extent(&d, 0, 0, &s, &e);
+    CHECK(s == 200 && e == 300, "stripe 2 is aggregator 0's round 0: [%lld, %lld)", (long long)s, (long long)e);
+    ops->round_extent(&d, 0, 3, &s, &e);
+    CHECK(s == 800 && e == 900, "stripe 8 is aggregator 0's round 3: [%lld, %lld)", (long long)s, (long long)e);
+    CHECK(d.nrounds == 5 && d.round_size == 100, "5 rounds of one stripe: %lld of %lld", (long long)d.nrounds,
+          (long long)d.round_size);
+    colio_domains_free(&d);
 }
 
 static void romio_placement(void)
@@ -134,7 +205,8 @@ static void split(void)
 
 int main(void)
 {
-    even_domains();
+    domain_layouts();
+    stripe_example();
     romio_placement();
     split();
     return unit_finish("test_domains_unit");
