@@ -83,7 +83,12 @@ int colio_place_elect(const colio_place_input_t *in, colio_place_score_fn_t scor
         if (r < 0)
             r = best_anywhere(&s, j);
         if (r < 0)
-            r = lowest_free(&s); /* exists: naggs <= nprocs */
+            r = lowest_free(&s);
+        if (r < 0) { /* more domains than ranks: a caller's bug */
+            free(s.per_node);
+            free(s.taken);
+            return COLIO_ERR_ARG;
+        }
         aggs[j] = r;
         s.taken[r] = 1;
         s.per_node[t->node_of[r]]++;

@@ -1,7 +1,7 @@
 /*
  * Placement strategies against the papers, without MPI traffic:
- * TATP's example (Liu et al. Sec. 4, matrices C and D, Fig. 6: file domains
- * to P2, P0, P3; hop-bytes 53 for ROMIO's P0, P2, P4 against 40), lap's
+ * TATP's example (Liu et al. Sec. 4, matrices C and D; hop-bytes 53 for
+ * ROMIO's P0, P2, P4 against the optimum 40), lap's
  * optimality against brute force, TAPIOCA's election by hand on a small
  * torus and its per-node cost form against the direct formula, and the
  * invariants every strategy keeps (distinct ranks, per-node cap).
@@ -72,13 +72,16 @@ static void tatp_example(void)
     pattern_from_dense(&p, 6, 3, c);
     colio_place_input_t in = {.topo = &t, .naggs = 3, .per_node = 2, .pat = &p};
     CHECK(colio_place_find("lap")->select(&in, aggs) == 0, "lap");
-    CHECK(aggs[0] == 2 && aggs[1] == 0 && aggs[2] == 3, "TATP assigns P2 P0 P3, got P%d P%d P%d", aggs[0],
+    /* The paper prints W[P0][FD1] = 16 and assigns P2 P0 P3 (40); D*C gives 19 there, so on the
+       matrices themselves P0 costs 43 and the optimum 40 is P2 P4 P3 (test_lap_unit solves the
+       printed W and gets the paper's P2 P0 P3). */
+    CHECK(aggs[0] == 2 && aggs[1] == 4 && aggs[2] == 3, "D*C assigns P2 P4 P3, got P%d P%d P%d", aggs[0],
           aggs[1], aggs[2]);
     CHECK(hop_bytes(&in, aggs) == 40, "TATP hop-bytes 40, got %lld", (long long)hop_bytes(&in, aggs));
     int romio[3] = {0, 2, 4};
     CHECK(hop_bytes(&in, romio) == 53, "ROMIO's P0 P2 P4: 9 + 24 + 20 hop-bytes, got %lld",
           (long long)hop_bytes(&in, romio));
-    in.per_node = 1; /* one per node: the best is P0/P1 side... checked against brute force below */
+    in.per_node = 1; /* one per node: optimality is checked against brute force below */
     CHECK(colio_place_find("lap")->select(&in, aggs) == 0, "lap cap 1");
     CHECK(t.node_of[aggs[0]] != t.node_of[aggs[1]] && t.node_of[aggs[1]] != t.node_of[aggs[2]] &&
               t.node_of[aggs[0]] != t.node_of[aggs[2]],
@@ -219,6 +222,7 @@ static void tapioca_grouped_equals_direct(void)
 {
     for (int it = 0; it < 300; it++) {
         int np = 2 + (int)(next() % 7), nd = 1 + (int)(next() % 3);
+        nd = nd > np ? np : nd;
         colio_topo_t t;
         colio_pattern_t p;
         random_instance(&t, &p, np, nd, "torus:dims=3x3,latency=1e-3,bandwidth=50");
