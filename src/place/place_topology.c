@@ -25,6 +25,10 @@ typedef struct node_max {
 typedef struct topo_ctx {
     int64_t *start; /* ndom + 1 into e */
     node_max_t *e;
+    /* ranks of one node cost the same unless one is its node's largest sender: cache per node */
+    int cur_dom;
+    double *cached;     /* nnodes */
+    int *cached_dom;    /* nnodes: domain the cached cost is for, -1 none */
 } topo_ctx_t;
 
 /* The senders of domain j grouped by node, appended at e (members ascend by rank, not by node). */
@@ -56,13 +60,15 @@ static int ctx_build(const colio_place_input_t *in, topo_ctx_t *c)
     int64_t nnz = p->row_start[p->nprocs];
     c->start = malloc(sizeof(int64_t) * ((size_t)p->ndom + 1));
     c->e = malloc(sizeof(node_max_t) * (size_t)(nnz > 0 ? nnz : 1));
+    c->cached = malloc(sizeof(double) * (size_t)in->topo->nnodes);
+    c->cached_dom = malloc(sizeof(int) * (size_t)in->topo->nnodes);
     int *slot = malloc(sizeof(int) * (size_t)in->topo->nnodes);
-    if (!c->start || !c->e || !slot) {
+    if (!c->start || !c->e || !slot || !c->cached || !c->cached_dom) {
         free(slot);
         return COLIO_ERR_NOMEM;
     }
     for (int i = 0; i < in->topo->nnodes; i++)
-        slot[i] = -1;
+        slot[i] = -1, c->cached_dom[i] = -1;
     c->start[0] = 0;
     for (int j = 0; j < p->ndom; j++)
         c->start[j + 1] = c->start[j] + group_domain(in, j, c->e + c->start[j], slot);
@@ -70,9 +76,8 @@ static int ctx_build(const colio_place_input_t *in, topo_ctx_t *c)
     return COLIO_SUCCESS;
 }
 
-static double tapioca_score(const colio_place_input_t *in, void *ctx, int j, int cand)
+static double tapioca_cost(const colio_place_input_t *in, const topo_ctx_t *c, int j, int cand)
 {
-    const topo_ctx_t *c = ctx;
     const colio_topo_t *t = in->topo;
     const colio_pattern_t *p = in->pat;
     double l = colio_place_latency(t), b = colio_place_bandwidth(t), c1 = 0;
@@ -90,6 +95,27 @@ static double tapioca_score(const colio_place_input_t *in, void *ctx, int j, int
     return c1 + c2;
 }
 
+/* A node's largest sender is the only rank of it whose cost differs from its neighbours'. */
+static int is_top_sender(const topo_ctx_t *c, int j, int cand, int node)
+{
+    for (int64_t k = c->start[j]; k < c->start[j + 1]; k++)
+        if (c->e[k].node == node)
+            return c->e[k].top_rank == cand;
+    return 0;
+}
+
+static double tapioca_score(const colio_place_input_t *in, void *ctx, int j, int cand)
+{
+    topo_ctx_t *c = ctx;
+    int node = in->topo->node_of[cand];
+    if (c->cached_dom[node] == j && !is_top_sender(c, j, cand, node))
+        return c->cached[node];
+    double v = tapioca_cost(in, c, j, cand);
+    if (!is_top_sender(c, j, cand, node))
+        c->cached[node] = v, c->cached_dom[node] = j;
+    return v;
+}
+
 static int topology_select(const colio_place_input_t *in, int *aggs)
 {
     topo_ctx_t c = {0};
@@ -98,6 +124,8 @@ static int topology_select(const colio_place_input_t *in, int *aggs)
         rc = colio_place_elect(in, tapioca_score, &c, aggs);
     free(c.start);
     free(c.e);
+    free(c.cached);
+    free(c.cached_dom);
     return rc;
 }
 

@@ -166,6 +166,7 @@ int colio_net_spec_valid(const char *spec)
         return 0; /* read at open */
     int rc = probe.gen->build(&probe, &none, &err);
     colio_tree_free(&probe.tree);
+    free(probe.coord);
     return rc == 0 ? 0 : -1;
 }
 
@@ -175,6 +176,7 @@ void colio_net_free(colio_net_t *net)
         return;
     colio_tree_free(&net->tree);
     free(net->place);
+    free(net->coord);
     free(net);
 }
 

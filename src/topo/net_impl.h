@@ -37,6 +37,7 @@ struct colio_net {
     int k;                                  /* fattree */
     int groups, routers, per_router;        /* dragonfly */
     int dims[NET_MAX_DIMS], ndims, pset, bridges; /* torus (also tree fan-outs in dims) */
+    unsigned char *coord;                   /* torus: coordinates of every node (ndims bytes each), or NULL */
     char path[1024];                        /* file */
     net_tree_t tree;                        /* tree, file */
 };
