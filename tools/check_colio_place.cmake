@@ -1,0 +1,37 @@
+# ctest: colio-place's JSON for a small job holds one object per placement x
+# domain layout with the documented keys, and with a per-node cap that admits
+# every rank (so lap solves the paper's exact rank-level problem) lap's
+# hop-bytes are the least of all strategies on every layout.
+execute_process(COMMAND ${TOOL} --procs 4 --ranks-per-node 2 --pattern ${PATTERN} --size small
+                        --topology tree:fanout=2x2 --aggregators-per-node 2 --json
+                OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "colio-place failed (${rc})")
+endif()
+string(JSON n LENGTH "${out}")
+if(NOT n EQUAL 18)
+  message(FATAL_ERROR "expected 6 placements x 3 layouts, got ${n} objects")
+endif()
+math(EXPR last "${n} - 1")
+foreach(i RANGE ${last})
+  foreach(key placement domain hop_bytes max_link_bytes predicted_cost aggregators agg_bytes_max agg_bytes_min)
+    string(JSON v ERROR_VARIABLE e GET "${out}" ${i} ${key})
+    if(e)
+      message(FATAL_ERROR "object ${i} has no ${key}")
+    endif()
+  endforeach()
+  string(JSON dom GET "${out}" ${i} domain)
+  string(JSON pl GET "${out}" ${i} placement)
+  string(JSON hb GET "${out}" ${i} hop_bytes)
+  if(pl STREQUAL "lap")
+    set(lap_${dom} ${hb})
+  endif()
+  list(APPEND all_${dom} ${hb})
+endforeach()
+foreach(dom even stripe block)
+  foreach(hb ${all_${dom}})
+    if(hb LESS lap_${dom})
+      message(FATAL_ERROR "${PATTERN}/${dom}: a strategy reached ${hb} hop-bytes, lap ${lap_${dom}}")
+    endif()
+  endforeach()
+endforeach()
