@@ -69,7 +69,8 @@ static int max_link_bytes(const colio_place_input_t *in, const int *aggs, int64_
                 free(v);
                 return COLIO_ERR_NOMEM;
             }
-    qsort(v, (size_t)n, sizeof *v, by_link);
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof *v, by_link);
     for (int64_t k = 0; k < n;) {
         int64_t sum = 0, link = v[k].link;
         for (; k < n && v[k].link == link; k++)
