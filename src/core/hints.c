@@ -95,6 +95,10 @@ static const hint_def_t hint_table[] = {
      "topology (TAPIOCA: least C1 + C2 in each file domain), lap (TATP: file domains to ranks by linear "
      "assignment on hop-bytes); all but romio are chosen per operation from the access pattern and keep at "
      "most colio_aggregators_per_node per node"},
+    {"colio_place_metrics", HK_TOGGLE, F(place_metrics), 0, 0, NULL, "automatic",
+     "placement metrics in the statistics (hop-bytes, busiest link, domain balance, predicted cost): enable, "
+     "disable, automatic (when the placement reads the access pattern anyway, or colio_stats is set); they cost "
+     "one MPI_Iallgather and one MPI_Iallgatherv per operation with romio placement"},
     {"colio_aggregators_per_node", HK_INT, F(aggs_per_node), 1, INT_MAX, NULL, "1",
      "aggregators per node when cb_nodes is not set, and the most any placement but romio puts on one node"},
     {"colio_topology", HK_PATH, F(topology), 0, 0, topology_valid, "flat",

@@ -27,6 +27,7 @@ typedef struct colio_hints {
     colio_toggle_t cb_read;  /* romio_cb_read */
     colio_toggle_t ds_write; /* romio_ds_write: read-modify-write of holes at aggregators */
     colio_toggle_t ds_read;  /* romio_ds_read: read whole extents at aggregators */
+    colio_toggle_t place_metrics; /* colio_place_metrics: gather the pattern to measure the placement */
     int64_t striping_unit;   /* 0 = unknown; aligns file domains */
     int striping_factor;     /* recorded and reported; colio does not set striping */
     int no_indep_rw;         /* romio_no_indep_rw: never take the direct path */

@@ -109,13 +109,23 @@ static void placed(colio_op_t *op)
     colio_plan_counts(op);
 }
 
+/* The pattern is gathered for placements that read it, and for the metrics when asked. */
+static int wants_pattern(const colio_file *fh)
+{
+    const colio_hints_t *h = &fh->hints;
+    if (fh->nprocs == 1 || h->place_metrics == COLIO_DISABLE)
+        return fh->nprocs > 1 && fh->cfg.place->uses_pattern;
+    return fh->cfg.place->uses_pattern || h->place_metrics == COLIO_ENABLE || h->stats_path[0] != '\0';
+}
+
 void colio_place_begin(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     op->plan.aggs = fh->cfg.aggs; /* until a placement that reads the pattern chooses */
     op->plan.xctx = &fh->cfg.xctx;
-    if (fh->nprocs == 1) { /* nothing to place or to move between ranks */
-        op->plan.metrics = (colio_place_metrics_t){.max_agg_bytes = op->nbytes, .min_agg_bytes = op->nbytes};
+    if (!wants_pattern(fh)) { /* one rank: nothing to place or move; else metrics not asked for */
+        int64_t one = fh->nprocs == 1 ? op->nbytes : 0;
+        op->plan.metrics = (colio_place_metrics_t){.max_agg_bytes = one, .min_agg_bytes = one};
         placed(op);
         return;
     }

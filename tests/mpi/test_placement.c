@@ -76,7 +76,8 @@ static void one_rank_per_node(const char *path)
     int64_t moved = (int64_t)S * (t_nprocs - t_nprocs % 2); /* all but the middle chunk of an odd count */
     for (int i = 0; i < 6; i++) {
         char hints[256];
-        snprintf(hints, sizeof hints, "colio_placement=%s;colio_node_size=1;romio_cb_write=enable;romio_cb_read=enable",
+        snprintf(hints, sizeof hints,
+                 "colio_placement=%s;colio_place_metrics=enable;colio_node_size=1;romio_cb_write=enable;romio_cb_read=enable",
                  names[i]);
         colio_op_stats a, b;
         reversed(path, hints, &a, &b);
@@ -101,7 +102,8 @@ static void one_rank_per_node(const char *path)
  * 2S: domain 0 holds ranks 3 and 2 (node 1), domain 1 ranks 1 and 0 (node
  * 0). lap puts each domain on its own node (one chunk travels 1 hop within
  * the node: 2S in all); romio puts domain 0 on rank 0 and domain 1 on rank
- * 2, so every byte crosses the network (4S).
+ * 2, so every byte crosses the network (4S); romio measures only when asked
+ * (colio_place_metrics).
  */
 static void two_per_node(const char *path)
 {
@@ -111,8 +113,11 @@ static void two_per_node(const char *path)
     reversed(path, "colio_placement=lap;colio_node_size=2;romio_cb_write=enable;romio_cb_read=enable", &a, &b);
     CHECK(a.hop_bytes == 2 * S && a.aggregators == 2, "lap on 2 nodes: hop-bytes %lld, expected %d", (long long)a.hop_bytes,
           2 * S);
-    reversed(path, "colio_placement=romio;colio_node_size=2;romio_cb_write=enable;romio_cb_read=enable", &a, &b);
+    reversed(path, "colio_placement=romio;colio_place_metrics=enable;colio_node_size=2;romio_cb_write=enable;romio_cb_read=enable",
+             &a, &b);
     CHECK(a.hop_bytes == 4 * S, "romio on 2 nodes: hop-bytes %lld, expected %d", (long long)a.hop_bytes, 4 * S);
+    reversed(path, "colio_placement=romio;colio_node_size=2;romio_cb_write=enable;romio_cb_read=enable", &a, &b);
+    CHECK(a.hop_bytes == 0 && a.agg_bytes_max == 0, "romio without colio_place_metrics: not measured");
 }
 
 static void bad_topology(const char *path)
