@@ -133,6 +133,47 @@ int colio_write_list_all(colio_file *fh, MPI_Count n, const MPI_Offset offsets[]
 int colio_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset offsets[],
                         const MPI_Offset lengths[], void *buf);
 
+/*
+ * Nonblocking collective calls. Each is collective (every rank calls the
+ * same ones in the same order) but local: it returns at once with a request
+ * the operation is completed through. Many may be outstanding on one file;
+ * their results equal the same blocking calls made in issue order. The
+ * individual file pointer moves at initiation. Buffers (and for the list
+ * calls the data buffer; the offset/length arrays are copied) belong to
+ * colio until completion. Errors, the same on every rank, are returned by
+ * the call that completes the operation. Operations progress inside any
+ * colio call and, with colio_progress=thread, in a progress thread.
+ */
+int colio_iwrite_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype memtype,
+                     colio_request **req);
+int colio_iread_all(colio_file *fh, void *buf, MPI_Count count, MPI_Datatype memtype,
+                    colio_request **req);
+int colio_iwrite_at_all(colio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                        MPI_Datatype memtype, colio_request **req);
+int colio_iread_at_all(colio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+                       MPI_Datatype memtype, colio_request **req);
+int colio_iwrite_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[],
+                          const void *buf, colio_request **req);
+int colio_iread_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[],
+                         void *buf, colio_request **req);
+/** Progress; when the operation is done set *flag, fill status, free and NULL *req. A NULL *req is done. */
+int colio_test(colio_request **req, int *flag, MPI_Status *status);
+/** Complete the operation: fill status, free and NULL *req; returns the operation's agreed result. */
+int colio_wait(colio_request **req, MPI_Status *status);
+/** Complete all (any order of completion is safe); statuses[i].MPI_ERROR holds each result; returns the first error. */
+int colio_waitall(int n, colio_request *reqs[], MPI_Status statuses[]);
+/** Progress all; *flag when every one is done (then as colio_waitall), else nothing is released. */
+int colio_testall(int n, colio_request *reqs[], int *flag, MPI_Status statuses[]);
+/**
+ * A generalized MPI request for the operation, completed by the progress
+ * thread (colio_progress=thread; COLIO_ERR_UNSUPPORTED otherwise), usable
+ * with MPI_Wait, MPI_Test, MPI_Waitall... Afterwards complete the operation
+ * through MPI only: the colio request is freed with the MPI request. The
+ * status carries the byte count and, in MPI_ERROR, an MPI error class for a
+ * failed operation (set MPI_ERRORS_RETURN to see it instead of aborting).
+ */
+int colio_request_get_mpi(colio_request *req, MPI_Request *mreq);
+
 /** Collective: flush every rank's writes to storage. */
 int colio_sync(colio_file *fh);
 /** Local: current size of the file in bytes. */

@@ -3,13 +3,18 @@
 
 #include "core/file.h"
 #include "core/op.h"
+#include "nb/nb.h"
 
+/* Blocking calls run in the engine too: operations in flight on the file progress meanwhile (nb.h). */
 static int run_blocking(colio_file *fh, const colio_op_args_t *args, MPI_Status *status)
 {
     colio_op_t op;
+    colio_nb_lock();
     colio_op_init(&op, fh, args);
-    colio_op_run(&op);
-    return colio_op_finish(&op, status);
+    colio_nb_run(&op);
+    int code = colio_op_finish(&op, status);
+    colio_nb_unlock();
+    return code;
 }
 
 static int view_op(colio_file *fh, colio_op_kind_t kind, const char *api, int use_fp, MPI_Offset offset,

@@ -4,6 +4,7 @@
  * Every collective call agrees on one error code before it returns.
  */
 #include "core/file.h"
+#include "nb/nb.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -76,6 +77,8 @@ static int config_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_
 int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
 {
     memset(cfg, 0, sizeof *cfg);
+    if (colio_nb_check_hints(h, err) != 0)
+        return err->code;
     cfg->place = colio_place_find(h->placement);
     cfg->domain = colio_domain_find(h->domain);
     int kernels = find_kernel(h->exchange, &cfg->xchg_data) &&
@@ -183,6 +186,7 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
     fh->cfg = cfg;
     fh->hints = *cand;
     fh->hints_gen++;
+    colio_nb_file_rehint(fh);
     return COLIO_SUCCESS;
 }
 
@@ -264,6 +268,7 @@ static void file_free(colio_file *fh)
 {
     if (fh == NULL)
         return;
+    colio_nb_file_close(fh);
     if (fh->st)
         fh->store->close(fh->st);
     view_free(&fh->view);
@@ -296,7 +301,8 @@ static int open_prepare(colio_file *fh, const char *path, int amode, MPI_Info in
 
 static int open_collective(colio_file *fh, const char *path, int amode, MPI_Info info, colio_err_t *err)
 {
-    open_prepare(fh, path, amode, info, err);
+    if (colio_nb_file_open(fh, err) == 0)
+        open_prepare(fh, path, amode, info, err);
     if (colio_err_agree_same(fh->comm, err, amode, "amode", NULL) != 0)
         return err->code;
     if (hints_from_rank0(fh, &fh->hints, err) == 0) {
@@ -337,11 +343,20 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
         return rc;
     }
     last_open_error[0] = '\0';
+    colio_nb_file_rehint(fh);
     *fh_p = fh;
     return COLIO_SUCCESS;
 }
 
 /* ---- close ---------------------------------------------------------------------- */
+
+/* Every operation in flight on the file completes before a call that changes the file handle. */
+static void complete_all(colio_file *fh)
+{
+    colio_nb_lock();
+    colio_nb_complete_all(fh);
+    colio_nb_unlock();
+}
 
 int colio_close(colio_file **fh_p)
 {
@@ -349,6 +364,7 @@ int colio_close(colio_file **fh_p)
         return COLIO_ERR_ARG;
     colio_file *fh = *fh_p;
     *fh_p = NULL;
+    complete_all(fh); /* MPI calls closing with requests pending erroneous; colio completes them */
     colio_err_t err = {0};
     int rc = fh->store->close(fh->st);
     fh->st = NULL;
@@ -427,6 +443,7 @@ int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     colio_flat_t *ftype = NULL;
     int owned = 1;
     int64_t esize = 0;
+    complete_all(fh);
     colio_hints_t hints = fh->hints;
     colio_view_t v = {.disp = disp, .etype = MPI_DATATYPE_NULL, .filetype = MPI_DATATYPE_NULL};
     if (check_view_types(fh, disp, etype, filetype, &ftype, &owned, &esize, &err) == 0)
@@ -457,6 +474,7 @@ int colio_set_info(colio_file *fh, MPI_Info info)
 {
     if (fh == NULL)
         return COLIO_ERR_ARG;
+    complete_all(fh);
     colio_err_t err = {0};
     colio_hints_t hints = fh->hints;
     colio_hints_apply(&hints, info, &err);
@@ -476,6 +494,7 @@ int colio_sync(colio_file *fh)
 {
     if (fh == NULL)
         return COLIO_ERR_ARG;
+    complete_all(fh);
     colio_err_t err = {0};
     int rc = fh->store->sync(fh->st);
     if (rc != 0)
@@ -500,7 +519,9 @@ int colio_get_stats(colio_file *fh, colio_stats *stats)
 {
     if (fh == NULL || stats == NULL)
         return COLIO_ERR_ARG;
+    colio_nb_lock(); /* the progress thread may be finishing an operation */
     *stats = fh->stats;
+    colio_nb_unlock();
     return COLIO_SUCCESS;
 }
 

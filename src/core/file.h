@@ -46,7 +46,10 @@ struct colio_file {
     colio_topo_t topo_mpi;      /* nodes as MPI reports them */
     colio_stats stats;
     colio_err_t last_err;
-    int64_t op_seq;             /* operations started, for message tags */
+    int64_t op_seq;             /* operations started, for message tags and plan ids */
+    struct colio_op *ops_head, *ops_tail; /* operations in flight, issue order (core/order.c) */
+    int nops;
+    struct colio_nb_file *nb;   /* nonblocking operations: slot communicators, progress mode (nb/) */
     int64_t hints_gen;          /* bumped whenever hints change (plan reuse) */
     colio_bufcache_t bufs;      /* large buffers kept between operations */
     colio_plancache_t plans;    /* exchange plans for reuse (colio_plan_cache) */

@@ -38,6 +38,10 @@ static int place_name_valid(const char *name) { return colio_place_find(name) !=
 static int domain_name_valid(const char *name) { return colio_domain_find(name) != NULL; }
 static int store_name_valid(const char *name) { return colio_store_find(name) != NULL; }
 static int topology_valid(const char *spec) { return colio_net_spec_valid(spec) == 0; }
+static int progress_valid(const char *name)
+{
+    return strcmp(name, "auto") == 0 || strcmp(name, "none") == 0 || strcmp(name, "thread") == 0;
+}
 
 #define F(field) offsetof(colio_hints_t, field), sizeof(((colio_hints_t *)0)->field)
 
@@ -113,6 +117,13 @@ static const hint_def_t hint_table[] = {
      "block layout: file-system block size its shares and rounds align to; 0 = the file's st_blksize "
      "(then striping_unit, then 4096)"},
     {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix", "storage backend"},
+    {"colio_progress", HK_NAME, F(progress), 0, 0, progress_valid, "auto",
+     "who moves nonblocking operations: none (only colio calls: test, wait, any later call, like ROMIO), "
+     "thread (a progress thread, so I/O overlaps computation; needs MPI_THREAD_MULTIPLE, else "
+     "COLIO_ERR_HINT), auto (thread when MPI_THREAD_MULTIPLE is available, else none)"},
+    {"colio_max_outstanding", HK_INT, F(max_outstanding), 1, 4096, NULL, "16",
+     "nonblocking operations in flight per file; the next one first completes the oldest in its slot "
+     "(each slot is a communicator of its own, and each operation in flight holds its own buffers)"},
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
      "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
      "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator"},
@@ -137,6 +148,8 @@ void colio_hints_default(colio_hints_t *h)
     h->auto_msg_max = 64 << 10;
     h->plan_cache = 4;
     h->aggs_per_node = 1;
+    h->max_outstanding = 16;
+    strcpy(h->progress, "auto");
     strcpy(h->topology, "flat");
     strcpy(h->rank_list, "linear");
     strcpy(h->local_aggs, "*:1");

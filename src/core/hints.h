@@ -41,6 +41,7 @@ typedef struct colio_hints {
     int plan_cache;          /* colio_plan_cache: exchange plans kept for reuse; 0 = none */
     int64_t block_size;      /* colio_block_size: block of the block layout; 0 = st_blksize */
     int aggs_per_node;       /* colio_aggregators_per_node: default count per node and the placements' cap */
+    int max_outstanding;     /* colio_max_outstanding: nonblocking operations in flight per file */
     char rank_list[COLIO_NAME_LEN];     /* colio_rank_list: linear or node */
     char local_aggs[COLIO_NAME_LEN];    /* colio_local_aggregators: "*:N" per node or "N" in all */
     char exchange[COLIO_NAME_LEN];      /* data exchange kernel */
@@ -48,6 +49,7 @@ typedef struct colio_hints {
     char placement[COLIO_NAME_LEN];     /* aggregator placement strategy */
     char domain[COLIO_NAME_LEN];        /* file-domain layout */
     char backend[COLIO_NAME_LEN];       /* storage backend */
+    char progress[COLIO_NAME_LEN];      /* colio_progress: auto, none or thread */
     char fault[COLIO_NAME_LEN * 2];     /* fault-injection spec for the "fault" backend */
     char stats_path[COLIO_PATH_LEN];    /* colio_stats: JSON lines appended per operation */
     char topology[COLIO_PATH_LEN];      /* colio_topology: network model spec (topo/net.h) */

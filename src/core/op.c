@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/file.h"
+#include "core/order.h"
 #include "core/plancache.h"
 #include "core/stats.h"
 
@@ -18,7 +19,9 @@ typedef int (*colio_step_fn_t)(colio_op_t *op);
 
 static const colio_step_fn_t steps[COLIO_PH_COUNT_] = {
     [COLIO_PH_INIT] = colio_step_init,
+    [COLIO_PH_START] = colio_step_start,
     [COLIO_PH_SETUP] = colio_step_setup,
+    [COLIO_PH_GATE] = colio_step_gate,
     [COLIO_PH_DIRECT] = colio_step_direct,
     [COLIO_PH_PLAN] = colio_step_plan,
     [COLIO_PH_PATTERN_COUNTS] = colio_step_pattern_counts,
@@ -41,10 +44,12 @@ void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
     op->phase = COLIO_PH_INIT;
     op->coll_req = MPI_REQUEST_NULL;
     op->plan.my_agg = -1;
-    /* tags of their own for both exchanges of each operation, so operations in
-       flight on one file never match (2048 slots * 8 tags stays under the
-       smallest MPI_TAG_UB an implementation may have, 32767) */
-    int slot = (int)(fh->op_seq++ % 2048);
+    op->comm = fh->comm;
+    colio_order_enter(fh, op);
+    /* tags of their own for both exchanges of each operation, so consecutive
+       operations on one communicator never match (2048 slots * 8 tags stays
+       under the smallest MPI_TAG_UB an implementation may have, 32767) */
+    int slot = (int)(op->seq % 2048);
     op->tag_meta = 2 * COLIO_XCHG_TAGS * slot + 1;
     op->tag_data = op->tag_meta + COLIO_XCHG_TAGS;
     op->t_start = MPI_Wtime();
@@ -60,6 +65,9 @@ void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n)
         return;
     case COLIO_PH_ROUND_XCHG:
         *reqs = op->rnd.x.reqs, *n = op->rnd.x.nreqs;
+        return;
+    case COLIO_PH_START:
+        *reqs = op->comm_req, *n = op->comm_req && *op->comm_req != MPI_REQUEST_NULL;
         return;
     case COLIO_PH_SETUP:
     case COLIO_PH_PATTERN_COUNTS:
@@ -117,15 +125,50 @@ static void wait_phase(colio_op_t *op)
         colio_err_from_mpi(&op->err, rc, "MPI_Waitall");
 }
 
-int colio_op_run(colio_op_t *op)
+void colio_op_wait_phase(colio_op_t *op)
 {
+    double t0 = MPI_Wtime();
+    double *clock = phase_clock(op, op->phase);
+    wait_phase(op);
+    *clock += MPI_Wtime() - t0;
+}
+
+int colio_op_blocks_on_own(colio_op_t *op)
+{
+    MPI_Request *reqs;
+    int n;
+    colio_op_waitset(op, &reqs, &n);
+    return n > 0 || current_exchange(op) != NULL;
+}
+
+/* One step, its time charged to the phase it ran in (storage time is counted apart). */
+static int timed_step(colio_op_t *op)
+{
+    colio_phase_t ph = op->phase;
+    double t0 = MPI_Wtime(), io0 = op->stats.time.io;
+    int rc = colio_op_step(op);
+    *phase_clock(op, ph) += MPI_Wtime() - t0 - (op->stats.time.io - io0);
+    return rc;
+}
+
+int colio_op_advance(colio_op_t *op)
+{
+    int moved = 0;
     while (op->phase != COLIO_PH_DONE) {
         colio_phase_t ph = op->phase;
-        double t0 = MPI_Wtime(), io0 = op->stats.time.io;
-        if (colio_op_step(op) == COLIO_STEP_WAIT)
-            wait_phase(op);
-        *phase_clock(op, ph) += MPI_Wtime() - t0 - (op->stats.time.io - io0);
+        int rc = timed_step(op);
+        moved += op->phase != ph;
+        if (rc == COLIO_STEP_WAIT)
+            break;
     }
+    return moved;
+}
+
+int colio_op_run(colio_op_t *op)
+{
+    while (op->phase != COLIO_PH_DONE)
+        if (timed_step(op) == COLIO_STEP_WAIT)
+            colio_op_wait_phase(op);
     return op->err.code;
 }
 
@@ -134,7 +177,7 @@ int colio_op_run(colio_op_t *op)
 void colio_op_xchg_setup(colio_op_t *op, colio_xchg_t *x, int tag, const colio_xchg_ops_t *ops, int to_aggs)
 {
     colio_file *fh = op->fh;
-    x->comm = fh->comm;
+    x->comm = op->comm;
     x->tag = tag;
     x->rank = fh->rank;
     x->nprocs = fh->nprocs;
@@ -364,17 +407,46 @@ static void adopt_stored_plan(colio_op_t *op)
     if (!colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) || id <= 0 || id != -op->agree_out[6])
         return;
     colio_plan_entry_t *e = colio_plancache_get(&fh->plans, id);
-    if (e && e->glo == op->glo && e->ghi == op->ghi && e->eof == op->eof)
+    if (e && !e->busy && e->glo == op->glo && e->ghi == op->ghi && e->eof == op->eof) {
         op->reuse = e;
+        e->busy = 1; /* one borrower at a time; another operation in flight plans afresh */
+    }
 }
 
 int colio_step_init(colio_op_t *op)
 {
-    colio_file *fh = op->fh;
     if (check_mode(op) == 0 && init_access(op) == 0)
         init_plan_memory(op);
     if (op->err.code != 0)
         colio_access_free(&op->acc); /* take part with nothing to move */
+    op->phase = COLIO_PH_START;
+    return COLIO_STEP_NEXT;
+}
+
+/* START: the communicator is ready and, for a read, earlier writes are in the file. */
+static int may_start(colio_op_t *op)
+{
+    if (op->comm_req && *op->comm_req != MPI_REQUEST_NULL) {
+        int done = 0;
+        if (MPI_Test(op->comm_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            /* the slot never became usable: nothing can be agreed on it */
+            colio_op_fail(op, COLIO_ERR_MPI, "MPI_Comm_idup of the operation's communicator failed");
+            op->phase = COLIO_PH_DONE;
+            return 0;
+        }
+        if (!done)
+            return 0;
+    }
+    if (op->comm_slot)
+        op->comm = *op->comm_slot;
+    return colio_order_may_start(op);
+}
+
+int colio_step_start(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    if (!may_start(op))
+        return op->phase == COLIO_PH_DONE ? COLIO_STEP_NEXT : COLIO_STEP_WAIT;
     int64_t eof = INT64_MAX;
     if (op->args.kind == COLIO_OP_READ && fh->rank == 0) {
         int64_t size = 0;
@@ -395,7 +467,7 @@ int colio_step_init(colio_op_t *op)
     in[6] = -cand;
     in[7] = acc->n ? colio_run_end(&acc->runs[acc->n - 1]) - acc->runs[0].off : 0; /* my extent */
     in[8] = acc->nbytes;
-    int rc = MPI_Iallreduce(in, op->agree_out, COLIO_SETUP_WORDS, MPI_INT64_T, setup_op(), fh->comm, &op->coll_req);
+    int rc = MPI_Iallreduce(in, op->agree_out, COLIO_SETUP_WORDS, MPI_INT64_T, setup_op(), op->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
         op->phase = COLIO_PH_DONE;
@@ -410,7 +482,7 @@ int colio_step_init(colio_op_t *op)
 void colio_op_start_errmsg(colio_op_t *op, int64_t key)
 {
     op->err_key = key;
-    int rc = MPI_Ibcast(op->err.msg, COLIO_ERRMSG_LEN, MPI_CHAR, colio_err_key_rank(key), op->fh->comm,
+    int rc = MPI_Ibcast(op->err.msg, COLIO_ERRMSG_LEN, MPI_CHAR, colio_err_key_rank(key), op->comm,
                         &op->coll_req);
     if (rc != MPI_SUCCESS)
         op->coll_req = MPI_REQUEST_NULL, op->err.msg[0] = '\0';
@@ -462,10 +534,20 @@ int colio_step_setup(colio_op_t *op)
             op->ghi = op->eof;
     }
     adopt_stored_plan(op);
-    if (op->glo >= op->ghi)
+    if (op->glo >= op->ghi) {
         op->phase = COLIO_PH_DONE; /* nothing to move anywhere */
-    else
-        op->phase = use_direct_path(op) ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
+        return COLIO_STEP_NEXT;
+    }
+    op->after_gate = use_direct_path(op) ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
+    op->phase = COLIO_PH_GATE;
+    return COLIO_STEP_NEXT;
+}
+
+int colio_step_gate(colio_op_t *op)
+{
+    if (!colio_order_may_access(op))
+        return COLIO_STEP_WAIT;
+    op->phase = op->after_gate;
     return COLIO_STEP_NEXT;
 }
 
@@ -476,7 +558,7 @@ int colio_op_post_agreement(colio_op_t *op, colio_phase_t next) { return colio_o
 int colio_op_post_agreement_n(colio_op_t *op, colio_phase_t next, int nwords)
 {
     op->agree_in[0] = colio_err_key(op->err.code, op->fh->rank);
-    int rc = MPI_Iallreduce(op->agree_in, op->agree_out, nwords, MPI_INT64_T, MPI_MIN, op->fh->comm, &op->coll_req);
+    int rc = MPI_Iallreduce(op->agree_in, op->agree_out, nwords, MPI_INT64_T, MPI_MIN, op->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
         next = COLIO_PH_DONE;
@@ -547,6 +629,7 @@ static void keep_plan(colio_op_t *op)
         op->plan.to_agg = NULL, op->plan.from_src = NULL, op->plan.meta_pool = NULL, op->plan.meta_pool_cap = 0;
         op->plan.send_counts = op->plan.recv_counts = NULL;
         op->plan.aggs_owned = NULL, op->plan.xctx_owned = NULL;
+        op->reuse->busy = 0;
         op->reuse = NULL;
     } else if (op->err.code == 0 && op->plan.dom.ops &&
                colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data)) {
@@ -589,7 +672,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     int64_t moved = code == 0 ? op->acc.nbytes : 0;
     if (status != MPI_STATUS_IGNORE)
         MPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)moved);
-    if (code == 0 && op->args.use_fp)
+    if (code == 0 && op->args.use_fp && !op->fp_done)
         fh->fp += moved / fh->view.etype_size;
     op->stats.bytes = moved;
     op->stats.pieces = op->acc.npieces;
@@ -601,6 +684,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     op->stats.time.total = MPI_Wtime() - op->t_start;
     colio_stats_record(fh, &op->stats, op->args.api);
     colio_file_result(fh, &op->err);
+    colio_order_leave(fh, op);
     colio_plan_detach(op);
     colio_round_free(op);
     colio_plan_free(op);

@@ -7,7 +7,11 @@
  *
  * Phases (two-phase I/O after ROMIO's generic driver, Thakur & Choudhary):
  *   INIT          validate, flatten, list this rank's pieces      (local)
+ *   START         wait for the operation's communicator and for earlier
+ *                 writes before a read looks at the end of file     (core/order.c)
  *   SETUP         agree on errors, global extent, end of file, path (Iallreduce)
+ *   GATE          wait until no earlier operation in flight on the file
+ *                 touches the same bytes (one of them a write)      (core/order.c)
  *   DIRECT        each rank accesses its own pieces               (local I/O)
  *   PLAN          file domains, split pieces per file domain       (local)
  *   PATTERN       bytes per (rank, file domain) to every rank      (Iallgather, Iallgatherv)
@@ -53,7 +57,9 @@ typedef struct colio_op_args {
 
 typedef enum colio_phase {
     COLIO_PH_INIT,
+    COLIO_PH_START,
     COLIO_PH_SETUP,
+    COLIO_PH_GATE,
     COLIO_PH_DIRECT,
     COLIO_PH_PLAN,
     COLIO_PH_PATTERN_COUNTS,
@@ -156,6 +162,15 @@ typedef struct colio_op {
     struct colio_file *fh;
     colio_op_args_t args;
     colio_phase_t phase;
+    colio_phase_t after_gate;    /* GATE: the path SETUP chose */
+    int64_t seq;                 /* operations started on the file before this one (same on every rank) */
+    struct colio_op *next, *prev; /* the file's operations in flight, in issue order (core/order.c) */
+    MPI_Comm comm;               /* collectives and messages: the file's, or a nonblocking slot's */
+    MPI_Request *comm_req;       /* the slot communicator's MPI_Comm_idup (NULL: comm is ready) */
+    const MPI_Comm *comm_slot;   /* ... and where that communicator appears when it completes */
+    int nonblocking;             /* finished by whoever sees it done, not by its caller */
+    int claimed;                 /* a thread blocks in MPI on its requests: nobody else steps it */
+    int fp_done;                 /* the individual file pointer already moved (at initiation) */
     colio_err_t err;             /* this rank's first error */
     int io_failed;               /* stop storage I/O, keep communicating */
     int tag_meta, tag_data;
@@ -194,6 +209,12 @@ typedef struct colio_op {
 void colio_op_init(colio_op_t *op, struct colio_file *fh, const colio_op_args_t *args);
 /* Run one step of the current phase. */
 int colio_op_step(colio_op_t *op);
+/* Run steps until the operation waits or is done; returns how many phases it passed. */
+int colio_op_advance(colio_op_t *op);
+/* Block until the current phase of op can move (its requests, or its storage job). */
+void colio_op_wait_phase(colio_op_t *op);
+/* Whether the current phase waits for MPI requests or a storage job (else for another operation). */
+int colio_op_blocks_on_own(colio_op_t *op);
 /* Requests the current phase waits for. */
 void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n);
 /* Blocking: run every step to completion. Returns the agreed code. */
@@ -203,7 +224,9 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status);
 
 /* Phase steps, one file per concern (op.c, plan.c, round_write.c, round_read.c, direct.c). */
 int colio_step_init(colio_op_t *op);
+int colio_step_start(colio_op_t *op);
 int colio_step_setup(colio_op_t *op);
+int colio_step_gate(colio_op_t *op);
 int colio_step_direct(colio_op_t *op);
 int colio_step_plan(colio_op_t *op);
 int colio_step_pattern_counts(colio_op_t *op);

@@ -130,7 +130,7 @@ void colio_place_begin(colio_op_t *op)
         return;
     }
     pattern_row(op);
-    int rc = MPI_Iallgather(&op->pat_words_mine, 1, MPI_INT, op->pat_counts, 1, MPI_INT, fh->comm, &op->coll_req);
+    int rc = MPI_Iallgather(&op->pat_words_mine, 1, MPI_INT, op->pat_counts, 1, MPI_INT, op->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Iallgather");
         op->phase = COLIO_PH_DONE;
@@ -159,7 +159,7 @@ int colio_step_pattern_counts(colio_op_t *op)
         MPI_Abort(fh->comm, COLIO_ERR_NOMEM);
     }
     int rc = MPI_Iallgatherv(op->pat_mine, op->pat_words_mine, MPI_INT64_T, op->pat_all, op->pat_counts,
-                             op->pat_displs, MPI_INT64_T, fh->comm, &op->coll_req);
+                             op->pat_displs, MPI_INT64_T, op->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Iallgatherv");
         op->phase = COLIO_PH_DONE;

@@ -172,7 +172,6 @@ int colio_step_plan(colio_op_t *op)
 
 void colio_plan_counts(colio_op_t *op)
 {
-    colio_file *fh = op->fh;
     colio_plan_t *p = &op->plan;
     p->rma_meta = (op->fh->cfg.xchg_meta && (op->fh->cfg.xchg_meta->caps & COLIO_XCHG_ONESIDED)) != 0;
     p->rma_data = (op->fh->cfg.xchg_data && (op->fh->cfg.xchg_data->caps & COLIO_XCHG_ONESIDED)) != 0;
@@ -183,7 +182,7 @@ void colio_plan_counts(colio_op_t *op)
         p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_BYTES] = colio_agg_list_bytes(&p->to_agg[i]);
     }
     int rc = MPI_Ialltoall(p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, p->recv_counts, COLIO_COUNT_WORDS,
-                           MPI_INT64_T, fh->comm, &op->coll_req);
+                           MPI_INT64_T, op->comm, &op->coll_req);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "MPI_Ialltoall");
         op->phase = COLIO_PH_DONE;

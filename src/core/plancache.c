@@ -35,7 +35,7 @@ int64_t colio_plancache_find(const colio_plancache_t *c, uint64_t h, const colio
                              int64_t nbytes)
 {
     for (int i = 0; i < c->n; i++)
-        if (c->e[i].hash == h && same_access(&c->e[i], runs, n, kind, nbytes))
+        if (!c->e[i].busy && c->e[i].hash == h && same_access(&c->e[i], runs, n, kind, nbytes))
             return c->e[i].id;
     return 0;
 }
@@ -74,15 +74,25 @@ static void entry_free(colio_plan_entry_t *e, colio_bufcache_t *bufs)
     memset(e, 0, sizeof *e);
 }
 
-/* The least recently used entry, emptied. */
+/* The least recently used entry not in use, emptied; NULL when all are in use. */
 static colio_plan_entry_t *evict(colio_plancache_t *c, colio_bufcache_t *bufs)
 {
-    int victim = 0;
-    for (int i = 1; i < c->n; i++)
-        if (c->e[i].last_used < c->e[victim].last_used)
+    int victim = -1;
+    for (int i = 0; i < c->n; i++)
+        if (!c->e[i].busy && (victim < 0 || c->e[i].last_used < c->e[victim].last_used))
             victim = i;
+    if (victim < 0)
+        return NULL;
     entry_free(&c->e[victim], bufs);
     return &c->e[victim];
+}
+
+static int any_busy(const colio_plancache_t *c)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->e[i].busy)
+            return 1;
+    return 0;
 }
 
 /* Move the parts of op's plan that describe the pattern (not its per-call buffers). */
@@ -105,19 +115,20 @@ static void move_plan(colio_plan_t *to, colio_plan_t *from)
 void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_bufcache_t *bufs)
 {
     colio_plan_entry_t *e;
-    int64_t id = ++c->next_id; /* taken even if storing fails, so ids never mean different calls on different ranks */
     if (cap <= 0 || !op->key_ok)
         return;
-    if (c->n < cap && c->n == c->cap) {
+    if (c->n < cap && c->n == c->cap && !any_busy(c)) { /* borrowers hold pointers into c->e */
         colio_plan_entry_t *grown = realloc(c->e, sizeof *grown * (size_t)cap);
         if (grown == NULL)
             return; /* nothing stored: every rank stores at the same call, a failure here only costs reuse */
         c->e = grown;
         c->cap = cap;
     }
-    e = c->n < cap ? &c->e[c->n++] : evict(c, bufs);
+    e = c->n < c->cap ? &c->e[c->n++] : evict(c, bufs);
+    if (e == NULL)
+        return;
     memset(e, 0, sizeof *e);
-    e->id = id;
+    e->id = op->seq + 1;
     e->kind = op->args.kind;
     e->nbytes = op->nbytes;
     e->eof = op->eof;
@@ -138,7 +149,5 @@ void colio_plancache_clear(colio_plancache_t *c, colio_bufcache_t *bufs)
     for (int i = 0; i < c->n; i++)
         entry_free(&c->e[i], bufs);
     free(c->e);
-    int64_t next_id = c->next_id;
     memset(c, 0, sizeof *c);
-    c->next_id = next_id; /* ids never repeat on a file */
 }

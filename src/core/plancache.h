@@ -8,9 +8,12 @@
  * decided locally (hash, then exact comparison of the run lists) and agreed
  * in the SETUP reduction, which already runs: every rank proposes the id of
  * its matching plan, and a plan is reused only when the minimum and the
- * maximum proposal are the same id. Plans are stored and evicted (least
- * recently used) only at points every rank passes together, so their ids
- * agree across ranks.
+ * maximum proposal are the same id. A plan's id is the sequence number of
+ * the operation that made it (the same on every rank), so equal ids mean the
+ * same plan everywhere even when operations in flight finish in different
+ * orders on different ranks; a rank that evicted or never stored it simply
+ * proposes something else. A plan in use by one operation is not offered to
+ * another.
  */
 #ifndef COLIO_CORE_PLANCACHE_H
 #define COLIO_CORE_PLANCACHE_H
@@ -30,12 +33,13 @@ typedef struct colio_plan_entry {
     int64_t nruns;
     colio_plan_t plan;    /* msgs unused */
     int64_t last_used;
+    int busy;             /* borrowed by an operation in flight: not offered, not evicted */
 } colio_plan_entry_t;
 
 typedef struct colio_plancache {
     colio_plan_entry_t *e;
     int n, cap;
-    int64_t next_id, clock;
+    int64_t clock;
 } colio_plancache_t;
 
 /* Whether plans are stored and reused: colio_plan_cache > 0 and the data kernel is not one-sided (its
@@ -46,8 +50,8 @@ uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t n
 int64_t colio_plancache_find(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
                              int64_t nbytes);
 colio_plan_entry_t *colio_plancache_get(colio_plancache_t *c, int64_t id);
-/* Keep op's plan and key runs (moved out of op) as a new entry, cap entries at most; called by
-   every rank at the same call (the id advances even where storing is impossible). */
+/* Keep op's plan and key runs (moved out of op) as a new entry with id op->seq + 1, cap entries
+   at most (nothing is stored when every entry is in use). */
 void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_bufcache_t *bufs);
 /* Drop every entry (hints changed, file closed). */
 void colio_plancache_clear(colio_plancache_t *c, colio_bufcache_t *bufs);

@@ -12,7 +12,13 @@ static long t_pid;
 
 void test_init(int *argc, char ***argv)
 {
-    MPI_Init(argc, argv);
+    const char *level = getenv("COLIO_TEST_THREADS");
+    if (level && strcmp(level, "multiple") == 0) {
+        int provided = 0;
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    } else {
+        MPI_Init(argc, argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &t_nprocs);
     t_pid = (long)getpid();
@@ -206,4 +212,70 @@ void test_rotate_info(MPI_Info info)
     if (end)
         *end = '\0';
     MPI_Info_set(info, buf, v);
+}
+
+/* ---- the data calls, blocking or through the nonblocking API (COLIO_TEST_NB) ---------- */
+
+/* COLIO_TEST_NB=wait: every data call is the nonblocking one followed by colio_wait. */
+int tu_nonblocking(void)
+{
+    const char *v = getenv("COLIO_TEST_NB");
+    return v && strcmp(v, "wait") == 0;
+}
+
+static int through_nb(void) { return tu_nonblocking(); }
+
+static int finish_nb(int rc, colio_request **req, MPI_Status *status)
+{
+    if (rc != COLIO_SUCCESS)
+        return rc;
+    return colio_wait(req, status);
+}
+
+int tu_write_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype t, MPI_Status *st)
+{
+    if (!through_nb())
+        return colio_write_all(fh, buf, count, t, st);
+    colio_request *r = NULL;
+    return finish_nb(colio_iwrite_all(fh, buf, count, t, &r), &r, st);
+}
+
+int tu_read_all(colio_file *fh, void *buf, MPI_Count count, MPI_Datatype t, MPI_Status *st)
+{
+    if (!through_nb())
+        return colio_read_all(fh, buf, count, t, st);
+    colio_request *r = NULL;
+    return finish_nb(colio_iread_all(fh, buf, count, t, &r), &r, st);
+}
+
+int tu_write_at_all(colio_file *fh, MPI_Offset off, const void *buf, MPI_Count count, MPI_Datatype t, MPI_Status *st)
+{
+    if (!through_nb())
+        return colio_write_at_all(fh, off, buf, count, t, st);
+    colio_request *r = NULL;
+    return finish_nb(colio_iwrite_at_all(fh, off, buf, count, t, &r), &r, st);
+}
+
+int tu_read_at_all(colio_file *fh, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype t, MPI_Status *st)
+{
+    if (!through_nb())
+        return colio_read_at_all(fh, off, buf, count, t, st);
+    colio_request *r = NULL;
+    return finish_nb(colio_iread_at_all(fh, off, buf, count, t, &r), &r, st);
+}
+
+int tu_write_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[], const void *buf)
+{
+    if (!through_nb())
+        return colio_write_list_all(fh, n, off, len, buf);
+    colio_request *r = NULL;
+    return finish_nb(colio_iwrite_list_all(fh, n, off, len, buf, &r), &r, MPI_STATUS_IGNORE);
+}
+
+int tu_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[], void *buf)
+{
+    if (!through_nb())
+        return colio_read_list_all(fh, n, off, len, buf);
+    colio_request *r = NULL;
+    return finish_nb(colio_iread_list_all(fh, n, off, len, buf, &r), &r, MPI_STATUS_IGNORE);
 }

@@ -85,4 +85,18 @@ int view_stream(MPI_Offset disp, MPI_Datatype filetype, int64_t skip, const unsi
 int64_t verify_file_images(const char *path, const unsigned char *image, const unsigned char *mask, int64_t size,
                            const char *what);
 
+/*
+ * The data calls as the tests make them: blocking, or with COLIO_TEST_NB=wait
+ * the nonblocking call then colio_wait, so the whole correctness matrix runs
+ * through the nonblocking API too. COLIO_TEST_THREADS=multiple makes
+ * test_init ask for MPI_THREAD_MULTIPLE (colio_progress=thread possible).
+ */
+int tu_nonblocking(void);
+int tu_write_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype t, MPI_Status *st);
+int tu_read_all(colio_file *fh, void *buf, MPI_Count count, MPI_Datatype t, MPI_Status *st);
+int tu_write_at_all(colio_file *fh, MPI_Offset off, const void *buf, MPI_Count count, MPI_Datatype t, MPI_Status *st);
+int tu_read_at_all(colio_file *fh, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype t, MPI_Status *st);
+int tu_write_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[], const void *buf);
+int tu_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[], void *buf);
+
 #endif

@@ -113,7 +113,7 @@ static void still_works(colio_file *fh, const char *path, const char *what)
 {
     unsigned char b[4] = {1, 2, 3, (unsigned char)t_rank};
     MPI_Offset off = 50000 + 4 * t_rank, len = 4;
-    int rc = colio_write_list_all(fh, 1, &off, &len, b);
+    int rc = tu_write_list_all(fh, 1, &off, &len, b);
     expect_all(rc, COLIO_SUCCESS, fh, what, NULL);
     MPI_Barrier(MPI_COMM_WORLD);
     unsigned char got[4];
@@ -133,24 +133,24 @@ static void argument_errors(const char *path)
     char buf[64] = {0};
     int last = t_rank == t_nprocs - 1;
 
-    rc = colio_write_all(fh, last ? NULL : buf, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    rc = tu_write_all(fh, last ? NULL : buf, 8, MPI_BYTE, MPI_STATUS_IGNORE);
     expect_all(rc, COLIO_ERR_ARG, fh, "NULL buffer on one rank", "NULL");
-    rc = colio_write_all(fh, buf, last ? -1 : 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    rc = tu_write_all(fh, buf, last ? -1 : 8, MPI_BYTE, MPI_STATUS_IGNORE);
     expect_all(rc, COLIO_ERR_ARG, fh, "negative count on one rank", "negative");
-    rc = colio_write_at_all(fh, last ? -3 : 0, buf, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    rc = tu_write_at_all(fh, last ? -3 : 0, buf, 8, MPI_BYTE, MPI_STATUS_IGNORE);
     expect_all(rc, COLIO_ERR_ARG, fh, "negative offset", NULL);
     MPI_Datatype unc;
     MPI_Type_contiguous(4, MPI_INT, &unc);
-    rc = colio_write_all(fh, buf, 1, last ? unc : MPI_INT, MPI_STATUS_IGNORE);
+    rc = tu_write_all(fh, buf, 1, last ? unc : MPI_INT, MPI_STATUS_IGNORE);
     expect_all(rc, COLIO_ERR_TYPE, fh, "uncommitted memtype", "memtype");
-    rc = colio_read_all(fh, buf, 1, MPI_DATATYPE_NULL, MPI_STATUS_IGNORE);
+    rc = tu_read_all(fh, buf, 1, MPI_DATATYPE_NULL, MPI_STATUS_IGNORE);
     expect_all(rc, COLIO_ERR_TYPE, fh, "MPI_DATATYPE_NULL", NULL);
     MPI_Offset off[2] = {10, 20}, len[2] = {4, -1};
-    rc = colio_write_list_all(fh, 2, off, len, buf);
+    rc = tu_write_list_all(fh, 2, off, len, buf);
     expect_all(rc, COLIO_ERR_ARG, fh, "negative length", NULL);
-    rc = colio_write_list_all(fh, last ? -1 : 0, NULL, NULL, NULL);
+    rc = tu_write_list_all(fh, last ? -1 : 0, NULL, NULL, NULL);
     expect_all(rc, COLIO_ERR_ARG, fh, "negative piece count", NULL);
-    rc = colio_read_list_all(fh, 2, NULL, len, buf);
+    rc = tu_read_list_all(fh, 2, NULL, len, buf);
     expect_all(rc, COLIO_ERR_ARG, fh, "NULL offsets", NULL);
     still_works(fh, path, "after argument errors");
 
@@ -180,7 +180,7 @@ static void argument_errors(const char *path)
     }
     rc = colio_set_view(fh, 0, MPI_INT, MPI_INT, MPI_INFO_NULL);
     expect_all(rc, COLIO_SUCCESS, fh, "valid view", NULL);
-    rc = colio_write_all(fh, buf, 6, MPI_BYTE, MPI_STATUS_IGNORE);
+    rc = tu_write_all(fh, buf, 6, MPI_BYTE, MPI_STATUS_IGNORE);
     expect_all(rc, COLIO_ERR_TYPE, fh, "partial etype", "etype");
     colio_set_view(fh, 0, MPI_BYTE, MPI_BYTE, MPI_INFO_NULL);
     still_works(fh, path, "after view errors");
@@ -200,11 +200,11 @@ static void argument_errors(const char *path)
     colio_close(&fh);
 
     rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-    rc = colio_write_all(fh, buf, 4, MPI_BYTE, MPI_STATUS_IGNORE);
+    rc = tu_write_all(fh, buf, 4, MPI_BYTE, MPI_STATUS_IGNORE);
     expect_all(rc, COLIO_ERR_READONLY, fh, "write on a read-only handle", "read-only");
     colio_close(&fh);
     rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-    rc = colio_read_all(fh, buf, 4, MPI_BYTE, MPI_STATUS_IGNORE);
+    rc = tu_read_all(fh, buf, 4, MPI_BYTE, MPI_STATUS_IGNORE);
     expect_all(rc, COLIO_ERR_ACCESS, fh, "read on a write-only handle", "write-only");
     colio_close(&fh);
     MPI_Type_free(&unc), MPI_Type_free(&tneg), MPI_Type_free(&tovl), MPI_Type_free(&tint);
@@ -224,10 +224,10 @@ static void enospc(void)
         expect_all(rc, COLIO_SUCCESS, fh, "open /dev/full", NULL);
         char buf[4096];
         memset(buf, 7, sizeof buf);
-        rc = colio_write_at_all(fh, 4096 * t_rank, buf, sizeof buf, MPI_BYTE, MPI_STATUS_IGNORE);
+        rc = tu_write_at_all(fh, 4096 * t_rank, buf, sizeof buf, MPI_BYTE, MPI_STATUS_IGNORE);
         expect_all(rc, COLIO_ERR_NOSPC, fh, "write to /dev/full", "/dev/full");
         /* the handle still agrees on later calls */
-        rc = colio_write_at_all(fh, 0, buf, 0, MPI_BYTE, MPI_STATUS_IGNORE);
+        rc = tu_write_at_all(fh, 0, buf, 0, MPI_BYTE, MPI_STATUS_IGNORE);
         expect_all(rc, COLIO_SUCCESS, fh, "empty write after ENOSPC", NULL);
         colio_close(&fh);
         MPI_Info_free(&info);
@@ -263,9 +263,9 @@ static void injected(const char *path)
         memset(buf, 0x33, sizeof buf);
         /* each rank: 1 KiB at 1024*rank + 512, leaving [0, 512) and the tail untouched */
         if (strncmp(spec, "read", 4) == 0)
-            rc = colio_read_at_all(fh, 512 + 1024 * t_rank, buf, sizeof buf, MPI_BYTE, MPI_STATUS_IGNORE);
+            rc = tu_read_at_all(fh, 512 + 1024 * t_rank, buf, sizeof buf, MPI_BYTE, MPI_STATUS_IGNORE);
         else
-            rc = colio_write_at_all(fh, 512 + 1024 * t_rank, buf, sizeof buf, MPI_BYTE, MPI_STATUS_IGNORE);
+            rc = tu_write_at_all(fh, 512 + 1024 * t_rank, buf, sizeof buf, MPI_BYTE, MPI_STATUS_IGNORE);
         expect_all(rc, cases[c].code, fh, spec, "rank");
         colio_close(&fh);
         MPI_Info_free(&info);
@@ -288,7 +288,7 @@ static void injected(const char *path)
     colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &big);
     MPI_Offset far = INT64_MAX - 4096 - 16 * t_rank, flen = 16;
     char junk[16] = {0};
-    int frc = colio_write_list_all(big, 1, &far, &flen, junk); /* tmpfs takes it, ext4 says EFBIG */
+    int frc = tu_write_list_all(big, 1, &far, &flen, junk); /* tmpfs takes it, ext4 says EFBIG */
     CHECK(frc == COLIO_SUCCESS || frc == COLIO_ERR_NOSPC, "offset near INT64_MAX: %s", colio_strerror(frc));
     expect_all(frc, frc, big, "offset near INT64_MAX", NULL);
     MPI_Info tiny;

@@ -41,7 +41,7 @@ static void all_to_all(const char *path, const char *hints, colio_op_stats *out)
     unsigned char *buf = malloc((size_t)n);
     for (int64_t i = 0; i < n; i++)
         buf[i] = pattern_new(t_rank, i, 3);
-    CHECK_RC(colio_write_all(fh, buf, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK_RC(tu_write_all(fh, buf, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     colio_stats st;
     colio_get_stats(fh, &st);
     *out = st.last;

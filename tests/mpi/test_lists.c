@@ -122,7 +122,7 @@ static void write_case(const char *path, int64_t size, int maxlen, owner_fn_t ow
     int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, info, &fh);
     CHECK_RC(rc, COLIO_SUCCESS, NULL);
     /* empty ranks pass NULL arrays */
-    rc = colio_write_list_all(fh, n, n ? off : NULL, n ? len : NULL, n ? buf : NULL);
+    rc = tu_write_list_all(fh, n, n ? off : NULL, n ? len : NULL, n ? buf : NULL);
     CHECK_RC(rc, COLIO_SUCCESS, fh);
     colio_close(&fh);
     MPI_Info_free(&info);
@@ -163,7 +163,7 @@ static void read_case(const char *path, int64_t size, int salt, int h)
     colio_file *fh;
     int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
     CHECK_RC(rc, COLIO_SUCCESS, NULL);
-    rc = colio_read_list_all(fh, n, off, len, buf);
+    rc = tu_read_list_all(fh, n, off, len, buf);
     CHECK_RC(rc, COLIO_SUCCESS, fh);
     colio_close(&fh);
     MPI_Info_free(&info);
@@ -191,7 +191,7 @@ static void overlap_case(const char *path)
         len[0] = 10;
     unsigned char buf[40];
     memset(buf, 0x11, sizeof buf);
-    rc = colio_write_list_all(fh, 2, off, len, buf);
+    rc = tu_write_list_all(fh, 2, off, len, buf);
     CHECK_RC(rc, COLIO_ERR_ARG, fh);
     CHECK(strstr(colio_last_error(fh), "overlap") != NULL, "message: %s", colio_last_error(fh));
     colio_close(&fh);

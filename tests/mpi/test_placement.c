@@ -47,12 +47,12 @@ static void reversed(const char *path, const char *hints, colio_op_stats *first,
         buf[i] = pattern_new(t_rank, i, 5);
     colio_stats st;
     for (int k = 0; k < 2; k++) {
-        CHECK_RC(colio_write_at_all(fh, off, buf, S, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+        CHECK_RC(tu_write_at_all(fh, off, buf, S, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
         colio_get_stats(fh, &st);
         *(k == 0 ? first : second) = st.last;
     }
     memset(back, 0, S);
-    CHECK_RC(colio_read_at_all(fh, off, back, S, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK_RC(tu_read_at_all(fh, off, back, S, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     CHECK(memcmp(back, buf, S) == 0, "%s: read back differs", hints);
     colio_close(&fh);
     MPI_Info_free(&info);

@@ -85,7 +85,7 @@ static void write_pattern(colio_file *fh, int shift, int changed, int salt)
     for (int64_t i = 0, k = 0; i < n; i++)
         for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
             buf[k++] = value(x, salt);
-    CHECK_RC(colio_write_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
+    CHECK_RC(tu_write_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
     free(buf);
     free(off);
     free(len);
@@ -116,7 +116,7 @@ static void read_pattern(colio_file *fh, int shift, int changed, const unsigned 
         total += len[i];
     unsigned char *buf = malloc((size_t)total + 1);
     memset(buf, 0xEE, (size_t)total + 1);
-    CHECK_RC(colio_read_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
+    CHECK_RC(tu_read_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
     int bad = 0;
     for (int64_t i = 0, k = 0; i < n; i++)
         for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++, k++)
@@ -239,24 +239,24 @@ static void views(const char *path)
         for (int64_t i = 0; i < 2 * SIZE; i++)
             buf[i] = (unsigned char)(i * 11 + rep + t_rank * 5);
         if (rep < 2)
-            CHECK_RC(colio_write_at_all(fh, 0, buf, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+            CHECK_RC(tu_write_at_all(fh, 0, buf, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
         else /* the same file access from a strided memory type */
-            CHECK_RC(colio_write_at_all(fh, 0, buf, 1, mtype, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+            CHECK_RC(tu_write_at_all(fh, 0, buf, 1, mtype, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
         expect_reuse(fh, rep > 0, "view write, same view and count");
         memset(back, 0, 2 * SIZE);
-        CHECK_RC(colio_read_at_all(fh, 0, back, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+        CHECK_RC(tu_read_at_all(fh, 0, back, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
         int bad = 0;
         for (int64_t i = 0; i < n; i++)
             bad += back[i] != (rep < 2 ? buf[i] : buf[2 * i]);
         CHECK(bad == 0, "view round trip %d: %d wrong bytes", rep, bad);
     }
-    CHECK_RC(colio_write_at_all(fh, 0, buf, n - 1, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK_RC(tu_write_at_all(fh, 0, buf, n - 1, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     expect_reuse(fh, 0, "another count");
     colio_set_view(fh, t_rank * 3 + 1, MPI_BYTE, ftype, MPI_INFO_NULL);
-    CHECK_RC(colio_write_at_all(fh, 0, buf, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK_RC(tu_write_at_all(fh, 0, buf, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     expect_reuse(fh, 0, "another view");
     memset(back, 0, 2 * SIZE);
-    CHECK_RC(colio_read_at_all(fh, 0, back, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK_RC(tu_read_at_all(fh, 0, back, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     int bad = 0;
     for (int64_t i = 0; i < n; i++)
         bad += back[i] != buf[i];

@@ -119,7 +119,7 @@ static void write_case(const char *path, int64_t size, const tam_case_t *c, int 
     colio_file *fh;
     int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
     CHECK_RC(rc, COLIO_SUCCESS, NULL);
-    rc = colio_write_list_all(fh, n, n ? off : NULL, n ? len : NULL, n ? buf : NULL);
+    rc = tu_write_list_all(fh, n, n ? off : NULL, n ? len : NULL, n ? buf : NULL);
     CHECK_RC(rc, COLIO_SUCCESS, fh);
     check_kernels(fh, c, what);
     colio_close(&fh);
@@ -160,7 +160,7 @@ static void read_case(const char *path, const tam_case_t *c, int salt)
     colio_file *fh;
     int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
     CHECK_RC(rc, COLIO_SUCCESS, NULL);
-    rc = colio_read_list_all(fh, n, n ? off : NULL, n ? len : NULL, n ? buf : NULL);
+    rc = tu_read_list_all(fh, n, n ? off : NULL, n ? len : NULL, n ? buf : NULL);
     CHECK_RC(rc, COLIO_SUCCESS, fh);
     check_kernels(fh, c, what);
     colio_close(&fh);
@@ -192,7 +192,7 @@ static void auto_case(const char *path)
         MPI_Offset off[4], len[4];
         for (int k = 0; k < 4; k++) /* a piece in each quarter of the file: every aggregator */
             off[k] = 1024 * k + 64 * t_rank, len[k] = 16;
-        rc = colio_write_list_all(fh, 4, off, len, buf);
+        rc = tu_write_list_all(fh, 4, off, len, buf);
         CHECK_RC(rc, COLIO_SUCCESS, fh);
         colio_stats st;
         colio_get_stats(fh, &st);
@@ -229,9 +229,9 @@ static void nomem_case(const char *path, int write, int nth)
         off[k] = 1024 * k + 64 * t_rank, len[k] = 16;
     memset(buf, t_rank + 1, sizeof buf);
     int expect = t_nprocs >= 3 ? COLIO_ERR_NOMEM : COLIO_SUCCESS; /* rank 0 gathers only from 3 ranks on */
-    int rc = write ? colio_write_list_all(fh, 4, off, len, buf) : colio_read_list_all(fh, 4, off, len, buf);
+    int rc = write ? tu_write_list_all(fh, 4, off, len, buf) : tu_read_list_all(fh, 4, off, len, buf);
     CHECK_RC(rc, expect, fh);
-    rc = colio_write_list_all(fh, 4, off, len, buf); /* refused once only */
+    rc = tu_write_list_all(fh, 4, off, len, buf); /* refused once only */
     CHECK_RC(rc, COLIO_SUCCESS, fh);
     colio_close(&fh);
     MPI_Info_free(&info);

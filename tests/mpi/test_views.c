@@ -270,12 +270,12 @@ static void run_case(const char *path, const ftype_t *f, const mtype_t *m, const
     rc = colio_set_view(fh, f->disp, f->etype, f->type, MPI_INFO_NULL);
     CHECK_RC(rc, COLIO_SUCCESS, fh);
     MPI_Status st;
-    rc = colio_write_all(fh, buf, c1, m->type, &st);
+    rc = tu_write_all(fh, buf, c1, m->type, &st);
     CHECK_RC(rc, COLIO_SUCCESS, fh);
     int got = -1;
     MPI_Get_count(&st, m->type, &got);
     CHECK(got == c1, "%s: status count %d, expected %lld", what, got, (long long)c1);
-    rc = colio_write_all(fh, buf + c1 * mext, c2, m->type, MPI_STATUS_IGNORE);
+    rc = tu_write_all(fh, buf + c1 * mext, c2, m->type, MPI_STATUS_IGNORE);
     CHECK_RC(rc, COLIO_SUCCESS, fh);
     MPI_Offset fp = -1;
     colio_get_position(fh, &fp);
@@ -300,9 +300,9 @@ static void run_case(const char *path, const ftype_t *f, const mtype_t *m, const
     rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
     CHECK_RC(rc, COLIO_SUCCESS, NULL);
     colio_set_view(fh, f->disp, f->etype, f->type, MPI_INFO_NULL);
-    rc = colio_read_all(fh, rmem + m->front, c1, m->type, &st);
+    rc = tu_read_all(fh, rmem + m->front, c1, m->type, &st);
     CHECK_RC(rc, COLIO_SUCCESS, fh);
-    rc = colio_read_all(fh, rmem + m->front + c1 * mext, c2, m->type, &st);
+    rc = tu_read_all(fh, rmem + m->front + c1 * mext, c2, m->type, &st);
     CHECK_RC(rc, COLIO_SUCCESS, fh);
     MPI_Get_count(&st, m->type, &got);
     CHECK(got == c2, "%s: read status count %d, expected %lld", what, got, (long long)c2);

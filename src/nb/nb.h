@@ -1,0 +1,86 @@
+/*
+ * Nonblocking collective operations and the progress engine (after Seo et
+ * al., "Nonblocking collective I/O", seeds/002: an operation is a state
+ * machine over nonblocking steps, many may be outstanding on one file).
+ *
+ * Every operation in flight, blocking or not, is driven by the same engine:
+ *   - colio calls that wait (colio_wait, colio_test, the blocking calls, and
+ *     the file calls that must see every operation completed) step every
+ *     operation in flight in the process, so waits in any order never
+ *     deadlock;
+ *   - with colio_progress=thread a progress thread steps the operations of
+ *     the files in that mode, so I/O moves while the program computes.
+ * One process-wide mutex guards all of it; it is never held while blocking
+ * in MPI. A thread blocks in MPI only on one operation's own requests,
+ * which it claims first (nobody else steps a claimed operation), and only
+ * when no other operation needs it to be stepped.
+ *
+ * Each nonblocking operation runs on a communicator of its own: a file has
+ * colio_max_outstanding slots, duplicated lazily (MPI_Comm_idup, in issue
+ * order so every rank creates the same ones); the n-th nonblocking
+ * operation takes slot n mod colio_max_outstanding once the slot's
+ * previous operation has completed. Blocking calls use the file's
+ * communicator.
+ */
+#ifndef COLIO_NB_NB_H
+#define COLIO_NB_NB_H
+
+#include <mpi.h>
+
+#include "core/error.h"
+#include "core/op.h"
+
+struct colio_file;
+struct colio_hints;
+
+typedef struct colio_nb_slot {
+    MPI_Comm comm;        /* MPI_COMM_NULL until first used */
+    MPI_Request req;      /* its MPI_Comm_idup while that runs */
+    colio_op_t *user;     /* the operation running on it, or NULL */
+} colio_nb_slot_t;
+
+typedef struct colio_nb_file {
+    struct colio_file *fh;
+    colio_nb_slot_t *slots;
+    int nslots;           /* allocated (grows with colio_max_outstanding) */
+    int64_t started;      /* nonblocking operations started */
+    int threaded;         /* colio_progress resolved to thread */
+    struct colio_nb_file *next, *prev; /* open files of the process */
+} colio_nb_file_t;
+
+/* The process-wide lock of the engine. */
+void colio_nb_lock(void);
+void colio_nb_unlock(void);
+
+/* Whether hints asking for colio_progress=thread can be met (MPI_THREAD_MULTIPLE). */
+int colio_nb_check_hints(const struct colio_hints *h, colio_err_t *err);
+/* At open, after the hints: register the file with the engine. */
+int colio_nb_file_open(struct colio_file *fh, colio_err_t *err);
+/* After new hints were adopted: follow colio_progress. */
+void colio_nb_file_rehint(struct colio_file *fh);
+/* At close, after colio_nb_complete_all: free the slots (collective: every rank closes). */
+void colio_nb_file_close(struct colio_file *fh);
+
+/* Run a blocking operation (already colio_op_init'ed, lock held) to completion. */
+void colio_nb_run(colio_op_t *op);
+/* Complete every operation in flight on fh (lock held). */
+void colio_nb_complete_all(struct colio_file *fh);
+
+/* progress.c: step every operation in flight (lock held); returns phases passed. */
+int colio_nb_progress_all(int threaded_only);
+/* Progress until done(arg) holds (lock held). */
+void colio_nb_progress_until(int (*done)(void *), void *arg, colio_op_t *target);
+/* The progress thread: started while some open file has colio_progress=thread. */
+void colio_nb_thread_retain(void);
+void colio_nb_thread_release(void);
+int colio_nb_thread_running(void);
+/* Tell the thread new work arrived. */
+void colio_nb_thread_kick(void);
+/* The open files (progress.c keeps the list). */
+colio_nb_file_t *colio_nb_files(void);
+void colio_nb_files_add(colio_nb_file_t *f);
+void colio_nb_files_remove(colio_nb_file_t *f);
+/* request.c: a nonblocking operation reached DONE: finish it and complete its request. */
+void colio_nb_finish(colio_op_t *op);
+
+#endif

@@ -1,0 +1,191 @@
+/* The progress engine: stepping every operation in flight, waiting, the progress thread (see nb.h). */
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+#include "core/file.h"
+#include "nb/nb.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t moved_cv = PTHREAD_COND_INITIALIZER; /* the thread made progress */
+static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;  /* the thread may have work */
+static colio_nb_file_t *files;                             /* open files */
+static pthread_t thread;
+static int thread_users, thread_running, thread_stop;
+
+void colio_nb_lock(void) { pthread_mutex_lock(&lock); }
+void colio_nb_unlock(void) { pthread_mutex_unlock(&lock); }
+
+colio_nb_file_t *colio_nb_files(void) { return files; }
+
+void colio_nb_files_add(colio_nb_file_t *f)
+{
+    f->prev = NULL;
+    f->next = files;
+    if (files)
+        files->prev = f;
+    files = f;
+}
+
+void colio_nb_files_remove(colio_nb_file_t *f)
+{
+    if (f->prev)
+        f->prev->next = f->next;
+    else if (files == f)
+        files = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    f->next = f->prev = NULL;
+}
+
+/* Step the operations of one file; nonblocking ones that are done are finished here. */
+static int progress_file(colio_file *fh)
+{
+    int moved = 0;
+    colio_op_t *next;
+    for (colio_op_t *op = fh->ops_head; op; op = next) {
+        next = op->next; /* finishing removes op from the list */
+        if (op->claimed)
+            continue;
+        moved += colio_op_advance(op);
+        if (op->phase == COLIO_PH_DONE && op->nonblocking) {
+            colio_nb_finish(op);
+            moved++;
+        }
+    }
+    return moved;
+}
+
+int colio_nb_progress_all(int threaded_only)
+{
+    int moved = 0;
+    for (colio_nb_file_t *f = files; f; f = f->next)
+        if (!threaded_only || f->threaded)
+            moved += progress_file(f->fh);
+    return moved;
+}
+
+/* Operations in flight that only a caller steps (files without the thread), other than op. */
+static int others_need_caller(const colio_op_t *target)
+{
+    for (colio_nb_file_t *f = files; f; f = f->next)
+        if (!f->threaded)
+            for (const colio_op_t *op = f->fh->ops_head; op; op = op->next)
+                if (op != target && op->phase != COLIO_PH_DONE)
+                    return 1;
+    return 0;
+}
+
+/* Block in MPI on target's own requests, the lock released; nobody steps it meanwhile. */
+static void block_on(colio_op_t *target)
+{
+    target->claimed = 1;
+    pthread_mutex_unlock(&lock);
+    colio_op_wait_phase(target);
+    pthread_mutex_lock(&lock);
+    target->claimed = 0;
+}
+
+/* Let the progress thread (or other ranks) move for a moment. */
+static void pause_briefly(void)
+{
+    if (thread_running) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200 * 1000;
+        if (ts.tv_nsec >= 1000000000L)
+            ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&moved_cv, &lock, &ts);
+        return;
+    }
+    pthread_mutex_unlock(&lock);
+    sched_yield();
+    pthread_mutex_lock(&lock);
+}
+
+void colio_nb_progress_until(int (*done)(void *), void *arg, colio_op_t *target)
+{
+    for (;;) {
+        colio_nb_progress_all(0);
+        if (done(arg))
+            return;
+        if (target && target->phase != COLIO_PH_DONE && !target->claimed && colio_op_blocks_on_own(target) &&
+            !others_need_caller(target))
+            block_on(target);
+        else
+            pause_briefly();
+    }
+}
+
+/* ---- the progress thread ------------------------------------------------------------ */
+
+static int threaded_ops_in_flight(void)
+{
+    for (colio_nb_file_t *f = files; f; f = f->next)
+        if (f->threaded && f->fh->nops > 0)
+            return 1;
+    return 0;
+}
+
+/* Sleep between polls, growing from a yield to 128 us while nothing moves. */
+static void thread_backoff(unsigned *us)
+{
+    pthread_mutex_unlock(&lock);
+    if (*us == 0) {
+        sched_yield();
+        *us = 1;
+    } else {
+        struct timespec ts = {0, (long)*us * 1000};
+        nanosleep(&ts, NULL);
+        if (*us < 128)
+            *us *= 2;
+    }
+    pthread_mutex_lock(&lock);
+}
+
+static void *thread_main(void *unused)
+{
+    (void)unused;
+    unsigned us = 0;
+    pthread_mutex_lock(&lock);
+    while (!thread_stop) {
+        if (colio_nb_progress_all(1) > 0) {
+            pthread_cond_broadcast(&moved_cv);
+            us = 0;
+        }
+        if (!threaded_ops_in_flight()) {
+            pthread_cond_wait(&work_cv, &lock);
+            us = 0;
+            continue;
+        }
+        thread_backoff(&us);
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+int colio_nb_thread_running(void) { return thread_running; }
+
+/* Lock held. A failure to start the thread leaves progress to the callers (still correct). */
+void colio_nb_thread_retain(void)
+{
+    if (thread_users++ > 0)
+        return;
+    thread_stop = 0;
+    thread_running = pthread_create(&thread, NULL, thread_main, NULL) == 0;
+}
+
+void colio_nb_thread_release(void)
+{
+    if (--thread_users > 0 || !thread_running)
+        return;
+    thread_stop = 1;
+    pthread_cond_broadcast(&work_cv);
+    pthread_mutex_unlock(&lock);
+    pthread_join(thread, NULL);
+    pthread_mutex_lock(&lock);
+    thread_running = 0;
+}
+
+/* New work for the thread (lock held). */
+void colio_nb_thread_kick(void) { pthread_cond_broadcast(&work_cv); }

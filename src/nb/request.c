@@ -1,0 +1,460 @@
+/*
+ * Nonblocking collective calls and their requests (see nb.h): initiation,
+ * test and wait, generalized MPI requests; the slot communicators; the
+ * file's registration with the engine.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "colio.h"
+#include "core/file.h"
+#include "nb/nb.h"
+
+struct colio_request {
+    colio_op_t op;       /* first: the engine knows requests by their operation */
+    colio_file *fh;
+    colio_nb_slot_t *slot;
+    int done;            /* finished: code and status hold the outcome */
+    int code;
+    MPI_Status status;
+    int has_mpi;         /* a generalized request stands for it (colio_request_get_mpi) */
+    MPI_Request mreq;
+};
+
+static colio_request *request_of(colio_op_t *op) { return (colio_request *)op; }
+
+/* ---- the file's registration and slots --------------------------------------------- */
+
+static int wants_thread(const colio_hints_t *h)
+{
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (strcmp(h->progress, "thread") == 0)
+        return 1;
+    return strcmp(h->progress, "auto") == 0 && level == MPI_THREAD_MULTIPLE;
+}
+
+int colio_nb_check_hints(const colio_hints_t *h, colio_err_t *err)
+{
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (strcmp(h->progress, "thread") == 0 && level != MPI_THREAD_MULTIPLE)
+        return colio_err_set(err, COLIO_ERR_HINT,
+                             "colio_progress=thread needs MPI_Init_thread with MPI_THREAD_MULTIPLE (this process has level %d)",
+                             level);
+    return COLIO_SUCCESS;
+}
+
+int colio_nb_file_open(colio_file *fh, colio_err_t *err)
+{
+    colio_nb_file_t *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "colio_open: out of memory");
+    f->fh = fh;
+    fh->nb = f;
+    colio_nb_lock();
+    colio_nb_files_add(f);
+    colio_nb_unlock();
+    colio_nb_file_rehint(fh);
+    return COLIO_SUCCESS;
+}
+
+void colio_nb_file_rehint(colio_file *fh)
+{
+    colio_nb_file_t *f = fh->nb;
+    int t = wants_thread(&fh->hints);
+    colio_nb_lock();
+    if (t && !f->threaded)
+        colio_nb_thread_retain();
+    else if (!t && f->threaded)
+        colio_nb_thread_release();
+    f->threaded = t;
+    colio_nb_unlock();
+}
+
+void colio_nb_file_close(colio_file *fh)
+{
+    colio_nb_file_t *f = fh->nb;
+    if (f == NULL)
+        return;
+    colio_nb_lock();
+    if (f->threaded)
+        colio_nb_thread_release();
+    colio_nb_files_remove(f);
+    colio_nb_unlock();
+    for (int i = 0; i < f->nslots; i++)
+        if (f->slots[i].comm != MPI_COMM_NULL)
+            MPI_Comm_free(&f->slots[i].comm);
+    free(f->slots);
+    free(f);
+    fh->nb = NULL;
+}
+
+static int slot_is_free(void *arg) { return ((colio_nb_slot_t *)arg)->user == NULL; }
+
+/*
+ * The slot of the next nonblocking operation: n mod colio_max_outstanding,
+ * the same on every rank; if its previous operation is still in flight,
+ * progress until it completes (that is the bound on outstanding operations).
+ */
+static colio_nb_slot_t *take_slot(colio_file *fh)
+{
+    colio_nb_file_t *f = fh->nb;
+    int want = fh->hints.max_outstanding;
+    if (want > f->nslots) {
+        colio_nb_slot_t *grown = realloc(f->slots, sizeof *grown * (size_t)want);
+        if (grown == NULL)
+            return NULL;
+        for (int i = f->nslots; i < want; i++)
+            grown[i] = (colio_nb_slot_t){MPI_COMM_NULL, MPI_REQUEST_NULL, NULL};
+        f->slots = grown;
+        f->nslots = want;
+    }
+    colio_nb_slot_t *s = &f->slots[f->started++ % want];
+    if (s->user)
+        colio_nb_progress_until(slot_is_free, s, s->user);
+    if (s->comm == MPI_COMM_NULL && s->req == MPI_REQUEST_NULL) {
+        if (MPI_Comm_idup(fh->comm, &s->comm, &s->req) != MPI_SUCCESS)
+            return NULL;
+    }
+    return s;
+}
+
+/* ---- initiation ------------------------------------------------------------------------ */
+
+/*
+ * A request can only fail to exist when memory or MPI fail on this rank;
+ * the other ranks have started the operation and would wait for it
+ * forever, so the process stops with a message instead of hanging.
+ */
+static void cannot_start(colio_file *fh, const char *api, const char *why)
+{
+    fprintf(stderr, "colio: %s on %s: %s; aborting (the other ranks would wait forever)\n", api, fh->path, why);
+    MPI_Abort(fh->comm, COLIO_ERR_NOMEM);
+}
+
+static int initiate(colio_file *fh, const colio_op_args_t *args, colio_request **req_p)
+{
+    if (fh == NULL || req_p == NULL)
+        return COLIO_ERR_ARG;
+    *req_p = NULL;
+    colio_request *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        cannot_start(fh, args->api, "out of memory for a request");
+    colio_nb_lock();
+    colio_nb_slot_t *s = take_slot(fh);
+    if (s == NULL)
+        cannot_start(fh, args->api, "no communicator for the operation (out of memory or MPI_Comm_idup failed)");
+    r->fh = fh;
+    r->slot = s;
+    colio_op_init(&r->op, fh, args);
+    r->op.nonblocking = 1;
+    r->op.comm_req = &s->req;
+    r->op.comm_slot = &s->comm;
+    s->user = &r->op;
+    colio_op_advance(&r->op); /* INIT: the access is taken from the view and file pointer now */
+    if (r->op.err.code == 0 && args->use_fp) {
+        fh->fp += r->op.nbytes / fh->view.etype_size; /* MPI: the pointer moves at initiation */
+        r->op.fp_done = 1;
+    }
+    colio_nb_progress_all(0);
+    if (fh->nb->threaded)
+        colio_nb_thread_kick();
+    colio_nb_unlock();
+    *req_p = r;
+    return COLIO_SUCCESS;
+}
+
+static int view_iop(colio_file *fh, colio_op_kind_t kind, const char *api, int use_fp, MPI_Offset offset,
+                    const void *buf, MPI_Count count, MPI_Datatype memtype, colio_request **req)
+{
+    colio_op_args_t a = {.kind = kind, .api = api, .use_fp = use_fp, .offset = offset, .buf = (void *)buf,
+                         .count = count, .memtype = memtype};
+    return initiate(fh, &a, req);
+}
+
+int colio_iwrite_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype memtype, colio_request **req)
+{
+    return view_iop(fh, COLIO_OP_WRITE, "colio_iwrite_all", 1, 0, buf, count, memtype, req);
+}
+
+int colio_iread_all(colio_file *fh, void *buf, MPI_Count count, MPI_Datatype memtype, colio_request **req)
+{
+    return view_iop(fh, COLIO_OP_READ, "colio_iread_all", 1, 0, buf, count, memtype, req);
+}
+
+int colio_iwrite_at_all(colio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype memtype,
+                        colio_request **req)
+{
+    return view_iop(fh, COLIO_OP_WRITE, "colio_iwrite_at_all", 0, offset, buf, count, memtype, req);
+}
+
+int colio_iread_at_all(colio_file *fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype memtype,
+                       colio_request **req)
+{
+    return view_iop(fh, COLIO_OP_READ, "colio_iread_at_all", 0, offset, buf, count, memtype, req);
+}
+
+static int list_iop(colio_file *fh, colio_op_kind_t kind, const char *api, MPI_Count n, const MPI_Offset *offsets,
+                    const MPI_Offset *lengths, const void *buf, colio_request **req)
+{
+    colio_op_args_t a = {.kind = kind, .api = api, .list = 1, .buf = (void *)buf, .nlist = n,
+                         .offsets = offsets, .lengths = lengths, .memtype = MPI_BYTE};
+    return initiate(fh, &a, req);
+}
+
+int colio_iwrite_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[], const void *buf,
+                          colio_request **req)
+{
+    return list_iop(fh, COLIO_OP_WRITE, "colio_iwrite_list_all", n, off, len, buf, req);
+}
+
+int colio_iread_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[], void *buf,
+                         colio_request **req)
+{
+    return list_iop(fh, COLIO_OP_READ, "colio_iread_list_all", n, off, len, buf, req);
+}
+
+/* ---- completion ------------------------------------------------------------------------ */
+
+static void free_request(colio_request *r) { free(r); }
+
+void colio_nb_finish(colio_op_t *op)
+{
+    colio_request *r = request_of(op);
+    r->code = colio_op_finish(op, &r->status);
+    r->done = 1;
+    r->slot->user = NULL;
+    if (r->has_mpi)
+        MPI_Grequest_complete(r->mreq);
+}
+
+static int request_done(void *arg) { return ((colio_request *)arg)->done; }
+
+/* Hand the outcome to the caller and free the request. */
+static int release(colio_request **req, MPI_Status *status)
+{
+    colio_request *r = *req;
+    if (status != MPI_STATUS_IGNORE)
+        *status = r->status;
+    int code = r->code;
+    free_request(r);
+    *req = NULL;
+    return code;
+}
+
+/* MPI_Status of a null request: empty. */
+static void empty_status(MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE) {
+        memset(status, 0, sizeof *status);
+        MPI_Status_set_elements_x(status, MPI_BYTE, 0);
+    }
+}
+
+static int usable(colio_request **req)
+{
+    return req != NULL && (*req == NULL || !(*req)->has_mpi);
+}
+
+int colio_wait(colio_request **req, MPI_Status *status)
+{
+    if (!usable(req))
+        return COLIO_ERR_ARG;
+    if (*req == NULL) {
+        empty_status(status);
+        return COLIO_SUCCESS;
+    }
+    colio_nb_lock();
+    colio_nb_progress_until(request_done, *req, &(*req)->op);
+    int code = release(req, status);
+    colio_nb_unlock();
+    return code;
+}
+
+int colio_test(colio_request **req, int *flag, MPI_Status *status)
+{
+    if (!usable(req) || flag == NULL)
+        return COLIO_ERR_ARG;
+    if (*req == NULL) {
+        *flag = 1;
+        empty_status(status);
+        return COLIO_SUCCESS;
+    }
+    colio_nb_lock();
+    colio_nb_progress_all(0);
+    *flag = (*req)->done;
+    int code = *flag ? release(req, status) : COLIO_SUCCESS;
+    colio_nb_unlock();
+    return code;
+}
+
+typedef struct {
+    int n;
+    colio_request **reqs;
+} request_set_t;
+
+static int all_done(void *arg)
+{
+    const request_set_t *set = arg;
+    for (int i = 0; i < set->n; i++)
+        if (set->reqs[i] && !set->reqs[i]->done)
+            return 0;
+    return 1;
+}
+
+/* The first unfinished request of the set, for the engine to block on. */
+static colio_op_t *first_pending(const request_set_t *set)
+{
+    for (int i = 0; i < set->n; i++)
+        if (set->reqs[i] && !set->reqs[i]->done)
+            return &set->reqs[i]->op;
+    return NULL;
+}
+
+static int set_usable(int n, colio_request *reqs[])
+{
+    if (n < 0 || (n > 0 && reqs == NULL))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (reqs[i] && reqs[i]->has_mpi)
+            return 0;
+    return 1;
+}
+
+/* Release every request of the set; the first error wins (MPI_ERR_IN_STATUS style: each status says its own). */
+static int release_all(int n, colio_request *reqs[], MPI_Status statuses[])
+{
+    int code = COLIO_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        int rc;
+        if (reqs[i] == NULL) {
+            empty_status(st);
+            rc = COLIO_SUCCESS;
+        } else {
+            rc = release(&reqs[i], st);
+        }
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = rc;
+        if (code == COLIO_SUCCESS)
+            code = rc;
+    }
+    return code;
+}
+
+int colio_waitall(int n, colio_request *reqs[], MPI_Status statuses[])
+{
+    if (!set_usable(n, reqs))
+        return COLIO_ERR_ARG;
+    request_set_t set = {n, reqs};
+    colio_nb_lock();
+    while (!all_done(&set))
+        colio_nb_progress_until(all_done, &set, first_pending(&set));
+    int code = release_all(n, reqs, statuses);
+    colio_nb_unlock();
+    return code;
+}
+
+int colio_testall(int n, colio_request *reqs[], int *flag, MPI_Status statuses[])
+{
+    if (!set_usable(n, reqs) || flag == NULL)
+        return COLIO_ERR_ARG;
+    request_set_t set = {n, reqs};
+    colio_nb_lock();
+    colio_nb_progress_all(0);
+    *flag = all_done(&set);
+    int code = *flag ? release_all(n, reqs, statuses) : COLIO_SUCCESS;
+    colio_nb_unlock();
+    return code;
+}
+
+/* ---- generalized requests ------------------------------------------------------------- */
+
+/* The MPI error class a colio error maps to, for MPI_Wait's status. */
+static int mpi_class_of(int code)
+{
+    switch (code) {
+    case COLIO_SUCCESS:
+        return MPI_SUCCESS;
+    case COLIO_ERR_ARG:
+        return MPI_ERR_ARG;
+    case COLIO_ERR_READONLY:
+        return MPI_ERR_READ_ONLY;
+    case COLIO_ERR_NOSPC:
+        return MPI_ERR_NO_SPACE;
+    case COLIO_ERR_ACCESS:
+        return MPI_ERR_ACCESS;
+    default:
+        return MPI_ERR_IO;
+    }
+}
+
+static int greq_query(void *state, MPI_Status *status)
+{
+    colio_request *r = state;
+    MPI_Count n = 0;
+    MPI_Get_elements_x(&r->status, MPI_BYTE, &n);
+    MPI_Status_set_elements_x(status, MPI_BYTE, n);
+    MPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = mpi_class_of(r->code);
+    return status->MPI_ERROR;
+}
+
+/* MPI frees the generalized request once it completed: the colio request goes with it. */
+static int greq_free(void *state)
+{
+    colio_nb_lock();
+    free_request(state);
+    colio_nb_unlock();
+    return MPI_SUCCESS;
+}
+
+static int greq_cancel(void *state, int complete)
+{
+    (void)state, (void)complete;
+    return MPI_SUCCESS; /* collective I/O cannot be cancelled; MPI_Test_cancelled says false */
+}
+
+int colio_request_get_mpi(colio_request *req, MPI_Request *mreq)
+{
+    if (req == NULL || mreq == NULL)
+        return COLIO_ERR_ARG;
+    colio_nb_lock();
+    int code = COLIO_SUCCESS;
+    if (req->has_mpi) {
+        *mreq = req->mreq;
+    } else if (!req->fh->nb->threaded || !colio_nb_thread_running()) {
+        code = COLIO_ERR_UNSUPPORTED;
+        colio_err_t e = {0};
+        colio_err_set(&e, code, "colio_request_get_mpi: needs colio_progress=thread (MPI_THREAD_MULTIPLE): "
+                      "nothing else would complete the MPI request");
+        colio_file_result(req->fh, &e);
+    } else if (MPI_Grequest_start(greq_query, greq_free, greq_cancel, req, &req->mreq) != MPI_SUCCESS) {
+        code = COLIO_ERR_MPI;
+    } else {
+        req->has_mpi = 1;
+        *mreq = req->mreq;
+        if (req->done)
+            MPI_Grequest_complete(req->mreq);
+    }
+    colio_nb_unlock();
+    return code;
+}
+
+/* ---- blocking calls and file calls ---------------------------------------------------- */
+
+static int op_done(void *arg) { return ((colio_op_t *)arg)->phase == COLIO_PH_DONE; }
+
+void colio_nb_run(colio_op_t *op) { colio_nb_progress_until(op_done, op, op); }
+
+static int file_idle(void *arg) { return ((colio_file *)arg)->nops == 0; }
+
+void colio_nb_complete_all(colio_file *fh)
+{
+    while (fh->nops > 0)
+        colio_nb_progress_until(file_idle, fh, fh->ops_head);
+}
