@@ -66,9 +66,6 @@ void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n)
     case COLIO_PH_ROUND_XCHG:
         *reqs = op->rnd.x.reqs, *n = op->rnd.x.nreqs;
         return;
-    case COLIO_PH_START:
-        *reqs = op->comm_req, *n = op->comm_req && *op->comm_req != MPI_REQUEST_NULL;
-        return;
     case COLIO_PH_SETUP:
     case COLIO_PH_PATTERN_COUNTS:
     case COLIO_PH_PATTERN:
@@ -423,30 +420,11 @@ int colio_step_init(colio_op_t *op)
     return COLIO_STEP_NEXT;
 }
 
-/* START: the communicator is ready and, for a read, earlier writes are in the file. */
-static int may_start(colio_op_t *op)
-{
-    if (op->comm_req && *op->comm_req != MPI_REQUEST_NULL) {
-        int done = 0;
-        if (MPI_Test(op->comm_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-            /* the slot never became usable: nothing can be agreed on it */
-            colio_op_fail(op, COLIO_ERR_MPI, "MPI_Comm_idup of the operation's communicator failed");
-            op->phase = COLIO_PH_DONE;
-            return 0;
-        }
-        if (!done)
-            return 0;
-    }
-    if (op->comm_slot)
-        op->comm = *op->comm_slot;
-    return colio_order_may_start(op);
-}
-
 int colio_step_start(colio_op_t *op)
 {
     colio_file *fh = op->fh;
-    if (!may_start(op))
-        return op->phase == COLIO_PH_DONE ? COLIO_STEP_NEXT : COLIO_STEP_WAIT;
+    if (!colio_order_may_start(op))
+        return COLIO_STEP_WAIT;
     int64_t eof = INT64_MAX;
     if (op->args.kind == COLIO_OP_READ && fh->rank == 0) {
         int64_t size = 0;

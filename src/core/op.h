@@ -7,8 +7,8 @@
  *
  * Phases (two-phase I/O after ROMIO's generic driver, Thakur & Choudhary):
  *   INIT          validate, flatten, list this rank's pieces      (local)
- *   START         wait for the operation's communicator and for earlier
- *                 writes before a read looks at the end of file     (core/order.c)
+ *   START         a read waits for earlier writes before it looks at
+ *                 the end of file                                   (core/order.c)
  *   SETUP         agree on errors, global extent, end of file, path (Iallreduce)
  *   GATE          wait until no earlier operation in flight on the file
  *                 touches the same bytes (one of them a write)      (core/order.c)
@@ -166,8 +166,6 @@ typedef struct colio_op {
     int64_t seq;                 /* operations started on the file before this one (same on every rank) */
     struct colio_op *next, *prev; /* the file's operations in flight, in issue order (core/order.c) */
     MPI_Comm comm;               /* collectives and messages: the file's, or a nonblocking slot's */
-    MPI_Request *comm_req;       /* the slot communicator's MPI_Comm_idup (NULL: comm is ready) */
-    const MPI_Comm *comm_slot;   /* ... and where that communicator appears when it completes */
     int nonblocking;             /* finished by whoever sees it done, not by its caller */
     int claimed;                 /* a thread blocks in MPI on its requests: nobody else steps it */
     int fp_done;                 /* the individual file pointer already moved (at initiation) */

@@ -16,11 +16,10 @@
  * when no other operation needs it to be stepped.
  *
  * Each nonblocking operation runs on a communicator of its own: a file has
- * colio_max_outstanding slots, duplicated lazily (MPI_Comm_idup, in issue
- * order so every rank creates the same ones); the n-th nonblocking
- * operation takes slot n mod colio_max_outstanding once the slot's
- * previous operation has completed. Blocking calls use the file's
- * communicator.
+ * colio_max_outstanding slots, duplicated at its first nonblocking call
+ * (request.c says why not later); the n-th nonblocking operation takes slot
+ * n mod colio_max_outstanding once the slot's previous operation has
+ * completed. Blocking calls use the file's communicator.
  */
 #ifndef COLIO_NB_NB_H
 #define COLIO_NB_NB_H
@@ -34,8 +33,7 @@ struct colio_file;
 struct colio_hints;
 
 typedef struct colio_nb_slot {
-    MPI_Comm comm;        /* MPI_COMM_NULL until first used */
-    MPI_Request req;      /* its MPI_Comm_idup while that runs */
+    MPI_Comm comm;        /* a duplicate of the file's communicator */
     colio_op_t *user;     /* the operation running on it, or NULL */
 } colio_nb_slot_t;
 
@@ -70,9 +68,8 @@ void colio_nb_complete_all(struct colio_file *fh);
 int colio_nb_progress_all(int threaded_only);
 /* Progress until done(arg) holds (lock held). */
 void colio_nb_progress_until(int (*done)(void *), void *arg, colio_op_t *target);
-/* The progress thread: started while some open file has colio_progress=thread. */
-void colio_nb_thread_retain(void);
-void colio_nb_thread_release(void);
+/* The progress thread: started when a file first has colio_progress=thread, stopped at MPI_Finalize. */
+void colio_nb_thread_need(void);
 int colio_nb_thread_running(void);
 /* Tell the thread new work arrived. */
 void colio_nb_thread_kick(void);

@@ -7,11 +7,11 @@
 #include "nb/nb.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t moved_cv = PTHREAD_COND_INITIALIZER; /* the thread made progress */
 static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;  /* the thread may have work */
 static colio_nb_file_t *files;                             /* open files */
 static pthread_t thread;
-static int thread_users, thread_running, thread_stop;
+static int thread_running, thread_stop;
+static int callers_waiting; /* threads inside colio_nb_progress_until: they step everything themselves */
 
 void colio_nb_lock(void) { pthread_mutex_lock(&lock); }
 void colio_nb_unlock(void) { pthread_mutex_unlock(&lock); }
@@ -86,39 +86,40 @@ static void block_on(colio_op_t *target)
     target->claimed = 0;
 }
 
-/* Let the progress thread (or other ranks) move for a moment. */
+/* Let other ranks (and other threads) move for a moment. */
 static void pause_briefly(void)
 {
-    if (thread_running) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 200 * 1000;
-        if (ts.tv_nsec >= 1000000000L)
-            ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-        pthread_cond_timedwait(&moved_cv, &lock, &ts);
-        return;
-    }
     pthread_mutex_unlock(&lock);
     sched_yield();
     pthread_mutex_lock(&lock);
 }
 
+/*
+ * While a caller waits here it steps every operation itself, and the
+ * progress thread stands back: it is there to move operations while the
+ * program computes, and two threads taking turns at the same requests only
+ * fight over MPI's internal lock.
+ */
 void colio_nb_progress_until(int (*done)(void *), void *arg, colio_op_t *target)
 {
+    callers_waiting++;
     for (;;) {
         colio_nb_progress_all(0);
         if (done(arg))
-            return;
+            break;
         if (target && target->phase != COLIO_PH_DONE && !target->claimed && colio_op_blocks_on_own(target) &&
             !others_need_caller(target))
             block_on(target);
         else
             pause_briefly();
     }
+    if (--callers_waiting == 0)
+        pthread_cond_broadcast(&work_cv); /* the thread's turn again */
 }
 
 /* ---- the progress thread ------------------------------------------------------------ */
 
+/* Operations of files with the thread in flight (the thread has work). */
 static int threaded_ops_in_flight(void)
 {
     for (colio_nb_file_t *f = files; f; f = f->next)
@@ -149,11 +150,9 @@ static void *thread_main(void *unused)
     unsigned us = 0;
     pthread_mutex_lock(&lock);
     while (!thread_stop) {
-        if (colio_nb_progress_all(1) > 0) {
-            pthread_cond_broadcast(&moved_cv);
+        if (callers_waiting == 0 && colio_nb_progress_all(1) > 0)
             us = 0;
-        }
-        if (!threaded_ops_in_flight()) {
+        if (callers_waiting > 0 || !threaded_ops_in_flight()) {
             pthread_cond_wait(&work_cv, &lock);
             us = 0;
             continue;
@@ -166,25 +165,42 @@ static void *thread_main(void *unused)
 
 int colio_nb_thread_running(void) { return thread_running; }
 
-/* Lock held. A failure to start the thread leaves progress to the callers (still correct). */
-void colio_nb_thread_retain(void)
+/*
+ * The thread, once started, sleeps while no file needs it and lives until
+ * MPI_Finalize, which runs the delete callback of an attribute on
+ * MPI_COMM_SELF first (MPI's hook for libraries): there it is stopped
+ * before MPI goes away. Starting one thread per open file would cost a
+ * thread creation and join for every open and close.
+ */
+static int stop_at_finalize(MPI_Comm comm, int key, void *value, void *extra)
 {
-    if (thread_users++ > 0)
-        return;
-    thread_stop = 0;
-    thread_running = pthread_create(&thread, NULL, thread_main, NULL) == 0;
-}
-
-void colio_nb_thread_release(void)
-{
-    if (--thread_users > 0 || !thread_running)
-        return;
+    (void)comm, (void)key, (void)value, (void)extra;
+    pthread_mutex_lock(&lock);
     thread_stop = 1;
     pthread_cond_broadcast(&work_cv);
     pthread_mutex_unlock(&lock);
     pthread_join(thread, NULL);
-    pthread_mutex_lock(&lock);
     thread_running = 0;
+    return MPI_SUCCESS;
+}
+
+static void start_thread(void)
+{
+    int key = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, stop_at_finalize, &key, NULL) != MPI_SUCCESS)
+        return;
+    thread_stop = 0;
+    if (pthread_create(&thread, NULL, thread_main, NULL) != 0)
+        return;
+    thread_running = 1;
+    MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
+}
+
+/* Lock held. A failure to start the thread leaves progress to the callers (still correct). */
+void colio_nb_thread_need(void)
+{
+    if (!thread_running)
+        start_thread();
 }
 
 /* New work for the thread (lock held). */

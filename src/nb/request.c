@@ -65,10 +65,8 @@ void colio_nb_file_rehint(colio_file *fh)
     colio_nb_file_t *f = fh->nb;
     int t = wants_thread(&fh->hints);
     colio_nb_lock();
-    if (t && !f->threaded)
-        colio_nb_thread_retain();
-    else if (!t && f->threaded)
-        colio_nb_thread_release();
+    if (t)
+        colio_nb_thread_need();
     f->threaded = t;
     colio_nb_unlock();
 }
@@ -79,8 +77,6 @@ void colio_nb_file_close(colio_file *fh)
     if (f == NULL)
         return;
     colio_nb_lock();
-    if (f->threaded)
-        colio_nb_thread_release();
     colio_nb_files_remove(f);
     colio_nb_unlock();
     for (int i = 0; i < f->nslots; i++)
@@ -94,6 +90,35 @@ void colio_nb_file_close(colio_file *fh)
 static int slot_is_free(void *arg) { return ((colio_nb_slot_t *)arg)->user == NULL; }
 
 /*
+ * Make sure the file has colio_max_outstanding slot communicators. They are
+ * duplicated with the blocking MPI_Comm_dup at the first nonblocking call
+ * (and when the hint grows): every rank makes that call at the same point,
+ * no other collective of the file is pending then, and each later
+ * initiation stays local. (MPI_Comm_idup at each first use would keep even
+ * the first call local, but Open MPI 4.1 posts the later rounds of its
+ * context-id agreement from its progress engine, so they can interleave
+ * with other collectives on the parent differently on different ranks.)
+ */
+static int ensure_slots(colio_file *fh, int want)
+{
+    colio_nb_file_t *f = fh->nb;
+    if (want <= f->nslots)
+        return 0;
+    colio_nb_slot_t *grown = realloc(f->slots, sizeof *grown * (size_t)want);
+    if (grown == NULL)
+        return -1;
+    f->slots = grown;
+    for (int i = f->nslots; i < want; i++) {
+        grown[i] = (colio_nb_slot_t){MPI_COMM_NULL, NULL};
+        if (MPI_Comm_dup(fh->comm, &grown[i].comm) != MPI_SUCCESS)
+            return -1;
+        MPI_Comm_set_errhandler(grown[i].comm, MPI_ERRORS_RETURN);
+        f->nslots = i + 1;
+    }
+    return 0;
+}
+
+/*
  * The slot of the next nonblocking operation: n mod colio_max_outstanding,
  * the same on every rank; if its previous operation is still in flight,
  * progress until it completes (that is the bound on outstanding operations).
@@ -102,22 +127,11 @@ static colio_nb_slot_t *take_slot(colio_file *fh)
 {
     colio_nb_file_t *f = fh->nb;
     int want = fh->hints.max_outstanding;
-    if (want > f->nslots) {
-        colio_nb_slot_t *grown = realloc(f->slots, sizeof *grown * (size_t)want);
-        if (grown == NULL)
-            return NULL;
-        for (int i = f->nslots; i < want; i++)
-            grown[i] = (colio_nb_slot_t){MPI_COMM_NULL, MPI_REQUEST_NULL, NULL};
-        f->slots = grown;
-        f->nslots = want;
-    }
+    if (ensure_slots(fh, want) != 0)
+        return NULL;
     colio_nb_slot_t *s = &f->slots[f->started++ % want];
     if (s->user)
         colio_nb_progress_until(slot_is_free, s, s->user);
-    if (s->comm == MPI_COMM_NULL && s->req == MPI_REQUEST_NULL) {
-        if (MPI_Comm_idup(fh->comm, &s->comm, &s->req) != MPI_SUCCESS)
-            return NULL;
-    }
     return s;
 }
 
@@ -145,13 +159,12 @@ static int initiate(colio_file *fh, const colio_op_args_t *args, colio_request *
     colio_nb_lock();
     colio_nb_slot_t *s = take_slot(fh);
     if (s == NULL)
-        cannot_start(fh, args->api, "no communicator for the operation (out of memory or MPI_Comm_idup failed)");
+        cannot_start(fh, args->api, "no communicator for the operation (out of memory or MPI_Comm_dup failed)");
     r->fh = fh;
     r->slot = s;
     colio_op_init(&r->op, fh, args);
     r->op.nonblocking = 1;
-    r->op.comm_req = &s->req;
-    r->op.comm_slot = &s->comm;
+    r->op.comm = s->comm;
     s->user = &r->op;
     colio_op_advance(&r->op); /* INIT: the access is taken from the view and file pointer now */
     if (r->op.err.code == 0 && args->use_fp) {
