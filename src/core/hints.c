@@ -112,6 +112,10 @@ static const hint_def_t hint_table[] = {
     {"colio_block_size", HK_BYTES, F(block_size), 0, (int64_t)1 << 40, NULL, "0",
      "block layout: file-system block size its shares and rounds align to; 0 = the file's st_blksize "
      "(then striping_unit, then 4096)"},
+    {"colio_pipeline", HK_INT, F(pipeline), 1, 2, NULL, "2",
+     "collective buffers per aggregator: 2 writes a round to storage (or reads the next one ahead) in a helper "
+     "thread while the next round's data exchange runs (TAPIOCA's pipelined buffers; only operations with more "
+     "than one round per aggregator, not with colio_exchange=rma); 1 exchanges and accesses storage in turn"},
     {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix", "storage backend"},
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
      "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
@@ -137,6 +141,7 @@ void colio_hints_default(colio_hints_t *h)
     h->auto_msg_max = 64 << 10;
     h->plan_cache = 4;
     h->aggs_per_node = 1;
+    h->pipeline = 2;
     strcpy(h->topology, "flat");
     strcpy(h->rank_list, "linear");
     strcpy(h->local_aggs, "*:1");

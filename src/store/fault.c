@@ -94,7 +94,8 @@ static int fault_hit(colio_store_t *st, colio_fault_op_t op)
 {
     if (!st->armed || st->spec.op == COLIO_FAULT_COALESCE || (st->spec.op != COLIO_FAULT_ANY && st->spec.op != op))
         return 0;
-    return ++st->calls == st->spec.nth;
+    /* atomic: with pipelined rounds the I/O helper thread writes while the caller reads (data sieving) */
+    return __atomic_add_fetch(&st->calls, 1, __ATOMIC_RELAXED) == st->spec.nth;
 }
 
 static int fault_close(colio_store_t *st)
