@@ -26,7 +26,7 @@ static void fold_job(colio_op_t *op, colio_round_buf_t *b, int ran_here)
     op->stats.io_bytes += j->bytes;
     if (ran_here)
         op->stats.time.io += j->seconds;
-    else
+    else if (!j->ran_by_caller) /* taken over by colio_round_io_wait: its time is counted there */
         op->stats.time.io_async += j->seconds;
     if (j->rc != 0) {
         const colio_aio_call_t *c = &j->calls[j->failed_call];

@@ -2,7 +2,13 @@
  * Asynchronous storage I/O with one helper thread per process (see aio.h).
  * One mutex guards the queue; a job's state is also published with an
  * atomic store so test() needs no lock, and wait() sleeps on a condition
- * variable that the helper broadcasts after each job.
+ * variable that the helper broadcasts after each job. Jobs run one at a
+ * time in submission order (a chain's later job sees an earlier failure).
+ *
+ * wait() on a job the helper has not started, with nothing running, runs
+ * it in the caller instead of sleeping until the helper is scheduled: with
+ * MPI ranks busy-polling every core (MPICH) or tiny rounds the helper may
+ * get no CPU for a long time, and the caller would only sit idle.
  */
 #include "store/aio.h"
 
@@ -21,6 +27,7 @@ static struct {
     colio_aio_job_t *head, *tail;
     pthread_t thread;
     int running, stopping, refs;
+    int busy; /* a job is running (in the helper, or in a caller that took it over) */
 } q = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
 static double now(void)
@@ -43,6 +50,7 @@ void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const coli
     job->skipped = 0;
     job->calls_made = job->bytes = 0;
     job->seconds = 0;
+    job->ran_by_caller = 0;
     job->next = NULL;
     __atomic_store_n(&job->state, JOB_IDLE, __ATOMIC_RELAXED);
 }
@@ -106,24 +114,45 @@ void colio_aio_job_run(colio_aio_job_t *job)
     job->seconds = now() - t0;
 }
 
+/* Under q.lock. */
+static colio_aio_job_t *pop_head(void)
+{
+    colio_aio_job_t *job = q.head;
+    q.head = job->next;
+    if (q.head == NULL)
+        q.tail = NULL;
+    return job;
+}
+
+/* Under q.lock: publish the results, let the next job start. */
+static void finish(colio_aio_job_t *job)
+{
+    q.busy = 0;
+    __atomic_store_n(&job->state, JOB_DONE, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&q.done);
+    if (q.head)
+        pthread_cond_signal(&q.work);
+}
+
 static void *helper_main(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&q.lock);
     for (;;) {
-        while (q.head == NULL && !q.stopping)
+        while ((q.head == NULL || q.busy) && !q.stopping)
             pthread_cond_wait(&q.work, &q.lock);
         if (q.head == NULL)
             break; /* stopping, and nothing left to run */
-        colio_aio_job_t *job = q.head;
-        q.head = job->next;
-        if (q.head == NULL)
-            q.tail = NULL;
+        if (q.busy) { /* stopping while a caller runs a job: the rest after it */
+            pthread_cond_wait(&q.work, &q.lock);
+            continue;
+        }
+        colio_aio_job_t *job = pop_head();
+        q.busy = 1;
         pthread_mutex_unlock(&q.lock);
         colio_aio_job_run(job);
         pthread_mutex_lock(&q.lock);
-        __atomic_store_n(&job->state, JOB_DONE, __ATOMIC_RELEASE);
-        pthread_cond_broadcast(&q.done);
+        finish(job);
     }
     pthread_mutex_unlock(&q.lock);
     return NULL;
@@ -135,7 +164,11 @@ static int start_helper(void)
     if (q.running)
         return 0;
     q.stopping = 0;
-    int rc = pthread_create(&q.thread, NULL, helper_main, NULL);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 << 10); /* storage calls need little: no 8 MiB mapping per start */
+    int rc = pthread_create(&q.thread, &attr, helper_main, NULL);
+    pthread_attr_destroy(&attr);
     if (rc != 0)
         return -rc;
     q.running = 1;
@@ -168,8 +201,19 @@ static void thread_test(colio_aio_job_t *job, int *done_p)
 static void thread_wait(colio_aio_job_t *job)
 {
     pthread_mutex_lock(&q.lock);
-    while (__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) != JOB_DONE)
+    while (__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) != JOB_DONE) {
+        if (q.head == job && !q.busy) { /* next in line and nothing running: take it over */
+            pop_head();
+            q.busy = 1;
+            job->ran_by_caller = 1;
+            pthread_mutex_unlock(&q.lock);
+            colio_aio_job_run(job);
+            pthread_mutex_lock(&q.lock);
+            finish(job);
+            break;
+        }
         pthread_cond_wait(&q.done, &q.lock);
+    }
     pthread_mutex_unlock(&q.lock);
 }
 

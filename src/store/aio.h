@@ -46,6 +46,7 @@ typedef struct colio_aio_job {
     int64_t calls_made;   /* storage calls issued (the failing one included) */
     int64_t bytes;        /* written (each call issued), or read (short reads past the end: the rest zero-filled) */
     double seconds;       /* time spent in the calls */
+    int ran_by_caller;    /* wait() ran it in the calling thread (the helper had not started it) */
     /* queue state (the implementation's) */
     struct colio_aio_job *next;
     int state;
