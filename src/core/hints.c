@@ -119,7 +119,8 @@ static const hint_def_t hint_table[] = {
     {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix", "storage backend"},
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
      "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
-     "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator"},
+     "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator; "
+     "delay:N (fault backend): fail nothing, every write and read sleeps N microseconds first (slow storage)"},
     {"colio_stats", HK_PATH, F(stats_path), 0, 0, NULL, "", "append one JSON line per operation"},
 };
 #undef F
