@@ -110,8 +110,8 @@ static const hint_def_t hint_table[] = {
      "(striping_unit stripes, 1 MiB when unset, dealt round-robin to the aggregators, one stripe per round: "
      "ROMIO's Lustre driver), block (equal contiguous shares and rounds aligned to colio_block_size: TAPIOCA)"},
     {"colio_block_size", HK_BYTES, F(block_size), 0, (int64_t)1 << 40, NULL, "0",
-     "block layout: file-system block size its shares and rounds align to; 0 = the file's st_blksize "
-     "(then striping_unit, then 4096)"},
+     "file-system block size: the block layout's shares and rounds align to it, collective buffers are whole "
+     "blocks aligned to it; 0 = the file's st_blksize (then striping_unit for the layout, 4096 for buffers)"},
     {"colio_pipeline", HK_INT, F(pipeline), 1, 2, NULL, "2",
      "collective buffers per aggregator: 2 writes a round to storage (or reads the next one ahead) in a helper "
      "thread while the next round's data exchange runs (TAPIOCA's pipelined buffers; only operations with more "
