@@ -60,8 +60,9 @@ typedef struct colio_phase_times {
     double total;         /**< wall time of the whole operation */
     double meta_exchange; /**< agreement on extents and offset/length lists to aggregators */
     double data_exchange; /**< moving data between ranks and aggregators, all rounds */
-    double io;            /**< storage reads and writes */
+    double io;            /**< storage reads and writes by the calling thread, and its waits for the I/O helper's */
     double compute;       /**< flattening, splitting, sorting, merging, packing */
+    double io_async;      /**< storage time of the I/O helper thread (colio_pipeline=2), overlapped with the rest */
 } colio_phase_times;
 
 /** Counters of one collective operation, or summed over many. */

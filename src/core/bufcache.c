@@ -1,21 +1,42 @@
 /* Buffer cache of a file handle: see bufcache.h. */
 #include "core/bufcache.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+
+/* The smallest cached buffer of at least size bytes at a multiple of align, or NULL. */
+static void *take_cached(colio_bufcache_t *c, size_t size, size_t align, size_t *cap_p)
+{
+    int best = -1;
+    for (int i = 0; i < COLIO_BUFCACHE_SLOTS; i++)
+        if (c->p[i] && c->size[i] >= size && (uintptr_t)c->p[i] % align == 0 &&
+            (best < 0 || c->size[i] < c->size[best]))
+            best = i;
+    if (best < 0)
+        return NULL;
+    void *p = c->p[best];
+    *cap_p = c->size[best];
+    c->p[best] = NULL;
+    return p;
+}
 
 void *colio_buf_take(colio_bufcache_t *c, size_t size, size_t *cap_p)
 {
-    int best = -1;
-    for (int i = 0; i < COLIO_BUFCACHE_SLOTS; i++) /* the smallest cached buffer that is big enough */
-        if (c->p[i] && c->size[i] >= size && (best < 0 || c->size[i] < c->size[best]))
-            best = i;
-    if (best >= 0) {
-        void *p = c->p[best];
-        *cap_p = c->size[best];
-        c->p[best] = NULL;
+    void *p = take_cached(c, size, 1, cap_p);
+    if (p)
         return p;
-    }
-    void *p = malloc(size ? size : 1);
+    p = malloc(size ? size : 1);
+    *cap_p = p ? size : 0;
+    return p;
+}
+
+void *colio_buf_take_aligned(colio_bufcache_t *c, size_t size, size_t align, size_t *cap_p)
+{
+    void *p = take_cached(c, size, align, cap_p);
+    if (p)
+        return p;
+    if (posix_memalign(&p, align, size ? size : 1) != 0) /* freed with free() like the others */
+        p = NULL;
     *cap_p = p ? size : 0;
     return p;
 }

@@ -20,6 +20,8 @@ typedef struct colio_bufcache {
 
 /* A buffer of at least size bytes (*cap_p: its real size); NULL when out of memory. */
 void *colio_buf_take(colio_bufcache_t *c, size_t size, size_t *cap_p);
+/* The same, aligned to align bytes (a power of two, multiple of sizeof(void *)): O_DIRECT-ready. */
+void *colio_buf_take_aligned(colio_bufcache_t *c, size_t size, size_t align, size_t *cap_p);
 /* Keep a buffer of cap bytes for later (or free it when the cache is full). NULL is ignored. */
 void colio_buf_give(colio_bufcache_t *c, void *p, size_t cap);
 void colio_bufcache_free(colio_bufcache_t *c);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/aio.h"
+
 static _Thread_local char last_open_error[COLIO_ERRMSG_LEN];
 
 const char *colio_last_open_error(void) { return last_open_error; }
@@ -269,6 +271,8 @@ static void file_free(colio_file *fh)
     if (fh == NULL)
         return;
     colio_nb_file_close(fh);
+    if (fh->aio_ref) /* pipelined rounds used the helper: the last file closing stops it */
+        colio_aio_release();
     if (fh->st)
         fh->store->close(fh->st);
     view_free(&fh->view);

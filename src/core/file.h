@@ -53,6 +53,7 @@ struct colio_file {
     int64_t hints_gen;          /* bumped whenever hints change (plan reuse) */
     colio_bufcache_t bufs;      /* large buffers kept between operations */
     colio_plancache_t plans;    /* exchange plans for reuse (colio_plan_cache) */
+    int aio_ref;                /* holds a reference on the I/O helper thread (store/aio.h) until closed */
 };
 
 /* Build the configuration the hints select (local, deterministic); *cfg is freed on failure. */

@@ -114,8 +114,12 @@ static const hint_def_t hint_table[] = {
      "(striping_unit stripes, 1 MiB when unset, dealt round-robin to the aggregators, one stripe per round: "
      "ROMIO's Lustre driver), block (equal contiguous shares and rounds aligned to colio_block_size: TAPIOCA)"},
     {"colio_block_size", HK_BYTES, F(block_size), 0, (int64_t)1 << 40, NULL, "0",
-     "block layout: file-system block size its shares and rounds align to; 0 = the file's st_blksize "
-     "(then striping_unit, then 4096)"},
+     "file-system block size: the block layout's shares and rounds align to it, collective buffers are whole "
+     "blocks aligned to it; 0 = the file's st_blksize (then striping_unit for the layout, 4096 for buffers)"},
+    {"colio_pipeline", HK_INT, F(pipeline), 1, 2, NULL, "2",
+     "collective buffers per aggregator: 2 writes a round to storage (or reads the next one ahead) in a helper "
+     "thread while the next round's data exchange runs (TAPIOCA's pipelined buffers; only operations with more "
+     "than one round per aggregator, not with colio_exchange=rma); 1 exchanges and accesses storage in turn"},
     {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix", "storage backend"},
     {"colio_progress", HK_NAME, F(progress), 0, 0, progress_valid, "auto",
      "who moves nonblocking operations: none (only colio calls: test, wait, any later call, like ROMIO), "
@@ -126,7 +130,8 @@ static const hint_def_t hint_table[] = {
      "(each slot is a communicator of its own, and each operation in flight holds its own buffers)"},
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
      "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
-     "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator"},
+     "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator; "
+     "delay:N (fault backend): fail nothing, every write and read sleeps N microseconds first (slow storage)"},
     {"colio_stats", HK_PATH, F(stats_path), 0, 0, NULL, "", "append one JSON line per operation"},
 };
 #undef F
@@ -150,6 +155,7 @@ void colio_hints_default(colio_hints_t *h)
     h->aggs_per_node = 1;
     h->max_outstanding = 16;
     strcpy(h->progress, "auto");
+    h->pipeline = 2;
     strcpy(h->topology, "flat");
     strcpy(h->rank_list, "linear");
     strcpy(h->local_aggs, "*:1");

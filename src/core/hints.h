@@ -42,6 +42,7 @@ typedef struct colio_hints {
     int64_t block_size;      /* colio_block_size: block of the block layout; 0 = st_blksize */
     int aggs_per_node;       /* colio_aggregators_per_node: default count per node and the placements' cap */
     int max_outstanding;     /* colio_max_outstanding: nonblocking operations in flight per file */
+    int pipeline;            /* colio_pipeline: collective buffers per aggregator, 2 overlaps storage I/O with the exchange */
     char rank_list[COLIO_NAME_LEN];     /* colio_rank_list: linear or node */
     char local_aggs[COLIO_NAME_LEN];    /* colio_local_aggregators: "*:N" per node or "N" in all */
     char exchange[COLIO_NAME_LEN];      /* data exchange kernel */

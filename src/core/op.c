@@ -108,6 +108,10 @@ static colio_xchg_t *current_exchange(colio_op_t *op)
 /* Block until the current phase can move: all of its requests, or some when the kernel reacts to each. */
 static void wait_phase(colio_op_t *op)
 {
+    if (colio_round_io_pending(op)) {
+        colio_round_io_wait(op);
+        return;
+    }
     colio_xchg_t *x = current_exchange(op);
     if (x && x->wait_any) {
         if (colio_xchg_waitsome(x) != 0)
@@ -135,7 +139,7 @@ int colio_op_blocks_on_own(colio_op_t *op)
     MPI_Request *reqs;
     int n;
     colio_op_waitset(op, &reqs, &n);
-    return n > 0 || current_exchange(op) != NULL;
+    return n > 0 || current_exchange(op) != NULL || colio_round_io_pending(op);
 }
 
 /* One step, its time charged to the phase it ran in (storage time is counted apart). */

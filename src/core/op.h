@@ -35,6 +35,7 @@
 #include "core/hints.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
+#include "store/aio.h"
 
 struct colio_file;
 struct colio_plan_entry;
@@ -138,11 +139,31 @@ typedef struct colio_slice {
     MPI_Datatype ttype; /* ... as MPI_BYTE (contiguous) or a derived type freed after the round */
 } colio_slice_t;
 
+/*
+ * An aggregator's collective buffer and the storage job that may run on it.
+ * Pipelined rounds (colio_pipeline=2, TAPIOCA Sec. 4.3) alternate between
+ * two: a round's write, or the next round's read ahead, runs in the I/O
+ * helper thread on one while the exchange of a round uses the other.
+ */
+typedef struct colio_round_buf {
+    char *mem;
+    size_t cap;
+    int busy;                    /* job submitted, its results not yet folded into the operation */
+    int ahead;                   /* reads: holds (or is reading) round `round` ahead of time */
+    int64_t round;
+    colio_aio_job_t job;
+} colio_round_buf_t;
+
 typedef struct colio_round {
     int64_t r;                   /* current round */
     int64_t rs, re;              /* my aggregator's extent in this round */
-    char *cbuf;                  /* aggregator: collective buffer (round_size bytes) */
-    size_t cbuf_cap;
+    char *cbuf;                  /* aggregator: collective buffer of this round (buf[cur].mem, round_size bytes) */
+    size_t cbuf_cap;             /* bytes of all collective buffers (one, or two when pipelined) */
+    colio_round_buf_t buf[2];    /* the collective buffers (only buf[0] unless pipelined) */
+    int pipelined;               /* two buffers, storage I/O in the helper thread (round_pipe.c) */
+    int cur;                     /* buffer of the aggregator's current (or next) round */
+    colio_round_buf_t *waiting;  /* the step waits for this buffer's job (colio_round_io_wait) */
+    int chain_failed;            /* the helper's: one of this operation's jobs failed, skip the rest */
     char *stage;                 /* requester: staging for packed messages */
     int64_t stage_size;
     size_t stage_cap;
@@ -280,6 +301,10 @@ void colio_plan_detach(colio_op_t *op);
 /* The runs meta[first .. first+n) as one datatype over a buffer holding file offset base at 0. */
 int colio_runs_type(const int64_t *meta, int64_t first, int64_t n, int64_t base, MPI_Datatype *t);
 void colio_round_free(colio_op_t *op);
+/* The step waits for a storage job of a pipelined round, not for MPI requests. */
+int colio_round_io_pending(colio_op_t *op);
+/* Block until that job is done (the caller's waiting time counts as storage I/O). */
+void colio_round_io_wait(colio_op_t *op);
 
 /* Kind-specific parts of a round (round_write.c, round_read.c): begin before
    the exchange starts, end after it completed. The aggregator's own pieces
@@ -299,5 +324,24 @@ void colio_round_poke(colio_op_t *op);
  * it is taken.
  */
 void colio_round_place_agg_slices(colio_op_t *op, int in_place);
+
+/* Pipelined rounds (round_pipe.c). */
+/*
+ * Before round r (INT64_MAX: the end of the rounds): whether the buffer the
+ * round needs is free, its finished job folded in; 0 with rnd.waiting set
+ * when the step must wait. has_data: my aggregator has pieces in round r.
+ */
+int colio_round_pipe_ready(colio_op_t *op, int64_t r, int has_data);
+/* Submit the job filled on buffer b (falls back to running it here). */
+void colio_round_pipe_submit(colio_op_t *op, colio_round_buf_t *b);
+/* Fill a job with the storage calls of a round: the covered extent in one call when whole, else one per run. */
+int colio_round_job_fill(colio_aio_job_t *job, const colio_coverage_t *c, int whole, char *cbuf, int64_t rs);
+/*
+ * Reads: my aggregator's next round after the current one, its extent and
+ * its coverage in rnd.cov, without moving any list; 0 when there is none.
+ */
+int colio_round_cover_next(colio_op_t *op, int64_t *r_p, int64_t *rs_p, int64_t *re_p);
+/* Wait for every job in flight (an abandoned operation) and free the buffers. */
+void colio_round_pipe_free(colio_op_t *op);
 
 #endif

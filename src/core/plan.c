@@ -82,18 +82,49 @@ static int64_t round_buffer_size(const colio_op_t *op)
     return share < op->plan.dom.round_size ? share : op->plan.dom.round_size;
 }
 
-/* Aggregator: the collective buffer, as large as the largest round of my file domain. */
+/* The file-system block (colio_block_size, else st_blksize), 0 when unknown. */
+static int64_t fs_block(const colio_file *fh) { return fh->hints.block_size ? fh->hints.block_size : fh->blksize; }
+
+/* Collective buffers are aligned for O_DIRECT: to the block when it is a power of two, at least 4096. */
+static size_t cbuf_alignment(const colio_file *fh)
+{
+    int64_t b = fs_block(fh);
+    return b > 4096 && b <= (1 << 24) && (b & (b - 1)) == 0 ? (size_t)b : 4096;
+}
+
+/* Two buffers (pipelined rounds) when asked for and my file domain takes more than one round. */
+static int want_pipeline(const colio_op_t *op)
+{
+    return op->fh->hints.pipeline == 2 && !op->plan.rma_data && domain_share(op) > op->plan.dom.round_size;
+}
+
+/*
+ * Aggregator: the collective buffer(s), as large as the largest round of my
+ * file domain rounded up to whole file-system blocks (TAPIOCA Sec. 4.2).
+ * One-sided data keeps one buffer: requesters address it directly.
+ */
 static int alloc_cbuf(colio_op_t *op)
 {
     colio_round_t *r = &op->rnd;
     if (op->plan.my_agg < 0 || r->cbuf != NULL)
         return 0;
-    int64_t size = round_buffer_size(op);
+    int64_t size = round_buffer_size(op), blk = fs_block(op->fh) > 0 ? fs_block(op->fh) : 4096;
     if (size == 0)
         return 0; /* an empty file domain: no rounds here */
-    r->cbuf = colio_buf_take(&op->fh->bufs, (size_t)size, &r->cbuf_cap);
-    if (!r->cbuf)
-        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte collective buffer", (long long)size);
+    if (blk <= (1 << 24)) /* not for huge blocks: a whole one per aggregator would waste memory */
+        size = (size + blk - 1) / blk * blk;
+    int nbufs = want_pipeline(op) ? 2 : 1;
+    for (int b = 0; b < nbufs; b++) {
+        colio_round_buf_t *cb = &r->buf[b];
+        cb->mem = colio_buf_take_aligned(&op->fh->bufs, (size_t)size, cbuf_alignment(op->fh), &cb->cap);
+        if (!cb->mem)
+            return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte collective buffer",
+                                 (long long)size);
+        r->cbuf_cap += cb->cap;
+    }
+    r->cbuf = r->buf[0].mem;
+    r->cur = 0;
+    r->pipelined = nbufs == 2;
     return 0;
 }
 

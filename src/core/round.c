@@ -24,6 +24,20 @@ static int64_t round_of(const colio_op_t *op, int64_t off)
     return round;
 }
 
+/* The next round my aggregator has pieces in (INT64_MAX: none). */
+static int64_t agg_next_round(const colio_op_t *op)
+{
+    int64_t best = INT64_MAX;
+    for (int s = 0; op->plan.my_agg >= 0 && s < op->fh->nprocs; s++) {
+        const colio_src_list_t *l = &op->plan.from_src[s];
+        if (l->cur < l->n) {
+            int64_t r = round_of(op, l->meta[COLIO_META_WORDS * l->cur]);
+            best = r < best ? r : best;
+        }
+    }
+    return best;
+}
+
 /*
  * The next round this rank takes part in. With TAM as data kernel the ranks
  * of a group of two or more visit every round: a local aggregator forwards
@@ -43,14 +57,8 @@ static int64_t next_round(const colio_op_t *op)
         if (i != p->my_agg && l->cur < l->n && l->round[l->cur] < best)
             best = l->round[l->cur];
     }
-    for (int s = 0; p->my_agg >= 0 && s < op->fh->nprocs; s++) {
-        const colio_src_list_t *l = &p->from_src[s];
-        if (l->cur < l->n) {
-            int64_t r = round_of(op, l->meta[COLIO_META_WORDS * l->cur]);
-            best = r < best ? r : best;
-        }
-    }
-    return best;
+    int64_t agg = agg_next_round(op);
+    return agg < best ? agg : best;
 }
 
 /* Requester side: my runs for every other aggregator in round r. */
@@ -85,23 +93,41 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
     }
 }
 
+/* Empty the coverage for the extent [rs, re) of round r; the bitmap comes from the file's buffer cache. */
+static int coverage_begin(colio_op_t *op, int64_t r, int64_t rs, int64_t re)
+{
+    colio_coverage_t *c = &op->rnd.cov;
+    int64_t words = (re - rs + 63) / 64;
+    if (c->cap_words < words) {
+        size_t cap;
+        colio_buf_give(&op->fh->bufs, c->bits, sizeof *c->bits * (size_t)c->cap_words);
+        c->bits = colio_buf_take(&op->fh->bufs, sizeof *c->bits * (size_t)words, &cap);
+        c->cap_words = c->bits ? (int64_t)(cap / sizeof *c->bits) : 0;
+    }
+    if (colio_coverage_reset(c, rs, re - rs) != 0) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for the coverage of round %lld", (long long)r);
+        op->io_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* A read round whose bytes were read ahead (its coverage was made then). */
+static int read_ahead_round(const colio_op_t *op)
+{
+    const colio_round_buf_t *b = &op->rnd.buf[op->rnd.cur];
+    return op->rnd.pipelined && b->ahead && b->round == op->rnd.r;
+}
+
 /* Aggregator side: every source's runs inside my round extent, and the coverage they make. */
 static void cut_aggregator_slices(colio_op_t *op)
 {
     colio_plan_t *p = &op->plan;
     colio_round_t *rd = &op->rnd;
+    int cover = !read_ahead_round(op);
     rd->nagg = 0;
-    int64_t words = (rd->re - rd->rs + 63) / 64;
-    if (rd->cov.cap_words < words) { /* the bitmap from the file's buffer cache */
-        size_t cap;
-        colio_buf_give(&op->fh->bufs, rd->cov.bits, sizeof *rd->cov.bits * (size_t)rd->cov.cap_words);
-        rd->cov.bits = colio_buf_take(&op->fh->bufs, sizeof *rd->cov.bits * (size_t)words, &cap);
-        rd->cov.cap_words = rd->cov.bits ? (int64_t)(cap / sizeof *rd->cov.bits) : 0;
-    }
-    if (colio_coverage_reset(&rd->cov, rd->rs, rd->re - rd->rs) != 0) {
-        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for the coverage of round %lld", (long long)rd->r);
-        op->io_failed = 1;
-    }
+    if (cover)
+        coverage_begin(op, rd->r, rd->rs, rd->re);
     for (int src = 0; src < op->fh->nprocs; src++) {
         colio_src_list_t *l = &p->from_src[src];
         if (l->cur >= l->n || l->meta[COLIO_META_WORDS * l->cur] >= rd->re)
@@ -116,7 +142,7 @@ static void cut_aggregator_slices(colio_op_t *op)
             next_off = colio_run_end(&run);
             s->bytes += colio_run_bytes(&run);
             s->pieces += run.count;
-            if (!op->io_failed)
+            if (cover && !op->io_failed)
                 colio_coverage_add(&rd->cov, &run);
         }
     }
@@ -375,10 +401,33 @@ static void start_data_exchange(colio_op_t *op)
         colio_op_fail(op, COLIO_ERR_MPI, "data exchange (%s) failed to start", x->ops->name);
 }
 
+int colio_round_cover_next(colio_op_t *op, int64_t *r_p, int64_t *rs_p, int64_t *re_p)
+{
+    int64_t r = agg_next_round(op), rs, re;
+    if (r == INT64_MAX)
+        return 0;
+    op->plan.dom.ops->round_extent(&op->plan.dom, op->plan.my_agg, r, &rs, &re);
+    if (rs >= re || coverage_begin(op, r, rs, re) != 0)
+        return 0;
+    for (int src = 0; src < op->fh->nprocs; src++) {
+        const colio_src_list_t *l = &op->plan.from_src[src];
+        for (int64_t k = l->cur; k < l->n && l->meta[COLIO_META_WORDS * k] < re; k++) {
+            colio_run_t run = colio_meta_run(l->meta, k, 0);
+            colio_coverage_add(&op->rnd.cov, &run);
+        }
+    }
+    *r_p = r, *rs_p = rs, *re_p = re;
+    return 1;
+}
+
 int colio_step_round(colio_op_t *op)
 {
     colio_round_t *rd = &op->rnd;
     int64_t r = next_round(op);
+    if (rd->pipelined && !colio_round_pipe_ready(op, r, agg_next_round(op) == r))
+        return COLIO_STEP_WAIT; /* a storage job must finish first: rnd.waiting says which */
+    if (rd->pipelined)
+        rd->cbuf = rd->buf[rd->cur].mem;
     if (r == INT64_MAX) {
         op->phase = COLIO_PH_FINAL;
         return COLIO_STEP_NEXT;
@@ -434,7 +483,7 @@ void colio_round_free(colio_op_t *op)
     if (rd->agg_slices && rd->req_slices)
         free_slice_types(rd);
     colio_bufcache_t *bufs = &op->fh->bufs;
-    colio_buf_give(bufs, rd->cbuf, rd->cbuf_cap);
+    colio_round_pipe_free(op); /* the collective buffers, once no job uses them */
     colio_buf_give(bufs, rd->stage, rd->stage_cap);
     colio_buf_give(bufs, rd->agg_stage, (size_t)rd->agg_stage_size);
     colio_buf_give(bufs, rd->cov.bits, sizeof *rd->cov.bits * (size_t)rd->cov.cap_words);

@@ -5,7 +5,9 @@
  * source its pieces: straight from the collective buffer when they are one
  * file run or worth a derived datatype, packed otherwise. Requesters receive
  * straight into user memory when their runs are one stretch of it, and
- * unpack staged messages otherwise.
+ * unpack staged messages otherwise. Pipelined (two buffers, round_pipe.c),
+ * the aggregator reads its next round ahead into the spare buffer, in the
+ * I/O helper, while this round's exchange runs.
  */
 #include <string.h>
 
@@ -21,14 +23,23 @@ static int want_sieve(const colio_op_t *op)
     return c->covered == c->last - c->first || colio_round_sieve_worth(op, op->fh->hints.ds_read, COLIO_SIEVE_READ_HOLE);
 }
 
+/* The covered runs, when there are holes; 0 or -1 (out of memory, recorded). */
+static int list_runs(colio_op_t *op)
+{
+    colio_coverage_t *c = &op->rnd.cov;
+    if (c->covered < c->last - c->first && colio_coverage_runs(c) != 0) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing covered runs");
+        op->io_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
 static void read_round(colio_op_t *op)
 {
     colio_round_t *rd = &op->rnd;
     const colio_coverage_t *c = &rd->cov;
-    if (c->covered < c->last - c->first && colio_coverage_runs(&rd->cov) != 0) {
-        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing covered runs");
-        op->io_failed = 1;
-    }
+    list_runs(op);
     rd->sieve = want_sieve(op);
     if (rd->sieve) {
         colio_op_read(op, rd->cbuf + (c->first - rd->rs), c->last - c->first, c->first);
@@ -56,11 +67,38 @@ static void pack_outgoing(colio_op_t *op)
     }
 }
 
+/*
+ * The next round of my aggregator, read ahead into the spare buffer (its
+ * previous round's exchange is over). rnd.cov is this round's no longer:
+ * it becomes the next round's. Not after a storage error.
+ */
+static void read_ahead(colio_op_t *op)
+{
+    colio_round_t *rd = &op->rnd;
+    colio_round_buf_t *b = &rd->buf[rd->cur ^ 1];
+    int64_t r, rs, re;
+    if (op->io_failed || b->busy || !colio_round_cover_next(op, &r, &rs, &re) || list_runs(op) != 0)
+        return;
+    const colio_coverage_t *c = &rd->cov;
+    colio_aio_job_reset(&b->job, COLIO_AIO_READ, op->fh->store, op->fh->st, &rd->chain_failed);
+    if (colio_round_job_fill(&b->job, c, want_sieve(op), b->mem, rs) != 0)
+        return; /* out of memory for the list: that round reads in turn */
+    b->ahead = 1;
+    b->round = r;
+    colio_round_pipe_submit(op, b);
+}
+
 void colio_round_read_begin(colio_op_t *op)
 {
+    colio_round_buf_t *b = &op->rnd.buf[op->rnd.cur];
     if (op->plan.my_agg < 0 || op->rnd.nagg == 0)
         return;
-    read_round(op); /* one-sided: before the window is posted, so requesters get the round's bytes */
+    if (op->rnd.pipelined && b->ahead && b->round == op->rnd.r)
+        b->ahead = 0; /* read ahead, and folded in before this round began */
+    else
+        read_round(op); /* one-sided: before the window is posted, so requesters get the round's bytes */
+    if (op->rnd.pipelined)
+        read_ahead(op);
     if (op->plan.rma_data)
         return;
     colio_round_place_agg_slices(op, 1);

@@ -6,7 +6,10 @@
  * when they are worth it, else via the staging buffer. Then it writes the
  * round: one call when the covered bytes are contiguous or holes are filled
  * by read-modify-write (data sieving), else one call per covered run, so
- * bytes nobody wrote keep their content either way.
+ * bytes nobody wrote keep their content either way. Pipelined (two
+ * buffers, round_pipe.c), those calls go to the I/O helper as one job and
+ * the next round goes on in the other buffer; the read of the holes stays
+ * here, before any byte of the round lands.
  */
 #include <string.h>
 
@@ -76,6 +79,24 @@ static void unpack_incoming(colio_op_t *op)
     }
 }
 
+/* The round's writes as a job on its buffer; the next round takes the other buffer. */
+static void submit_writes(colio_op_t *op)
+{
+    colio_round_t *rd = &op->rnd;
+    const colio_coverage_t *c = &rd->cov;
+    colio_round_buf_t *b = &rd->buf[rd->cur];
+    if (op->io_failed)
+        return;
+    colio_aio_job_reset(&b->job, COLIO_AIO_WRITE, op->fh->store, op->fh->st, &rd->chain_failed);
+    if (colio_round_job_fill(&b->job, c, rd->sieve || c->covered == c->last - c->first, rd->cbuf, rd->rs) != 0) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing the writes of round %lld", (long long)rd->r);
+        op->io_failed = 1;
+        return;
+    }
+    colio_round_pipe_submit(op, b);
+    rd->cur ^= 1;
+}
+
 void colio_round_write_end(colio_op_t *op)
 {
     colio_round_t *rd = &op->rnd;
@@ -83,6 +104,10 @@ void colio_round_write_end(colio_op_t *op)
     if (op->plan.my_agg < 0 || rd->nagg == 0)
         return;
     unpack_incoming(op);
+    if (rd->pipelined) {
+        submit_writes(op);
+        return;
+    }
     if (rd->sieve || c->covered == c->last - c->first) {
         colio_op_write(op, rd->cbuf + (c->first - rd->rs), c->last - c->first, c->first);
         return;

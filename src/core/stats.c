@@ -15,6 +15,7 @@ static void add_times(colio_phase_times *sum, const colio_phase_times *t)
     sum->data_exchange += t->data_exchange;
     sum->io += t->io;
     sum->compute += t->compute;
+    sum->io_async += t->io_async;
 }
 
 static void accumulate(colio_op_stats *sum, const colio_op_stats *s)
@@ -74,7 +75,7 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
     json_escape(path, esc, sizeof esc);
     return snprintf(out, (size_t)outlen,
                     "{\"op\":\"%s\",\"rank\":%d,\"path\":\"%s\",\"time\":%.9f,\"meta_exchange\":%.9f,"
-                    "\"data_exchange\":%.9f,\"io\":%.9f,\"compute\":%.9f,\"bytes\":%lld,\"pieces\":%lld,"
+                    "\"data_exchange\":%.9f,\"io\":%.9f,\"io_async\":%.9f,\"compute\":%.9f,\"bytes\":%lld,\"pieces\":%lld,"
                     "\"rounds\":%lld,\"io_calls\":%lld,\"io_bytes\":%lld,\"sent_bytes\":%lld,"
                     "\"recv_bytes\":%lld,\"memory\":%lld,\"aggregators\":%d,\"is_aggregator\":%d,"
                     "\"meta_kernel\":\"%s\",\"data_kernel\":\"%s\",\"messages\":%lld,\"max_requests\":%lld,"
@@ -82,7 +83,7 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
                     "\"placement\":\"%s\",\"hop_bytes\":%lld,\"max_link_bytes\":%lld,\"agg_bytes_max\":%lld,"
                     "\"agg_bytes_min\":%lld,\"predicted_cost\":%.9g}",
                     api, rank, esc, s->time.total, s->time.meta_exchange, s->time.data_exchange, s->time.io,
-                    s->time.compute, (long long)s->bytes, (long long)s->pieces, (long long)s->rounds,
+                    s->time.io_async, s->time.compute, (long long)s->bytes, (long long)s->pieces, (long long)s->rounds,
                     (long long)s->io_calls, (long long)s->io_bytes, (long long)s->sent_bytes,
                     (long long)s->recv_bytes, (long long)s->memory, s->aggregators, s->is_aggregator,
                     s->meta_kernel, s->data_kernel, (long long)s->messages, (long long)s->max_requests,

@@ -2,12 +2,16 @@
  * Fault-injecting backend for tests: behaves like posix, except that the Nth
  * call of one kind (write, read, sync or any) on the chosen rank fails with a
  * chosen errno, without touching the file. Configured by the hint
- * colio_fault=OP:N[:ERRNO[:RANK]], e.g. "write:2:ENOSPC:1".
+ * colio_fault=OP:N[:ERRNO[:RANK]], e.g. "write:2:ENOSPC:1". "delay:N" fails
+ * nothing and makes every write and read sleep N microseconds first: storage
+ * that takes time without using the CPU, as a disk or a parallel file system
+ * does (tmpfs only copies), to measure what overlapping I/O can hide.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "core/hints.h"
 #include "store/backends.h"
@@ -38,7 +42,7 @@ static int errno_from_name(const char *s)
 
 int colio_fault_parse(const char *spec, colio_fault_spec_t *out)
 {
-    static const char *const ops[] = {"write", "read", "sync", "any", "coalesce"};
+    static const char *const ops[] = {"write", "read", "sync", "any", "coalesce", "delay"};
     char buf[128];
     if (strlen(spec) >= sizeof buf)
         return -1;
@@ -56,7 +60,7 @@ int colio_fault_parse(const char *spec, colio_fault_spec_t *out)
             f.op = (colio_fault_op_t)i, op_ok = 1;
     char *end;
     f.nth = strtoll(field[1], &end, 10);
-    if (!op_ok || *end || f.nth < 1)
+    if (!op_ok || *end || f.nth < 1 || (f.op == COLIO_FAULT_DELAY && n > 2))
         return -1;
     if (n >= 3 && (f.errnum = errno_from_name(field[2])) == 0)
         return -1;
@@ -92,9 +96,11 @@ static int fault_open(const char *path, int flags, const struct colio_hints *hin
 /* True when this call is the one that must fail. */
 static int fault_hit(colio_store_t *st, colio_fault_op_t op)
 {
-    if (!st->armed || st->spec.op == COLIO_FAULT_COALESCE || (st->spec.op != COLIO_FAULT_ANY && st->spec.op != op))
+    if (!st->armed || st->spec.op == COLIO_FAULT_COALESCE || st->spec.op == COLIO_FAULT_DELAY ||
+        (st->spec.op != COLIO_FAULT_ANY && st->spec.op != op))
         return 0;
-    return ++st->calls == st->spec.nth;
+    /* atomic: with pipelined rounds the I/O helper thread writes while the caller reads (data sieving) */
+    return __atomic_add_fetch(&st->calls, 1, __ATOMIC_RELAXED) == st->spec.nth;
 }
 
 static int fault_close(colio_store_t *st)
@@ -104,8 +110,19 @@ static int fault_close(colio_store_t *st)
     return rc;
 }
 
+/* delay:N: sleep N microseconds before a write or read. */
+static void fault_delay(const colio_store_t *st)
+{
+    if (st->spec.op != COLIO_FAULT_DELAY)
+        return;
+    struct timespec ts = {.tv_sec = st->spec.nth / 1000000, .tv_nsec = st->spec.nth % 1000000 * 1000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 static int fault_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
 {
+    fault_delay(st);
     if (fault_hit(st, COLIO_FAULT_WRITE))
         return -st->spec.errnum;
     return colio_store_posix.pwritev(st->inner, iov, iovcnt, off);
@@ -114,6 +131,7 @@ static int fault_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt,
 static int fault_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off,
                         int64_t *got_p)
 {
+    fault_delay(st);
     if (fault_hit(st, COLIO_FAULT_READ))
         return -st->spec.errnum;
     return colio_store_posix.preadv(st->inner, iov, iovcnt, off, got_p);

@@ -57,8 +57,16 @@ int colio_store_pread(const colio_store_ops_t *ops, colio_store_t *st, void *buf
                       int64_t off, int64_t *got_p);
 
 /* The fault-injecting backend's spec: fail the Nth call of kind op with err on rank.
-   COALESCE (any backend): the Nth coalesce buffer a TAM local aggregator takes is refused. */
-typedef enum { COLIO_FAULT_WRITE, COLIO_FAULT_READ, COLIO_FAULT_SYNC, COLIO_FAULT_ANY, COLIO_FAULT_COALESCE } colio_fault_op_t;
+   COALESCE (any backend): the Nth coalesce buffer a TAM local aggregator takes is refused.
+   DELAY: no failure, every write and read sleeps nth microseconds first (slow storage, for measurements). */
+typedef enum {
+    COLIO_FAULT_WRITE,
+    COLIO_FAULT_READ,
+    COLIO_FAULT_SYNC,
+    COLIO_FAULT_ANY,
+    COLIO_FAULT_COALESCE,
+    COLIO_FAULT_DELAY
+} colio_fault_op_t;
 typedef struct colio_fault_spec {
     colio_fault_op_t op;
     int64_t nth;   /* 1-based */

@@ -4,7 +4,10 @@
  * (/dev/full) and injected EIO/ENOSPC failures of one rank's storage calls.
  * Every case checks that all ranks return the same named code with the same
  * non-empty message, that nothing hangs, that the handle keeps working and
- * that no byte outside what the call was asked to write changed.
+ * that no byte outside what the call was asked to write changed. Failures in
+ * a middle round of a many-round operation, written or read ahead by the I/O
+ * helper (colio_pipeline=2), read as they do with one buffer, and no round
+ * after the failing one reaches the file.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +314,88 @@ static void injected(const char *path)
     MPI_Info_free(&info);
 }
 
+#define PIPE_SHARE 16384 /* bytes per rank: 16 rounds of 1 KiB at each aggregator */
+#define PIPE_START 512
+
+/* Offset N in "... at offset N failed ..." of an error message, -1 if absent. */
+static int64_t failed_offset(const char *msg)
+{
+    const char *at = strstr(msg, "at offset ");
+    return at ? strtoll(at + strlen("at offset "), NULL, 10) : -1;
+}
+
+/* One many-round collective write or read with the last rank's 3rd storage call of that kind failing. */
+static int pipe_call(const char *path, const char *kind, const char *pipeline, char *msg, size_t msglen)
+{
+    char spec[64], nodes[16];
+    snprintf(spec, sizeof spec, "%s:3:EIO:%d", kind, t_nprocs - 1);
+    snprintf(nodes, sizeof nodes, "%d", t_nprocs);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "colio_backend", "fault");
+    MPI_Info_set(info, "colio_fault", spec);
+    MPI_Info_set(info, "colio_pipeline", pipeline);
+    MPI_Info_set(info, "cb_nodes", nodes); /* one node: aggregator i is rank i, domain i is rank i's bytes */
+    MPI_Info_set(info, "cb_buffer_size", "1024");
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "romio_cb_read", "enable");
+    colio_file *fh;
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
+    expect_all(rc, COLIO_SUCCESS, fh, "open with the fault backend", NULL);
+    char *buf = malloc(PIPE_SHARE);
+    memset(buf, 0x44, PIPE_SHARE);
+    MPI_Offset off = PIPE_START + (MPI_Offset)PIPE_SHARE * t_rank;
+    if (kind[0] == 'r')
+        rc = colio_read_at_all(fh, off, buf, PIPE_SHARE, MPI_BYTE, MPI_STATUS_IGNORE);
+    else
+        rc = colio_write_at_all(fh, off, buf, PIPE_SHARE, MPI_BYTE, MPI_STATUS_IGNORE);
+    char what[96];
+    snprintf(what, sizeof what, "%s, colio_pipeline=%s", spec, pipeline);
+    expect_all(rc, COLIO_ERR_IO, fh, what, "at offset");
+    snprintf(msg, msglen, "%s", colio_last_error(fh));
+    colio_close(&fh);
+    MPI_Info_free(&info);
+    free(buf);
+    return rc;
+}
+
+/*
+ * A write failing in a middle round: the bytes before the failing round are
+ * written, the failing round and every later one are not (storage I/O stops
+ * after a failure, even for rounds already handed to the I/O helper), and
+ * the message, naming the failing call, is the same with one buffer or two.
+ */
+static void failure_mid_pipeline(const char *path)
+{
+    const int64_t end = PIPE_START + (int64_t)PIPE_SHARE * t_nprocs, size = end + 4096;
+    const int64_t last_domain = PIPE_START + (int64_t)PIPE_SHARE * (t_nprocs - 1);
+    char msg1[512], msg2[512];
+    const char *kinds[] = {"write", "read"};
+    for (int k = 0; k < 2; k++) {
+        test_prefill(path, size);
+        pipe_call(path, kinds[k], "1", msg1, sizeof msg1);
+        test_prefill(path, size);
+        pipe_call(path, kinds[k], "2", msg2, sizeof msg2);
+        CHECK(strcmp(msg1, msg2) == 0, "%s: messages differ with one buffer and two:\n  %s\n  %s", kinds[k], msg1,
+              msg2);
+        int64_t x = failed_offset(msg2);
+        CHECK(x == last_domain + 2 * 1024, "%s: failing offset %lld, expected the third round at %lld", kinds[k],
+              (long long)x, (long long)(last_domain + 2 * 1024));
+        if (t_rank != 0 || k == 1)
+            continue;
+        unsigned char *file = malloc((size_t)size);
+        test_read_file(path, file, size);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < size; i++) {
+            int written = i >= PIPE_START && i < x;
+            bad += file[i] != (written ? 0x44 : pattern_old(i));
+        }
+        CHECK(bad == 0, "write failing mid-way: %lld bytes wrong (before the failing round new, from it on old)",
+              (long long)bad);
+        free(file);
+    }
+}
+
 static void strerror_texts(void)
 {
     for (int c = 0; c >= COLIO_ERR_INTERNAL; c--)
@@ -330,6 +415,7 @@ int main(int argc, char **argv)
     argument_errors(path);
     enospc();
     injected(path);
+    failure_mid_pipeline(path);
     test_unlink(path);
     return test_finish("test_errors");
 }

@@ -60,11 +60,17 @@ int main(void)
     CHECK(set(&h, "colio_domain", "even") == 0, "known domain layout");
     CHECK(set(&h, "colio_backend", "fault") == 0 && set(&h, "colio_backend", "tape") == COLIO_ERR_HINT, "backends");
     CHECK(set(&h, "colio_fault", "write:2:ENOSPC:1") == 0, "fault spec");
-    const char *bad_faults[] = {"write", "write:0", "burn:1", "write:1:EWHAT", "write:1:EIO:-1", "a:b:c:d:e"};
+    colio_fault_spec_t f0;
+    CHECK(colio_fault_parse("delay:250", &f0) == 0 && f0.op == COLIO_FAULT_DELAY && f0.nth == 250, "delay spec");
+    const char *bad_faults[] = {"write", "write:0", "burn:1", "write:1:EWHAT", "write:1:EIO:-1", "a:b:c:d:e",
+                                "delay:0", "delay:10:EIO"};
     for (size_t i = 0; i < sizeof bad_faults / sizeof *bad_faults; i++)
         CHECK(set(&h, "colio_fault", bad_faults[i]) == COLIO_ERR_HINT, "fault spec \"%s\"", bad_faults[i]);
     colio_fault_spec_t f;
     CHECK(colio_fault_parse("read:3:EIO:2", &f) == 0 && f.op == COLIO_FAULT_READ && f.nth == 3 && f.rank == 2, "parse");
+    CHECK(h.pipeline == 2 && set(&h, "colio_pipeline", "1") == 0 && h.pipeline == 1, "colio_pipeline");
+    CHECK(set(&h, "colio_pipeline", "3") == COLIO_ERR_HINT && set(&h, "colio_pipeline", "0") == COLIO_ERR_HINT,
+          "colio_pipeline out of range");
     CHECK(set(&h, "no_such_key", "x") == 0, "unknown keys are ignored");
 
     /* COLIO_HINTS on top of an empty info */

@@ -1,0 +1,81 @@
+/*
+ * Asynchronous storage I/O: a job is a list of pwrite or pread calls on one
+ * open store, run in the background while the caller goes on (pipelined
+ * two-phase rounds, TAPIOCA Sec. 4.3). The calls go through the store's ops
+ * (colio_store_pwrite / colio_store_pread), so every backend, including the
+ * fault-injecting one, works unchanged.
+ *
+ * One implementation today: one helper pthread per process runs the jobs in
+ * submission order, started at the first submit and stopped when the last
+ * reference is released (colio_aio_release) or at library teardown. The
+ * helper makes no MPI calls. The ops table leaves room for a second
+ * implementation (io_uring) with the same job format.
+ */
+#ifndef COLIO_STORE_AIO_H
+#define COLIO_STORE_AIO_H
+
+#include <stdint.h>
+
+#include "store/store.h"
+
+typedef enum colio_aio_kind { COLIO_AIO_WRITE, COLIO_AIO_READ } colio_aio_kind_t;
+
+/* One storage call: len bytes between buf and the file at off. */
+typedef struct colio_aio_call {
+    char *buf;
+    int64_t len, off;
+} colio_aio_call_t;
+
+typedef struct colio_aio_job {
+    /* what to do (the submitter's; untouched by the helper) */
+    colio_aio_kind_t kind;
+    const colio_store_ops_t *ops;
+    colio_store_t *st;
+    colio_aio_call_t *calls;
+    int64_t ncalls, cap;
+    /*
+     * Optional, shared by the jobs of one operation and touched only by the
+     * helper: set when one of them fails; a later job finding it set makes no
+     * call (skipped), as storage I/O stops after a failure.
+     */
+    int *chain_failed;
+    /* results, valid once the job is done */
+    int rc;               /* 0 or the first failing call's negative errno */
+    int64_t failed_call;  /* index of that call, -1 */
+    int skipped;          /* chain_failed was set: no call made */
+    int64_t calls_made;   /* storage calls issued (the failing one included) */
+    int64_t bytes;        /* written (each call issued), or read (short reads past the end: the rest zero-filled) */
+    double seconds;       /* time spent in the calls */
+    int ran_by_caller;    /* wait() ran it in the calling thread (the helper had not started it) */
+    /* queue state (the implementation's) */
+    struct colio_aio_job *next;
+    int state;
+} colio_aio_job_t;
+
+typedef struct colio_aio_ops {
+    const char *name;
+    /* Queue the job; 0, or a negative errno when it cannot run (the job is then not queued). */
+    int (*submit)(colio_aio_job_t *job);
+    /* Never blocks: *done_p = 1 once the job's results are valid. */
+    void (*test)(colio_aio_job_t *job, int *done_p);
+    /* Block until the job is done (no spinning). */
+    void (*wait)(colio_aio_job_t *job);
+} colio_aio_ops_t;
+
+extern const colio_aio_ops_t colio_aio_thread;
+
+/* Empty the call list and set what the next submission does (the list's memory is kept). */
+void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const colio_store_ops_t *ops,
+                         colio_store_t *st, int *chain_failed);
+/* Append one call; 0 or -ENOMEM. */
+int colio_aio_job_add(colio_aio_job_t *job, char *buf, int64_t len, int64_t off);
+/* Free the call list (the job must not be in flight). */
+void colio_aio_job_free(colio_aio_job_t *job);
+/* Run a job in the calling thread (what the helper does with it). */
+void colio_aio_job_run(colio_aio_job_t *job);
+
+/* References keep the helper alive between jobs; the last release stops it (joins the thread). */
+void colio_aio_acquire(void);
+void colio_aio_release(void);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * The asynchronous storage I/O module (src/store/aio.c) on one process:
+ * many write jobs in flight on a temporary file, checked byte by byte with
+ * plain pread; read jobs back, with a short read past the end of file that
+ * must come back zero-filled; ENOSPC from /dev/full and an injected EIO
+ * through the fault backend, naming the failing call; a chain of jobs that
+ * stops after a failure; the helper stopped and started again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/hints.h"
+#include "store/aio.h"
+#include "testutil.h"
+
+#define NJOBS 48
+#define NCALLS 5
+#define CALL_LEN 3001 /* odd sizes: no accidental alignment */
+#define JOB_BYTES (NCALLS * CALL_LEN)
+
+static const colio_aio_ops_t *const aio = &colio_aio_thread;
+
+/* Byte at file offset off as written by the test. */
+static unsigned char expected(int64_t off) { return (unsigned char)(off * 29 + (off >> 9) + 3); }
+
+static colio_store_t *open_store(const colio_store_ops_t *ops, const char *path, const char *fault, int flags)
+{
+    colio_hints_t h;
+    colio_hints_default(&h);
+    snprintf(h.fault, sizeof h.fault, "%s", fault);
+    colio_store_t *st = NULL;
+    int readable = 0;
+    int rc = ops->open(path, flags, &h, 0, &st, &readable);
+    CHECK(rc == 0, "open %s: %s", path, strerror(-rc));
+    return rc == 0 ? st : NULL;
+}
+
+/*
+ * Job j writes NCALLS calls of CALL_LEN bytes from its own buffer; the
+ * calls of all jobs interleave in the file (call c of job j at offset
+ * (c * NJOBS + j) * CALL_LEN), so the jobs' order does not matter.
+ */
+static void write_jobs(const colio_store_ops_t *ops, colio_store_t *st, colio_aio_job_t *jobs, char **bufs)
+{
+    for (int j = 0; j < NJOBS; j++) {
+        colio_aio_job_reset(&jobs[j], COLIO_AIO_WRITE, ops, st, NULL);
+        for (int c = 0; c < NCALLS; c++) {
+            int64_t off = (int64_t)(c * NJOBS + j) * CALL_LEN;
+            char *b = bufs[j] + c * CALL_LEN;
+            for (int k = 0; k < CALL_LEN; k++)
+                b[k] = (char)expected(off + k);
+            CHECK(colio_aio_job_add(&jobs[j], b, CALL_LEN, off) == 0, "job_add");
+        }
+        CHECK(aio->submit(&jobs[j]) == 0, "submit write job %d", j);
+    }
+    for (int j = NJOBS - 1; j >= 0; j--) { /* waiting out of order */
+        aio->wait(&jobs[j]);
+        int done = 0;
+        aio->test(&jobs[j], &done);
+        CHECK(done, "job %d not done after wait", j);
+        CHECK(jobs[j].rc == 0 && jobs[j].failed_call == -1, "write job %d: rc %d", j, jobs[j].rc);
+        CHECK(jobs[j].calls_made == NCALLS && jobs[j].bytes == JOB_BYTES, "write job %d: %lld calls, %lld bytes", j,
+              (long long)jobs[j].calls_made, (long long)jobs[j].bytes);
+        CHECK(jobs[j].seconds >= 0, "write job %d: negative time", j);
+    }
+}
+
+static void check_file(const char *path, int64_t size)
+{
+    unsigned char *file = malloc((size_t)size);
+    CHECK(test_file_size(path) == size, "file size %lld, expected %lld", (long long)test_file_size(path),
+          (long long)size);
+    CHECK(test_read_file(path, file, size) == 0, "pread of %s", path);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < size; i++)
+        bad += file[i] != expected(i);
+    CHECK(bad == 0, "%lld wrong bytes in the written file", (long long)bad);
+    free(file);
+}
+
+/* Job j reads bytes [j * JOB_BYTES, ...) in NCALLS calls; the last job also asks for bytes past the end. */
+static void read_jobs(const colio_store_ops_t *ops, colio_store_t *st, colio_aio_job_t *jobs, char **bufs,
+                      int64_t size)
+{
+    const int64_t past = 777;
+    for (int j = 0; j < NJOBS; j++) {
+        colio_aio_job_reset(&jobs[j], COLIO_AIO_READ, ops, st, NULL);
+        memset(bufs[j], 0xEE, JOB_BYTES + past);
+        for (int c = 0; c < NCALLS; c++) {
+            int64_t len = CALL_LEN + (j == NJOBS - 1 && c == NCALLS - 1 ? past : 0);
+            colio_aio_job_add(&jobs[j], bufs[j] + c * CALL_LEN, len, (int64_t)j * JOB_BYTES + c * CALL_LEN);
+        }
+        CHECK(aio->submit(&jobs[j]) == 0, "submit read job %d", j);
+    }
+    int64_t bad = 0;
+    for (int j = 0; j < NJOBS; j++) {
+        aio->wait(&jobs[j]);
+        CHECK(jobs[j].rc == 0, "read job %d: rc %d", j, jobs[j].rc);
+        CHECK(jobs[j].bytes == JOB_BYTES, "read job %d: %lld bytes read", j, (long long)jobs[j].bytes);
+        for (int64_t k = 0; k < JOB_BYTES; k++)
+            bad += (unsigned char)bufs[j][k] != expected((int64_t)j * JOB_BYTES + k);
+    }
+    CHECK(bad == 0, "%lld wrong bytes read", (long long)bad);
+    int64_t nonzero = 0;
+    for (int64_t k = 0; k < past; k++)
+        nonzero += bufs[NJOBS - 1][JOB_BYTES + k] != 0;
+    CHECK(nonzero == 0, "%lld bytes past the end of file not zero-filled", (long long)nonzero);
+    CHECK((int64_t)NJOBS * JOB_BYTES == size, "test layout");
+}
+
+/* /dev/full: the first call fails with ENOSPC, the next job of the chain makes no call. */
+static void enospc_chain(void)
+{
+    struct stat sb;
+    if (stat("/dev/full", &sb) != 0)
+        return;
+    const colio_store_ops_t *ops = colio_store_find("posix");
+    colio_store_t *st = open_store(ops, "/dev/full", "", COLIO_STORE_WRITE);
+    if (st == NULL)
+        return;
+    char buf[4096];
+    memset(buf, 1, sizeof buf);
+    int chain = 0;
+    colio_aio_job_t a = {0}, b = {0};
+    colio_aio_job_reset(&a, COLIO_AIO_WRITE, ops, st, &chain);
+    colio_aio_job_add(&a, buf, 1000, 0);
+    colio_aio_job_add(&a, buf, 1000, 1000);
+    colio_aio_job_reset(&b, COLIO_AIO_WRITE, ops, st, &chain);
+    colio_aio_job_add(&b, buf, 4096, 2000);
+    aio->submit(&a);
+    aio->submit(&b);
+    aio->wait(&b);
+    aio->wait(&a);
+    CHECK(a.rc == -ENOSPC && a.failed_call == 0 && a.calls_made == 1, "/dev/full: rc %d, call %lld, %lld calls",
+          a.rc, (long long)a.failed_call, (long long)a.calls_made);
+    CHECK(b.skipped && b.calls_made == 0 && b.rc == 0, "the job after a failure ran (%lld calls)",
+          (long long)b.calls_made);
+    colio_aio_job_free(&a), colio_aio_job_free(&b);
+    ops->close(st);
+}
+
+/* The fault backend through the helper: its second write fails with EIO; bytes of the first are there. */
+static void injected_eio(const char *path)
+{
+    const colio_store_ops_t *ops = colio_store_find("fault");
+    colio_store_t *st = open_store(ops, path, "write:2:EIO", COLIO_STORE_WRITE | COLIO_STORE_READ);
+    if (st == NULL)
+        return;
+    char buf[300];
+    for (int k = 0; k < 300; k++)
+        buf[k] = (char)(k ^ 0x5A);
+    colio_aio_job_t j = {0};
+    colio_aio_job_reset(&j, COLIO_AIO_WRITE, ops, st, NULL);
+    colio_aio_job_add(&j, buf, 100, 0);
+    colio_aio_job_add(&j, buf + 100, 100, 100);
+    colio_aio_job_add(&j, buf + 200, 100, 200);
+    aio->submit(&j);
+    aio->wait(&j);
+    CHECK(j.rc == -EIO && j.failed_call == 1 && j.calls_made == 2 && j.bytes == 200,
+          "fault: rc %d, call %lld, %lld calls, %lld bytes", j.rc, (long long)j.failed_call, (long long)j.calls_made,
+          (long long)j.bytes);
+    unsigned char file[100];
+    CHECK(test_read_file(path, file, 100) == 0 && memcmp(file, buf, 100) == 0, "the first call's bytes");
+    colio_aio_job_free(&j);
+    ops->close(st);
+}
+
+int main(void)
+{
+    char path[] = "/dev/shm/colio-aio-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        strcpy(path, "/tmp/colio-aio-XXXXXX");
+        fd = mkstemp(path);
+    }
+    CHECK(fd >= 0, "mkstemp");
+    close(fd);
+    const colio_store_ops_t *posix = colio_store_find("posix");
+    colio_aio_job_t *jobs = calloc(NJOBS, sizeof *jobs);
+    char *bufs[NJOBS];
+    for (int j = 0; j < NJOBS; j++)
+        bufs[j] = malloc(JOB_BYTES + 1024);
+    colio_aio_acquire();
+    colio_store_t *st = open_store(posix, path, "", COLIO_STORE_WRITE | COLIO_STORE_READ);
+    if (st) {
+        write_jobs(posix, st, jobs, bufs);
+        check_file(path, (int64_t)NJOBS * JOB_BYTES);
+        colio_aio_release(); /* the helper stops; the next submit starts it again */
+        colio_aio_acquire();
+        read_jobs(posix, st, jobs, bufs, (int64_t)NJOBS * JOB_BYTES);
+        posix->close(st);
+    }
+    enospc_chain();
+    injected_eio(path);
+    colio_aio_release();
+    for (int j = 0; j < NJOBS; j++) {
+        colio_aio_job_free(&jobs[j]);
+        free(bufs[j]);
+    }
+    free(jobs);
+    unlink(path);
+    return unit_finish("test_aio_unit");
+}
