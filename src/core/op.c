@@ -369,14 +369,32 @@ static int direct_eligible(const colio_op_t *op)
     return op->acc.npieces == 0 || op->acc.nbytes / op->acc.npieces >= op->fh->hints.direct_min;
 }
 
-/* Id of a stored plan for exactly this access (0: none, or reuse is off or this rank failed). */
+/*
+ * Id of a stored plan for exactly this access (0: none, or reuse is off or
+ * this rank failed). The entry is pinned until the agreement says whether
+ * every rank proposed it: with several operations in flight, another one
+ * may finish, store or borrow at different moments on different ranks, and
+ * the decision to borrow must depend on agreed values only.
+ */
 static int64_t plan_candidate(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     if (!colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) || op->err.code != 0)
         return 0;
     op->key_hash = colio_plan_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
-    return colio_plancache_find(&fh->plans, op->key_hash, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+    int64_t id = colio_plancache_find(&fh->plans, op->key_hash, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+    if (id > 0) {
+        op->pinned = colio_plancache_get(&fh->plans, id);
+        op->pinned->busy = 1;
+    }
+    return id;
+}
+
+static void unpin_candidate(colio_op_t *op)
+{
+    if (op->pinned && op->pinned != op->reuse)
+        op->pinned->busy = 0;
+    op->pinned = NULL;
 }
 
 /* Reads keep the access as asked (before clipping at the end of file): the key of a plan to store. */
@@ -397,21 +415,18 @@ static void keep_read_key(colio_op_t *op)
 }
 
 /*
- * After the SETUP agreement: every rank proposed the same stored plan (min ==
- * max), and the global facts it was made under (extent, end of file) still
- * hold, so borrow it.
+ * After the SETUP agreement: every rank proposed (and pinned) the same
+ * stored plan (min == max), and the global facts it was made under (extent,
+ * end of file) still hold, so borrow it; otherwise unpin the proposal.
  */
 static void adopt_stored_plan(colio_op_t *op)
 {
-    colio_file *fh = op->fh;
     int64_t id = op->agree_out[5];
-    if (!colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) || id <= 0 || id != -op->agree_out[6])
-        return;
-    colio_plan_entry_t *e = colio_plancache_get(&fh->plans, id);
-    if (e && !e->busy && e->glo == op->glo && e->ghi == op->ghi && e->eof == op->eof) {
-        op->reuse = e;
-        e->busy = 1; /* one borrower at a time; another operation in flight plans afresh */
-    }
+    colio_plan_entry_t *e = op->pinned;
+    if (id > 0 && id == -op->agree_out[6] && e && e->id == id && e->glo == op->glo && e->ghi == op->ghi &&
+        e->eof == op->eof)
+        op->reuse = e; /* stays busy: one borrower at a time, another operation in flight plans afresh */
+    unpin_candidate(op);
 }
 
 int colio_step_init(colio_op_t *op)
@@ -605,6 +620,7 @@ int64_t colio_op_memory(const colio_op_t *op)
 static void keep_plan(colio_op_t *op)
 {
     colio_file *fh = op->fh;
+    unpin_candidate(op); /* an operation that ended before its agreement */
     if (op->reuse) {
         op->stats.plans_reused = 1;
         memset(&op->plan.dom, 0, sizeof op->plan.dom);

@@ -208,6 +208,7 @@ typedef struct colio_op {
     int64_t glo, ghi;            /* global extent */
     colio_plan_t plan;
     struct colio_plan_entry *reuse; /* the stored plan this call borrows (plancache.h), or NULL */
+    struct colio_plan_entry *pinned; /* the stored plan this call proposed, until SETUP agrees */
     colio_run_t *key_runs;       /* the access as asked, kept to store the plan for reuse */
     int64_t key_n;
     int key_ok;                  /* key_runs hold the whole access (a copy may fail) */

@@ -33,7 +33,7 @@ typedef struct colio_plan_entry {
     int64_t nruns;
     colio_plan_t plan;    /* msgs unused */
     int64_t last_used;
-    int busy;             /* borrowed by an operation in flight: not offered, not evicted */
+    int busy;             /* borrowed, or proposed, by an operation in flight: not offered, not evicted */
 } colio_plan_entry_t;
 
 typedef struct colio_plancache {

@@ -11,7 +11,7 @@ static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;  /* the thread may hav
 static colio_nb_file_t *files;                             /* open files */
 static pthread_t thread;
 static int thread_running, thread_stop;
-static int callers_waiting; /* threads inside colio_nb_progress_until: they step everything themselves */
+static int callers_waiting; /* threads stepping inside colio_nb_progress_until (not blocked in MPI) */
 
 void colio_nb_lock(void) { pthread_mutex_lock(&lock); }
 void colio_nb_unlock(void) { pthread_mutex_unlock(&lock); }
@@ -65,24 +65,32 @@ int colio_nb_progress_all(int threaded_only)
     return moved;
 }
 
-/* Operations in flight that only a caller steps (files without the thread), other than op. */
+/* Operations in flight that only a caller steps (files without a running thread), other than op. */
 static int others_need_caller(const colio_op_t *target)
 {
     for (colio_nb_file_t *f = files; f; f = f->next)
-        if (!f->threaded)
+        if (!f->threaded || !thread_running)
             for (const colio_op_t *op = f->fh->ops_head; op; op = op->next)
                 if (op != target && op->phase != COLIO_PH_DONE)
                     return 1;
     return 0;
 }
 
-/* Block in MPI on target's own requests, the lock released; nobody steps it meanwhile. */
+/*
+ * Block in MPI on target's own requests, the lock released; nobody steps it
+ * meanwhile. The progress thread takes over the other operations of its
+ * files for that time: one of them may be what another rank needs before
+ * target can complete (an earlier operation's round, on another slot).
+ */
 static void block_on(colio_op_t *target)
 {
     target->claimed = 1;
+    if (--callers_waiting == 0)
+        pthread_cond_broadcast(&work_cv);
     pthread_mutex_unlock(&lock);
     colio_op_wait_phase(target);
     pthread_mutex_lock(&lock);
+    callers_waiting++;
     target->claimed = 0;
 }
 

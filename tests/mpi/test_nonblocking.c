@@ -8,7 +8,8 @@
  * the same calls applied one after the other in issue order (MPI's
  * semantics). Reads are checked against the model as it stood when they
  * were issued; the file against the model after every batch (plain pread).
- * Then: 64 outstanding writes of random sizes through 4 slots; the file
+ * Then: 64 outstanding writes of random sizes through 4 slots; outstanding
+ * operations repeating patterns whose plans are stored; the file
  * pointer moving at initiation; errors reported at completion, the same on
  * every rank; the generalized MPI request.
  *
@@ -399,6 +400,65 @@ static void many_outstanding(MPI_Info base)
     test_unlink(path);
 }
 
+/*
+ * Stored plans under many operations in flight: a few access patterns
+ * written blocking first (their plans are stored), then the same patterns
+ * again and again as outstanding writes, completed in a different order on
+ * every rank, so plans are proposed, borrowed and released at different
+ * moments on different ranks. Then the same patterns read back outstanding.
+ */
+static void reused_plans(MPI_Info base)
+{
+    enum { K = 8, REPEATS = 3, CHUNK = 4 * VBLK };
+    char path[256];
+    test_path(path, sizeof path, "nbplans");
+    int64_t size = (int64_t)K * CHUNK * t_nprocs;
+    test_prefill(path, size);
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, base, &fh), COLIO_SUCCESS, fh);
+    view_set(fh);
+    unsigned char *bufs[K], *img = malloc((size_t)size);
+    for (int k = 0; k < K; k++)
+        bufs[k] = malloc(CHUNK);
+    for (int rep = 0; rep <= REPEATS; rep++) {
+        colio_request *reqs[K];
+        for (int k = 0; k < K; k++) {
+            for (int64_t i = 0; i < CHUNK; i++)
+                bufs[k][i] = datum(t_rank, i, 700 + 10 * rep + k);
+            if (rep == 0) /* blocking: stores the plans */
+                CHECK_RC(colio_write_at_all(fh, (MPI_Offset)k * CHUNK, bufs[k], CHUNK, MPI_BYTE, MPI_STATUS_IGNORE),
+                         COLIO_SUCCESS, fh);
+            else
+                CHECK_RC(colio_iwrite_at_all(fh, (MPI_Offset)k * CHUNK, bufs[k], CHUNK, MPI_BYTE, &reqs[k]),
+                         COLIO_SUCCESS, fh);
+        }
+        for (int j = 0; rep > 0 && j < K; j++) /* rank r completes k = (r + 3j) mod K: a different order each */
+            CHECK_RC(colio_wait(&reqs[(t_rank + 3 * j) % K], MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    }
+    for (int q = 0; q < t_nprocs; q++)
+        for (int k = 0; k < K; k++)
+            for (int64_t i = 0; i < CHUNK; i++)
+                img[view_off(q, (int64_t)k * CHUNK + i)] = datum(q, i, 700 + 10 * REPEATS + k);
+    colio_request *rreqs[K];
+    for (int k = 0; k < K; k++) {
+        memset(bufs[k], 0xEE, CHUNK);
+        CHECK_RC(colio_iread_at_all(fh, (MPI_Offset)k * CHUNK, bufs[k], CHUNK, MPI_BYTE, &rreqs[k]), COLIO_SUCCESS, fh);
+    }
+    for (int j = K - 1; j >= 0; j--)
+        CHECK_RC(colio_wait(&rreqs[(t_rank + 5 * j) % K], MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    for (int k = 0; k < K; k++)
+        for (int64_t i = 0; i < CHUNK; i++)
+            CHECK(bufs[k][i] == datum(t_rank, i, 700 + 10 * REPEATS + k), "reused plans: read %d byte %lld wrong", k,
+                  (long long)i);
+    CHECK_RC(colio_close(&fh), COLIO_SUCCESS, fh);
+    model_t m = {.size = size, .img = img};
+    CHECK(verify_model(path, &m, "reused plans") == 0, "outstanding writes over stored plans: file differs");
+    for (int k = 0; k < K; k++)
+        free(bufs[k]);
+    free(img);
+    test_unlink(path);
+}
+
 /* Errors surface at completion, the same everywhere; argument checks; file calls complete everything. */
 static void errors_and_edges(MPI_Info info, int threaded)
 {
@@ -476,6 +536,7 @@ int main(int argc, char **argv)
         run_batches("automatic path", info);
     }
     many_outstanding(info);
+    reused_plans(info);
     errors_and_edges(info, threaded);
     MPI_Info_free(&info);
     return test_finish("test_nonblocking");
