@@ -8,7 +8,12 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 scripts/build.sh asan -DCOLIO_MPI=mpich -DCOLIO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build/asan --output-on-failure -LE 'large|kernels|placement'
+# The suite, less the multi-GiB test, the per-kernel and per-placement
+# matrices (once each below), the matrix through the nonblocking calls and
+# with colio_pipeline=1 (test_nonblocking and the default colio_pipeline=2
+# cover that code here) and the 4-rank benchmark smoke test.
+ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build/asan --output-on-failure --parallel "$(nproc)" \
+  -LE 'large|kernels|placement|pipeline|nbmatrix' -E 'bench_smoke.np4'
 # every exchange kernel once under the sanitizers (the full matrix per kernel runs in the plain builds)
 for k in issend spread balanced pairwise tam rma; do
   COLIO_HINTS="colio_exchange=$k;colio_meta_exchange=$k;colio_throttle=1;colio_node_size=2;romio_cb_write=enable;romio_cb_read=enable" \

@@ -11,7 +11,7 @@ start=$SECONDS
 for mpi in mpich openmpi; do
   echo "=== colio tests against $mpi"
   scripts/build.sh "$mpi"
-  ctest --test-dir "build/$mpi" --output-on-failure --timeout 900
+  ctest --test-dir "build/$mpi" --output-on-failure --timeout 900 --parallel "$(nproc)"
   scripts/install-check.sh "$mpi"
 done
 echo "=== sanitizers (MPICH)"
