@@ -132,14 +132,15 @@ static void compute_iters(long long n)
 /* Iterations that take `sec` seconds on this rank when nothing else runs (every rank uses rank 0's count). */
 static long long calibrate(double sec)
 {
-    const long long chunk = 1 << 20;
-    double t[7];
-    for (int r = 0; r < 7; r++) {
+    const long long chunk = 1 << 22; /* a few ms: long against timer and scheduler noise */
+    double t[9];
+    compute_iters(chunk); /* warm up (clock frequency) */
+    for (int r = 0; r < 9; r++) {
         double t0 = MPI_Wtime();
         compute_iters(chunk);
         t[r] = MPI_Wtime() - t0;
     }
-    long long n = (long long)(sec / median(t, 7) * (double)chunk);
+    long long n = (long long)(sec / median(t, 9) * (double)chunk);
     MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
     return n;
 }
@@ -216,28 +217,41 @@ static double blocking_step(kind_t k, char *buf, const opts_t *o, long long work
     return slowest(t2 - t0);
 }
 
-/* Nonblocking step: start, compute in slices (testing between them if asked), wait. */
-static double nonblocking_step(kind_t k, char *buf, const opts_t *o, long long work)
+/*
+ * Nonblocking step: start, compute in slices (testing between them if
+ * asked), wait. t[0] gets the initiation call, t[1] the computing part
+ * (longer than alone when progress takes CPU from it), t[2] the time left
+ * in the wait.
+ */
+static double nonblocking_step(kind_t k, char *buf, const opts_t *o, long long work, double t[3])
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     req_t req;
     die_on(start_op(k, 0, buf, o->bytes, &req), "start");
+    double t1 = MPI_Wtime();
     for (int s = 0; s < o->slices; s++) {
         compute_iters(work / o->slices + (s < work % o->slices));
         if (o->test_calls && pending(&req))
             test_op(&req);
     }
+    double t2 = MPI_Wtime();
     if (pending(&req))
         wait_op(&req);
-    return slowest(MPI_Wtime() - t0);
+    double t3 = MPI_Wtime();
+    t[0] = slowest(t1 - t0);
+    t[1] = slowest(t2 - t1);
+    t[2] = slowest(t3 - t2);
+    return slowest(t3 - t0);
 }
 
 static void overlap_kind(kind_t k, char *buf, const opts_t *o)
 {
     int R = o->repeat;
     double *io = malloc(sizeof(double) * R), *bc = malloc(sizeof(double) * R), *nbc = malloc(sizeof(double) * R),
-           *comp = malloc(sizeof(double) * R);
+           *comp = malloc(sizeof(double) * R), *part[3];
+    for (int i = 0; i < 3; i++)
+        part[i] = malloc(sizeof(double) * R);
     for (int r = 0; r < R; r++) /* the I/O alone: how much computation to pair with it */
         blocking_step(k, buf, o, 0, &io[r]);
     long long work = calibrate(median(io, R));
@@ -249,15 +263,18 @@ static void overlap_kind(kind_t k, char *buf, const opts_t *o)
     }
     for (int r = 0; r < R; r++) { /* alternate, so drifts hit both alike */
         bc[r] = blocking_step(k, buf, o, work, &io[r]);
-        nbc[r] = nonblocking_step(k, buf, o, work);
+        double t[3];
+        nbc[r] = nonblocking_step(k, buf, o, work, t);
+        for (int i = 0; i < 3; i++)
+            part[i][r] = t[i];
     }
     double t_io = median(io, R), t_comp = median(comp, R), t_bc = median(bc, R), t_nbc = median(nbc, R);
     if (rank == 0)
         printf("overlap %s bytes_per_rank %lld t_io %.6f t_compute %.6f t_blocking_step %.6f t_nonblocking_step "
-               "%.6f hidden %.3f saved %.3f test_calls %d\n",
+               "%.6f hidden %.3f saved %.3f nb_start %.6f nb_compute %.6f nb_wait %.6f test_calls %d\n",
                kind_name[k], o->bytes, t_io, t_comp, t_bc, t_nbc, (t_bc - t_nbc) / t_io, 1.0 - t_nbc / t_bc,
-               o->test_calls ? o->slices : 0);
-    free(io), free(bc), free(nbc), free(comp);
+               median(part[0], R), median(part[1], R), median(part[2], R), o->test_calls ? o->slices : 0);
+    free(io), free(bc), free(nbc), free(comp), free(part[0]), free(part[1]), free(part[2]);
 }
 
 /* ---- outstanding operations (Fig. 8) ----------------------------------------------------- */

@@ -5,6 +5,7 @@
 
 #include "core/file.h"
 #include "nb/nb.h"
+#include "store/aio.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;  /* the thread may have work */
@@ -136,21 +137,33 @@ static int threaded_ops_in_flight(void)
     return 0;
 }
 
-/* Sleep between polls, growing from a yield to 128 us while nothing moves. */
+/*
+ * Sleep between polls, growing from a yield to 128 us while nothing moves.
+ * The sleep ends early when the I/O helper finishes a storage job (the
+ * next round can start at once): MPI messages cannot wake the thread, so it
+ * polls, but storage completions do.
+ */
 static void thread_backoff(unsigned *us)
 {
-    pthread_mutex_unlock(&lock);
     if (*us == 0) {
+        pthread_mutex_unlock(&lock);
         sched_yield();
+        pthread_mutex_lock(&lock);
         *us = 1;
-    } else {
-        struct timespec ts = {0, (long)*us * 1000};
-        nanosleep(&ts, NULL);
-        if (*us < 128)
-            *us *= 2;
+        return;
     }
-    pthread_mutex_lock(&lock);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += (long)*us * 1000;
+    if (until.tv_nsec >= 1000000000L)
+        until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&work_cv, &lock, &until);
+    if (*us < 128)
+        *us *= 2;
 }
+
+/* The I/O helper finished a job: a round may move (the mutex is not needed to signal). */
+static void storage_job_done(void) { pthread_cond_broadcast(&work_cv); }
 
 static void *thread_main(void *unused)
 {
@@ -187,6 +200,7 @@ static int stop_at_finalize(MPI_Comm comm, int key, void *value, void *extra)
     thread_stop = 1;
     pthread_cond_broadcast(&work_cv);
     pthread_mutex_unlock(&lock);
+    colio_aio_set_notify(NULL);
     pthread_join(thread, NULL);
     thread_running = 0;
     return MPI_SUCCESS;
@@ -201,6 +215,7 @@ static void start_thread(void)
     if (pthread_create(&thread, NULL, thread_main, NULL) != 0)
         return;
     thread_running = 1;
+    colio_aio_set_notify(storage_job_done);
     MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
 }
 

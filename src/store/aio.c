@@ -124,6 +124,10 @@ static colio_aio_job_t *pop_head(void)
     return job;
 }
 
+static void (*notify)(void); /* called by the helper after each job (colio_aio_set_notify) */
+
+void colio_aio_set_notify(void (*fn)(void)) { __atomic_store_n(&notify, fn, __ATOMIC_RELEASE); }
+
 /* Under q.lock: publish the results, let the next job start. */
 static void finish(colio_aio_job_t *job)
 {
@@ -153,6 +157,12 @@ static void *helper_main(void *arg)
         colio_aio_job_run(job);
         pthread_mutex_lock(&q.lock);
         finish(job);
+        void (*fn)(void) = __atomic_load_n(&notify, __ATOMIC_ACQUIRE);
+        if (fn) { /* outside q.lock: the hook may take locks of its own */
+            pthread_mutex_unlock(&q.lock);
+            fn();
+            pthread_mutex_lock(&q.lock);
+        }
     }
     pthread_mutex_unlock(&q.lock);
     return NULL;

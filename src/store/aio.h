@@ -74,6 +74,13 @@ void colio_aio_job_free(colio_aio_job_t *job);
 /* Run a job in the calling thread (what the helper does with it). */
 void colio_aio_job_run(colio_aio_job_t *job);
 
+/*
+ * A function the helper calls after each job it finished (no lock held), so
+ * whoever waits for jobs by polling can react at once (the progress thread).
+ * It must not call into aio; NULL removes it.
+ */
+void colio_aio_set_notify(void (*fn)(void));
+
 /* References keep the helper alive between jobs; the last release stops it (joins the thread). */
 void colio_aio_acquire(void);
 void colio_aio_release(void);
