@@ -237,6 +237,27 @@ static void enospc(void)
     }
 }
 
+/*
+ * Hints for the fault backend with spec (a format with one %d: the last
+ * rank), aggregation as cb (enable/disable), one aggregator per rank (one
+ * node: aggregator i is rank i) and cb_size-byte rounds.
+ */
+static MPI_Info fault_info(const char *spec_fmt, const char *cb, const char *cb_size, char *spec, size_t speclen)
+{
+    char nodes[16];
+    snprintf(spec, speclen, spec_fmt, t_nprocs - 1);
+    snprintf(nodes, sizeof nodes, "%d", t_nprocs);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "colio_backend", "fault");
+    MPI_Info_set(info, "colio_fault", spec);
+    MPI_Info_set(info, "cb_nodes", nodes);
+    MPI_Info_set(info, "cb_buffer_size", cb_size);
+    MPI_Info_set(info, "romio_cb_write", cb);
+    MPI_Info_set(info, "romio_cb_read", cb);
+    return info;
+}
+
 /* One rank's Nth storage call fails: everyone reports it; other bytes are intact. */
 static void injected(const char *path)
 {
@@ -248,17 +269,8 @@ static void injected(const char *path)
                  {"any:1:EBADF:%d", "disable", COLIO_ERR_IO},      {"write:1:EROFS:%d", "enable", COLIO_ERR_READONLY}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         test_prefill(path, 8192);
-        char spec[64], nodes[16];
-        snprintf(spec, sizeof spec, cases[c].spec, t_nprocs - 1);
-        snprintf(nodes, sizeof nodes, "%d", t_nprocs);
-        MPI_Info info;
-        MPI_Info_create(&info);
-        MPI_Info_set(info, "colio_backend", "fault");
-        MPI_Info_set(info, "colio_fault", spec);
-        MPI_Info_set(info, "cb_nodes", nodes);
-        MPI_Info_set(info, "cb_buffer_size", "256");
-        MPI_Info_set(info, "romio_cb_write", cases[c].cb);
-        MPI_Info_set(info, "romio_cb_read", cases[c].cb);
+        char spec[64];
+        MPI_Info info = fault_info(cases[c].spec, cases[c].cb, "256", spec, sizeof spec);
         colio_file *fh;
         int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
         expect_all(rc, COLIO_SUCCESS, fh, "open with the fault backend", NULL);
@@ -327,18 +339,10 @@ static int64_t failed_offset(const char *msg)
 /* One many-round collective write or read with the last rank's 3rd storage call of that kind failing. */
 static int pipe_call(const char *path, const char *kind, const char *pipeline, char *msg, size_t msglen)
 {
-    char spec[64], nodes[16];
-    snprintf(spec, sizeof spec, "%s:3:EIO:%d", kind, t_nprocs - 1);
-    snprintf(nodes, sizeof nodes, "%d", t_nprocs);
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "colio_backend", "fault");
-    MPI_Info_set(info, "colio_fault", spec);
+    char fmt[32], spec[64];
+    snprintf(fmt, sizeof fmt, "%s:3:EIO:%%d", kind);
+    MPI_Info info = fault_info(fmt, "enable", "1024", spec, sizeof spec); /* domain i is rank i's bytes */
     MPI_Info_set(info, "colio_pipeline", pipeline);
-    MPI_Info_set(info, "cb_nodes", nodes); /* one node: aggregator i is rank i, domain i is rank i's bytes */
-    MPI_Info_set(info, "cb_buffer_size", "1024");
-    MPI_Info_set(info, "romio_cb_write", "enable");
-    MPI_Info_set(info, "romio_cb_read", "enable");
     colio_file *fh;
     int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
     expect_all(rc, COLIO_SUCCESS, fh, "open with the fault backend", NULL);
