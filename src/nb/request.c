@@ -20,6 +20,8 @@ struct colio_request {
     MPI_Status status;
     int has_mpi;         /* a generalized request stands for it (colio_request_get_mpi) */
     MPI_Request mreq;
+    int refs;            /* holders: the caller (until colio_test/wait, or until completion once MPI
+                            holds it) and, with has_mpi, MPI (until it calls greq_free) */
 };
 
 static colio_request *request_of(colio_op_t *op) { return (colio_request *)op; }
@@ -162,6 +164,7 @@ static int initiate(colio_file *fh, const colio_op_args_t *args, colio_request *
         cannot_start(fh, args->api, "no communicator for the operation (out of memory or MPI_Comm_dup failed)");
     r->fh = fh;
     r->slot = s;
+    r->refs = 1;
     colio_op_init(&r->op, fh, args);
     r->op.nonblocking = 1;
     r->op.comm = s->comm;
@@ -231,7 +234,23 @@ int colio_iread_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], co
 
 /* ---- completion ------------------------------------------------------------------------ */
 
-static void free_request(colio_request *r) { free(r); }
+/*
+ * Drop one hold; the last frees. Atomic, without the engine's lock: MPI may
+ * call greq_free from inside MPI_Grequest_complete (Open MPI, when the
+ * program freed the request early), where that lock is already held.
+ */
+static void unref_request(colio_request *r)
+{
+    if (__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        free(r);
+}
+
+/* A done request MPI holds: complete the generalized request, then drop the caller's hold (MPI owns it now). */
+static void complete_mpi(colio_request *r)
+{
+    MPI_Grequest_complete(r->mreq);
+    unref_request(r);
+}
 
 void colio_nb_finish(colio_op_t *op)
 {
@@ -240,7 +259,7 @@ void colio_nb_finish(colio_op_t *op)
     r->done = 1;
     r->slot->user = NULL;
     if (r->has_mpi)
-        MPI_Grequest_complete(r->mreq);
+        complete_mpi(r);
 }
 
 static int request_done(void *arg) { return ((colio_request *)arg)->done; }
@@ -252,7 +271,7 @@ static int release(colio_request **req, MPI_Status *status)
     if (status != MPI_STATUS_IGNORE)
         *status = r->status;
     int code = r->code;
-    free_request(r);
+    unref_request(r);
     *req = NULL;
     return code;
 }
@@ -417,12 +436,15 @@ static int greq_query(void *state, MPI_Status *status)
     return status->MPI_ERROR;
 }
 
-/* MPI frees the generalized request once it completed: the colio request goes with it. */
+/*
+ * MPI frees the generalized request: after completion (MPI_Wait, MPI_Test),
+ * or, if the program called MPI_Request_free early, possibly before the
+ * operation ended (MPICH) or inside MPI_Grequest_complete (Open MPI). The
+ * colio request lives on until the engine is done with it too.
+ */
 static int greq_free(void *state)
 {
-    colio_nb_lock();
-    free_request(state);
-    colio_nb_unlock();
+    unref_request(state);
     return MPI_SUCCESS;
 }
 
@@ -450,9 +472,10 @@ int colio_request_get_mpi(colio_request *req, MPI_Request *mreq)
         code = COLIO_ERR_MPI;
     } else {
         req->has_mpi = 1;
+        __atomic_add_fetch(&req->refs, 1, __ATOMIC_ACQ_REL); /* MPI's hold, dropped by greq_free */
         *mreq = req->mreq;
         if (req->done)
-            MPI_Grequest_complete(req->mreq);
+            complete_mpi(req);
     }
     colio_nb_unlock();
     return code;

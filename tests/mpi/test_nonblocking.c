@@ -501,6 +501,15 @@ static void errors_and_edges(MPI_Info info, int threaded)
         for (int i = 0; i < 64; i++)
             bad += rb[i] != pattern_old(64 * t_rank + i);
         CHECK(bad == 0, "%d bytes wrong through the generalized request", bad);
+        /* freed by the program before it completes: the operation still ends, nothing is freed twice */
+        CHECK_RC(colio_iread_at_all(fh, 64 * t_rank, rb, 64, MPI_BYTE, &r), COLIO_SUCCESS, fh);
+        CHECK_RC(colio_request_get_mpi(r, &mr), COLIO_SUCCESS, fh);
+        CHECK(MPI_Request_free(&mr) == MPI_SUCCESS && mr == MPI_REQUEST_NULL, "MPI_Request_free");
+        CHECK_RC(colio_sync(fh), COLIO_SUCCESS, fh);
+        bad = 0;
+        for (int i = 0; i < 64; i++)
+            bad += rb[i] != pattern_old(64 * t_rank + i);
+        CHECK(bad == 0, "%d bytes wrong after MPI_Request_free and colio_sync", bad);
     } else {
         CHECK_RC(colio_request_get_mpi(r, &mr), COLIO_ERR_UNSUPPORTED, fh);
         CHECK_RC(colio_wait(&r, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
