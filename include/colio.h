@@ -189,6 +189,8 @@ int colio_get_stats(colio_file *fh, colio_stats *stats);
 int colio_get_position(colio_file *fh, MPI_Offset *offset);
 /** Local: text of an error code. Never NULL. */
 const char *colio_strerror(int err);
+/** Local: the MPI error class closest to a colio error code (MPI_SUCCESS for COLIO_SUCCESS). */
+int colio_mpi_error_class(int err);
 /**
  * Local: the detailed message of the last error on this handle (path, errno
  * text, failing rank), identical on every rank for collective errors; "" if

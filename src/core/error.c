@@ -18,6 +18,24 @@ const char *colio_strerror(int err)
     }
 }
 
+int colio_mpi_error_class(int err)
+{
+    switch (err) {
+    case COLIO_SUCCESS:
+        return MPI_SUCCESS;
+    case COLIO_ERR_ARG:
+        return MPI_ERR_ARG;
+    case COLIO_ERR_READONLY:
+        return MPI_ERR_READ_ONLY;
+    case COLIO_ERR_NOSPC:
+        return MPI_ERR_NO_SPACE;
+    case COLIO_ERR_ACCESS:
+        return MPI_ERR_ACCESS;
+    default:
+        return MPI_ERR_IO;
+    }
+}
+
 int colio_err_set(colio_err_t *e, int code, const char *fmt, ...)
 {
     if (e->code != 0 || code == 0)

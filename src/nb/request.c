@@ -404,25 +404,6 @@ int colio_testall(int n, colio_request *reqs[], int *flag, MPI_Status statuses[]
 
 /* ---- generalized requests ------------------------------------------------------------- */
 
-/* The MPI error class a colio error maps to, for MPI_Wait's status. */
-static int mpi_class_of(int code)
-{
-    switch (code) {
-    case COLIO_SUCCESS:
-        return MPI_SUCCESS;
-    case COLIO_ERR_ARG:
-        return MPI_ERR_ARG;
-    case COLIO_ERR_READONLY:
-        return MPI_ERR_READ_ONLY;
-    case COLIO_ERR_NOSPC:
-        return MPI_ERR_NO_SPACE;
-    case COLIO_ERR_ACCESS:
-        return MPI_ERR_ACCESS;
-    default:
-        return MPI_ERR_IO;
-    }
-}
-
 static int greq_query(void *state, MPI_Status *status)
 {
     colio_request *r = state;
@@ -432,7 +413,7 @@ static int greq_query(void *state, MPI_Status *status)
     MPI_Status_set_cancelled(status, 0);
     status->MPI_SOURCE = MPI_UNDEFINED;
     status->MPI_TAG = MPI_UNDEFINED;
-    status->MPI_ERROR = mpi_class_of(r->code);
+    status->MPI_ERROR = colio_mpi_error_class(r->code);
     return status->MPI_ERROR;
 }
 

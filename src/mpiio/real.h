@@ -1,0 +1,46 @@
+/*
+ * The MPI library's own MPI-IO functions, for libcolio_mpiio (the PMPI
+ * interposer). The interposer defines both MPI_File_x and PMPI_File_x
+ * (Fortran bindings of Open MPI 4.1 and MPICH's mpi_f08 call the PMPI
+ * names directly), so the real ones are found with dlsym(RTLD_NEXT) and
+ * never called by name. One X-macro lists them: name, return, parameters,
+ * arguments.
+ */
+#ifndef COLIO_MPIIO_REAL_H
+#define COLIO_MPIIO_REAL_H
+
+#include <mpi.h>
+
+/* Wrapped by interpose.c (under both names). */
+#define COLIO_WRAPPED_FUNCS(X)                                                                                  \
+    X(File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))                \
+    X(File_close, (MPI_File * fh))                                                                             \
+    X(File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,               \
+                      const char *datarep, MPI_Info info))                                                     \
+    X(File_set_info, (MPI_File fh, MPI_Info info))                                                             \
+    X(File_set_atomicity, (MPI_File fh, int flag))                                                             \
+    X(File_sync, (MPI_File fh))                                                                                \
+    X(File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))    \
+    X(File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))           \
+    X(File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,   \
+                          MPI_Status *status))                                                                 \
+    X(File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,          \
+                         MPI_Status *status))
+
+/* Every real function the interposer calls. */
+#define COLIO_REAL_FUNCS(X)                                                                                     \
+    COLIO_WRAPPED_FUNCS(X)                                                                                      \
+    X(File_get_position, (MPI_File fh, MPI_Offset * offset))                                                   \
+    X(File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+
+/* Pointers to the real PMPI_File_* functions, named colio_real.File_open etc. */
+typedef struct colio_real {
+#define COLIO_REAL_FIELD_(name, params) int(*name) params;
+    COLIO_REAL_FUNCS(COLIO_REAL_FIELD_)
+#undef COLIO_REAL_FIELD_
+} colio_real_t;
+
+/* The real functions, looked up at the first call; a missing one stops the program with a message. */
+const colio_real_t *colio_real(void);
+
+#endif
