@@ -16,6 +16,7 @@
  * interception off.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ typedef struct managed {
     int etype_size;    /* of the current view: file pointer units */
     int atomic;        /* MPI_File_set_atomicity(1): data calls go to the MPI library */
     MPI_Comm speaker;  /* rank 0 of this communicator speaks for the file (COLIO_VERBOSE) */
+    colio_request *split; /* the split collective in progress (begin ... end) */
     struct managed *next;
 } managed_t;
 
@@ -239,73 +241,264 @@ int MPI_File_sync(MPI_File fh)
 /* ---- collective data access ----------------------------------------------------------- */
 
 typedef enum { WRITE, READ } kind_t;
+#define AT_POINTER ((MPI_Offset)INT64_MIN) /* offset argument of a call at the individual file pointer */
 
-static int at_offset(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype type,
-                     MPI_Status *status)
+static MPI_Count request_bytes(MPI_Count count, MPI_Datatype type)
 {
-    inside = 1;
-    int rc = k == WRITE ? colio_write_at_all(m->cf, off, buf, count, type, status)
-                        : colio_read_at_all(m->cf, off, buf, count, type, status);
-    inside = 0;
-    return mpi_result(m->fh, rc);
+    MPI_Count size = 0;
+    MPI_Type_size_x(type, &size);
+    return count * size;
 }
 
-/*
- * At the real handle's file pointer, which then moves past what was
- * accessed: the request for writes, what was read for reads (as colio's
- * own read_all does at the end of file).
- */
-static int at_pointer(managed_t *m, kind_t k, void *buf, MPI_Count count, MPI_Datatype type, MPI_Status *status)
+/* The explicit offset of a call: given, or the real handle's file pointer. */
+static int where(managed_t *m, MPI_Offset off, MPI_Offset *at)
 {
-    const colio_real_t *r = colio_real();
-    MPI_Offset pos = 0;
-    int rc = r->File_get_position(m->fh, &pos);
+    *at = off;
+    return off == AT_POINTER ? colio_real()->File_get_position(m->fh, at) : MPI_SUCCESS;
+}
+
+static int blocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype type,
+                         MPI_Status *status)
+{
+    MPI_Offset at;
+    int rc = where(m, off, &at);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Status st;
-    rc = at_offset(m, k, pos, buf, count, type, &st);
-    MPI_Count bytes = 0;
-    if (k == READ)
-        MPI_Get_elements_x(&st, MPI_BYTE, &bytes);
-    else {
-        int size = 0;
-        MPI_Type_size(type, &size);
-        bytes = count * size;
+    inside = 1;
+    int crc = k == WRITE ? colio_write_at_all(m->cf, at, buf, count, type, &st)
+                         : colio_read_at_all(m->cf, at, buf, count, type, &st);
+    inside = 0;
+    rc = mpi_result(m->fh, crc);
+    if (off == AT_POINTER) { /* past what was accessed: the request for writes, what was read for reads */
+        MPI_Count bytes = request_bytes(count, type);
+        if (k == READ)
+            MPI_Get_elements_x(&st, MPI_BYTE, &bytes);
+        int srk = colio_real()->File_seek(m->fh, at + bytes / m->etype_size, MPI_SEEK_SET);
+        rc = rc != MPI_SUCCESS ? rc : srk;
     }
-    int srk = r->File_seek(m->fh, pos + bytes / m->etype_size, MPI_SEEK_SET);
     if (status != MPI_STATUS_IGNORE)
         *status = st;
-    return rc != MPI_SUCCESS ? rc : srk;
+    return rc;
 }
 
-int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+/* Start a nonblocking colio operation; at the file pointer, the pointer moves now by the request (MPI). */
+static int start_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype type,
+                      colio_request **cr)
 {
-    managed_t *m = taken(fh);
-    return m ? at_pointer(m, WRITE, (void *)buf, count, datatype, status)
-             : colio_real()->File_write_all(fh, buf, count, datatype, status);
+    MPI_Offset at;
+    int rc = where(m, off, &at);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (off == AT_POINTER &&
+        (rc = colio_real()->File_seek(m->fh, at + request_bytes(count, type) / m->etype_size, MPI_SEEK_SET)) !=
+            MPI_SUCCESS)
+        return rc;
+    inside = 1;
+    int crc = k == WRITE ? colio_iwrite_at_all(m->cf, at, buf, count, type, cr)
+                         : colio_iread_at_all(m->cf, at, buf, count, type, cr);
+    inside = 0;
+    return mpi_result(m->fh, crc);
 }
 
-int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+/* ---- generalized requests for operations colio completed at once ---------------------- */
+
+typedef struct done_state {
+    MPI_Status status;
+    int code;
+} done_state_t;
+
+static int done_query(void *state, MPI_Status *status)
 {
-    managed_t *m = taken(fh);
-    return m ? at_pointer(m, READ, buf, count, datatype, status)
-             : colio_real()->File_read_all(fh, buf, count, datatype, status);
+    done_state_t *d = state;
+    MPI_Count n = 0;
+    MPI_Get_elements_x(&d->status, MPI_BYTE, &n);
+    MPI_Status_set_elements_x(status, MPI_BYTE, n);
+    MPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = d->code;
+    return d->code;
 }
 
-int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
-                          MPI_Status *status)
+static int done_free(void *state)
 {
-    managed_t *m = taken(fh);
-    return m ? at_offset(m, WRITE, offset, (void *)buf, count, datatype, status)
-             : colio_real()->File_write_at_all(fh, offset, buf, count, datatype, status);
+    free(state);
+    return MPI_SUCCESS;
 }
 
-int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-                         MPI_Status *status)
+static int done_cancel(void *state, int complete)
 {
-    managed_t *m = taken(fh);
-    return m ? at_offset(m, READ, offset, buf, count, datatype, status)
-             : colio_real()->File_read_at_all(fh, offset, buf, count, datatype, status);
+    (void)state, (void)complete;
+    return MPI_SUCCESS;
+}
+
+/*
+ * The program's MPI_Request for a colio operation: colio's own generalized
+ * request when the progress thread runs (MPI_THREAD_MULTIPLE); otherwise
+ * the operation is completed here and a completed generalized request
+ * returned (legal: a nonblocking call may complete before it returns).
+ */
+static int to_mpi_request(managed_t *m, colio_request *cr, MPI_Request *req)
+{
+    if (colio_request_get_mpi(cr, req) == COLIO_SUCCESS)
+        return MPI_SUCCESS;
+    done_state_t *d = malloc(sizeof *d);
+    inside = 1;
+    int crc = colio_wait(&cr, d ? &d->status : MPI_STATUS_IGNORE);
+    inside = 0;
+    if (d == NULL)
+        return mpi_result(m->fh, COLIO_ERR_NOMEM);
+    d->code = colio_mpi_error_class(crc);
+    int rc = MPI_Grequest_start(done_query, done_free, done_cancel, d, req);
+    if (rc != MPI_SUCCESS) {
+        free(d);
+        return rc;
+    }
+    return MPI_Grequest_complete(*req);
+}
+
+static int nonblocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype type,
+                            MPI_Request *req)
+{
+    colio_request *cr = NULL;
+    int rc = start_call(m, k, off, buf, count, type, &cr);
+    return rc != MPI_SUCCESS ? rc : to_mpi_request(m, cr, req);
+}
+
+/* Split collectives: one per file at a time (MPI), begun as a nonblocking operation. */
+static int split_begin(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype type)
+{
+    if (m->split)
+        return mpi_result(m->fh, COLIO_ERR_ARG); /* MPI: a split collective is already active on the file */
+    return start_call(m, k, off, buf, count, type, &m->split);
+}
+
+static int split_end(managed_t *m, MPI_Status *status)
+{
+    if (m->split == NULL)
+        return mpi_result(m->fh, COLIO_ERR_ARG);
+    inside = 1;
+    int crc = colio_wait(&m->split, status);
+    inside = 0;
+    return mpi_result(m->fh, crc);
+}
+
+/*
+ * The wrappers, one family at a time; CT is the count type, S the suffix
+ * (_c: MPI-4 large counts). A handle colio does not take goes to the MPI
+ * library's function of the same name.
+ */
+#define REAL(name) colio_real()->File_##name
+
+#define DATA_WRAPPERS(CT, S)                                                                                    \
+    int MPI_File_write_all##S(MPI_File fh, const void *buf, CT count, MPI_Datatype t, MPI_Status *st)         \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? blocking_call(m, WRITE, AT_POINTER, (void *)buf, count, t, st)                             \
+                 : REAL(write_all##S)(fh, buf, count, t, st);                                                  \
+    }                                                                                                          \
+    int MPI_File_read_all##S(MPI_File fh, void *buf, CT count, MPI_Datatype t, MPI_Status *st)                \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? blocking_call(m, READ, AT_POINTER, buf, count, t, st) : REAL(read_all##S)(fh, buf, count, t, st); \
+    }                                                                                                          \
+    int MPI_File_write_at_all##S(MPI_File fh, MPI_Offset off, const void *buf, CT count, MPI_Datatype t,      \
+                                 MPI_Status *st)                                                               \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? blocking_call(m, WRITE, off, (void *)buf, count, t, st)                                    \
+                 : REAL(write_at_all##S)(fh, off, buf, count, t, st);                                          \
+    }                                                                                                          \
+    int MPI_File_read_at_all##S(MPI_File fh, MPI_Offset off, void *buf, CT count, MPI_Datatype t,             \
+                                MPI_Status *st)                                                                \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? blocking_call(m, READ, off, buf, count, t, st) : REAL(read_at_all##S)(fh, off, buf, count, t, st); \
+    }                                                                                                          \
+    int MPI_File_iwrite_all##S(MPI_File fh, const void *buf, CT count, MPI_Datatype t, MPI_Request *rq)       \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? nonblocking_call(m, WRITE, AT_POINTER, (void *)buf, count, t, rq)                          \
+                 : REAL(iwrite_all##S)(fh, buf, count, t, rq);                                                 \
+    }                                                                                                          \
+    int MPI_File_iread_all##S(MPI_File fh, void *buf, CT count, MPI_Datatype t, MPI_Request *rq)              \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? nonblocking_call(m, READ, AT_POINTER, buf, count, t, rq)                                   \
+                 : REAL(iread_all##S)(fh, buf, count, t, rq);                                                  \
+    }                                                                                                          \
+    int MPI_File_iwrite_at_all##S(MPI_File fh, MPI_Offset off, const void *buf, CT count, MPI_Datatype t,     \
+                                  MPI_Request *rq)                                                             \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? nonblocking_call(m, WRITE, off, (void *)buf, count, t, rq)                                 \
+                 : REAL(iwrite_at_all##S)(fh, off, buf, count, t, rq);                                         \
+    }                                                                                                          \
+    int MPI_File_iread_at_all##S(MPI_File fh, MPI_Offset off, void *buf, CT count, MPI_Datatype t,            \
+                                 MPI_Request *rq)                                                              \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? nonblocking_call(m, READ, off, buf, count, t, rq)                                          \
+                 : REAL(iread_at_all##S)(fh, off, buf, count, t, rq);                                          \
+    }                                                                                                          \
+    int MPI_File_write_all_begin##S(MPI_File fh, const void *buf, CT count, MPI_Datatype t)                   \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? split_begin(m, WRITE, AT_POINTER, (void *)buf, count, t)                                   \
+                 : REAL(write_all_begin##S)(fh, buf, count, t);                                                \
+    }                                                                                                          \
+    int MPI_File_read_all_begin##S(MPI_File fh, void *buf, CT count, MPI_Datatype t)                          \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? split_begin(m, READ, AT_POINTER, buf, count, t) : REAL(read_all_begin##S)(fh, buf, count, t); \
+    }                                                                                                          \
+    int MPI_File_write_at_all_begin##S(MPI_File fh, MPI_Offset off, const void *buf, CT count, MPI_Datatype t) \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? split_begin(m, WRITE, off, (void *)buf, count, t)                                          \
+                 : REAL(write_at_all_begin##S)(fh, off, buf, count, t);                                        \
+    }                                                                                                          \
+    int MPI_File_read_at_all_begin##S(MPI_File fh, MPI_Offset off, void *buf, CT count, MPI_Datatype t)       \
+    {                                                                                                          \
+        managed_t *m = taken(fh);                                                                              \
+        return m ? split_begin(m, READ, off, buf, count, t) : REAL(read_at_all_begin##S)(fh, off, buf, count, t); \
+    }
+
+DATA_WRAPPERS(int, )
+#if MPI_VERSION >= 4
+DATA_WRAPPERS(MPI_Count, _c)
+#endif
+
+/* The end of a split collective colio began; one MPI began goes back to MPI. */
+static managed_t *split_owner(MPI_File fh)
+{
+    managed_t *m = inside ? NULL : find(fh);
+    return m && m->split ? m : NULL;
+}
+
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+    managed_t *m = split_owner(fh);
+    return m ? split_end(m, status) : REAL(write_all_end)(fh, buf, status);
+}
+
+int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+    managed_t *m = split_owner(fh);
+    return m ? split_end(m, status) : REAL(read_all_end)(fh, buf, status);
+}
+
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+    managed_t *m = split_owner(fh);
+    return m ? split_end(m, status) : REAL(write_at_all_end)(fh, buf, status);
+}
+
+int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+    managed_t *m = split_owner(fh);
+    return m ? split_end(m, status) : REAL(read_at_all_end)(fh, buf, status);
 }
 
 /* ---- the PMPI names: the same wrappers (Fortran bindings call these) ------------------ */

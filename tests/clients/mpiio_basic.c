@@ -11,7 +11,9 @@
  * collective read of everything back checked against a model every rank
  * computes, a read at the file pointer past the end of file, atomic mode
  * (collective writes then go to the MPI library), and a view with a
- * non-byte etype. Exits non-zero on any wrong byte or error.
+ * non-byte etype, nonblocking and split collectives. Exits non-zero on
+ * any wrong byte or error. MPIIO_CLIENT_THREADS=multiple initialises MPI
+ * with MPI_THREAD_MULTIPLE.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -53,7 +55,12 @@ static void set_vector_view(MPI_File fh)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    const char *threads = getenv("MPIIO_CLIENT_THREADS"); /* "multiple": colio's progress thread can run */
+    int provided;
+    if (threads && strcmp(threads, "multiple") == 0)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     if (argc < 2) {
@@ -63,7 +70,8 @@ int main(int argc, char **argv)
     }
     const char *path = argv[1];
     long stream = (long)PIECE * BLOCKS, size = stream * nprocs;
-    unsigned char *model = calloc((size_t)size + 64, 1), *buf = malloc((size_t)stream), *back = malloc((size_t)size);
+    long room = size + 4 * (64 + 8 * nprocs); /* the int section (8.) may reach past the streams */
+    unsigned char *model = calloc((size_t)room, 1), *buf = malloc((size_t)stream), *back = malloc((size_t)room);
     MPI_File fh;
     MPI_File_delete(path, MPI_INFO_NULL); /* may not exist */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -147,6 +155,37 @@ int main(int argc, char **argv)
             int v = r + 100 * j;
             memcpy(model + 16 * r + 4 * j, &v, 4);
         }
+
+    /* 8. nonblocking and split collectives (ints view still on): each rank's ints [64 + 4r, 64 + 4r + 4) */
+    int a[2] = {rank + 1000, rank + 2000}, b[2] = {rank + 3000, rank + 4000}, c[4], got[4];
+    MPI_Request rq[2];
+    MPI_OK(MPI_File_seek(fh, 64 + 4 * rank, MPI_SEEK_SET));
+    MPI_OK(MPI_File_iwrite_all(fh, a, 2, MPI_INT, &rq[0])); /* the pointer moves at initiation */
+    MPI_OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == 64 + 4 * rank + 2, "file pointer %lld after iwrite_all, expected %d", (long long)pos, 64 + 4 * rank + 2);
+    MPI_OK(MPI_File_iwrite_at_all(fh, 64 + 4 * rank + 2, b, 2, MPI_INT, &rq[1]));
+    MPI_OK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    c[0] = rank + 5000, c[1] = rank + 6000, c[2] = rank + 7000, c[3] = rank + 8000;
+    MPI_OK(MPI_File_write_at_all_begin(fh, 64 + 4 * (nprocs + rank), c, 4, MPI_INT));
+    MPI_OK(MPI_File_write_at_all_end(fh, c, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_File_seek(fh, 64 + 4 * rank, MPI_SEEK_SET));
+    MPI_OK(MPI_File_read_all_begin(fh, got, 4, MPI_INT));
+    MPI_OK(MPI_File_read_all_end(fh, got, &st));
+    CHECK(got[0] == a[0] && got[1] == a[1] && got[2] == b[0] && got[3] == b[1], "split read: %d %d %d %d", got[0],
+          got[1], got[2], got[3]);
+    MPI_OK(MPI_File_iread_at_all(fh, 64 + 4 * (nprocs + rank), got, 4, MPI_INT, &rq[0]));
+    MPI_OK(MPI_Wait(&rq[0], &st));
+    MPI_Get_count(&st, MPI_INT, &cnt);
+    CHECK(cnt == 4 && memcmp(got, c, sizeof c) == 0, "iread_at_all: %d ints, %d %d %d %d", cnt, got[0], got[1],
+          got[2], got[3]);
+    for (int r = 0; r < nprocs; r++) {
+        int v[8] = {r + 1000, r + 2000, r + 3000, r + 4000, r + 5000, r + 6000, r + 7000, r + 8000};
+        memcpy(model + 4 * (64 + 4 * r), v, 16);
+        memcpy(model + 4 * (64 + 4 * (nprocs + r)), v + 4, 16);
+    }
+    long end = 4 * (64 + 8 * nprocs);
+    if (end > size)
+        size = end;
 
     MPI_OK(MPI_File_close(&fh));
     if (rank == 0) { /* the whole file against the model, with plain stdio */
