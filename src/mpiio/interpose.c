@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "colio.h"
+#include "core/grequest.h"
 #include "mpiio/real.h"
 
 /* ---- files colio manages -------------------------------------------------------------- */
@@ -311,25 +312,12 @@ typedef struct done_state {
 static int done_query(void *state, MPI_Status *status)
 {
     done_state_t *d = state;
-    MPI_Count n = 0;
-    MPI_Get_elements_x(&d->status, MPI_BYTE, &n);
-    MPI_Status_set_elements_x(status, MPI_BYTE, n);
-    MPI_Status_set_cancelled(status, 0);
-    status->MPI_SOURCE = MPI_UNDEFINED;
-    status->MPI_TAG = MPI_UNDEFINED;
-    status->MPI_ERROR = d->code;
-    return d->code;
+    return colio_grequest_status(status, &d->status, d->code);
 }
 
 static int done_free(void *state)
 {
     free(state);
-    return MPI_SUCCESS;
-}
-
-static int done_cancel(void *state, int complete)
-{
-    (void)state, (void)complete;
     return MPI_SUCCESS;
 }
 
@@ -350,7 +338,7 @@ static int to_mpi_request(managed_t *m, colio_request *cr, MPI_Request *req)
     if (d == NULL)
         return mpi_result(m->fh, COLIO_ERR_NOMEM);
     d->code = colio_mpi_error_class(crc);
-    int rc = MPI_Grequest_start(done_query, done_free, done_cancel, d, req);
+    int rc = MPI_Grequest_start(done_query, done_free, colio_grequest_no_cancel, d, req);
     if (rc != MPI_SUCCESS) {
         free(d);
         return rc;

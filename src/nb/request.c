@@ -9,6 +9,7 @@
 
 #include "colio.h"
 #include "core/file.h"
+#include "core/grequest.h"
 #include "nb/nb.h"
 
 struct colio_request {
@@ -407,14 +408,7 @@ int colio_testall(int n, colio_request *reqs[], int *flag, MPI_Status statuses[]
 static int greq_query(void *state, MPI_Status *status)
 {
     colio_request *r = state;
-    MPI_Count n = 0;
-    MPI_Get_elements_x(&r->status, MPI_BYTE, &n);
-    MPI_Status_set_elements_x(status, MPI_BYTE, n);
-    MPI_Status_set_cancelled(status, 0);
-    status->MPI_SOURCE = MPI_UNDEFINED;
-    status->MPI_TAG = MPI_UNDEFINED;
-    status->MPI_ERROR = colio_mpi_error_class(r->code);
-    return status->MPI_ERROR;
+    return colio_grequest_status(status, &r->status, colio_mpi_error_class(r->code));
 }
 
 /*
@@ -427,12 +421,6 @@ static int greq_free(void *state)
 {
     unref_request(state);
     return MPI_SUCCESS;
-}
-
-static int greq_cancel(void *state, int complete)
-{
-    (void)state, (void)complete;
-    return MPI_SUCCESS; /* collective I/O cannot be cancelled; MPI_Test_cancelled says false */
 }
 
 int colio_request_get_mpi(colio_request *req, MPI_Request *mreq)
@@ -449,7 +437,8 @@ int colio_request_get_mpi(colio_request *req, MPI_Request *mreq)
         colio_err_set(&e, code, "colio_request_get_mpi: needs colio_progress=thread (MPI_THREAD_MULTIPLE): "
                       "nothing else would complete the MPI request");
         colio_file_result(req->fh, &e);
-    } else if (MPI_Grequest_start(greq_query, greq_free, greq_cancel, req, &req->mreq) != MPI_SUCCESS) {
+    } else if (MPI_Grequest_start(greq_query, greq_free, colio_grequest_no_cancel, req, &req->mreq) !=
+               MPI_SUCCESS) {
         code = COLIO_ERR_MPI;
     } else {
         req->has_mpi = 1;
