@@ -4,6 +4,7 @@
  * was written, the generator's content for what was read), medians and
  * variability reported as a table and as JSON.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
@@ -326,6 +327,14 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
 }
 
 /* Run a workload on the ranks it wants (all, or e.g. a square count): the others wait. */
+/* Preloaded or linked libcolio_mpiio turns engine "mpiio" into colio: say so in the header. */
+static void label_interposer(char *lib, size_t len)
+{
+    const char *off = getenv("COLIO_DISABLE");
+    if (dlsym(RTLD_DEFAULT, "colio_mpiio_interposer") != NULL && !(off && *off && strcmp(off, "0") != 0))
+        strncat(lib, " + libcolio_mpiio (engine mpiio runs colio)", len - strlen(lib) - 1);
+}
+
 static int run_on_ranks(const bench_options_t *o, const char *wname, bench_size_t size, int world_size,
                         bench_run_t *runs, int *nruns)
 {
@@ -361,6 +370,7 @@ int main(int argc, char **argv)
     int len;
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, "\n,")] = '\0';
+    label_interposer(lib, sizeof lib);
     int cap = o.nworkloads * o.nsizes * o.nengines * o.nops, nruns = 0, failed = 0;
     bench_run_t *runs = calloc((size_t)cap + 1, sizeof *runs);
     for (int s = 0; s < o.nsizes; s++)

@@ -26,6 +26,9 @@
 #include "core/grequest.h"
 #include "mpiio/real.h"
 
+/* Present in a process whose MPI-IO calls go through colio: colio-bench looks it up (dlsym) to label its runs. */
+__attribute__((visibility("default"))) const char colio_mpiio_interposer[] = "libcolio_mpiio";
+
 /* ---- files colio manages -------------------------------------------------------------- */
 
 typedef struct managed {

@@ -1,24 +1,56 @@
-# ctest: run an unmodified MPI-IO client twice, without and with
-# libcolio_mpiio preloaded (only into the ranks: `env LD_PRELOAD=...`),
-# and require byte-identical files and colio statistics proving the
-# intercepted calls went through colio.
-# -DMPIEXEC= -DNP= -DPREFLAGS= -DCLIENT= -DLIB= -DDIR=
+# ctest: run an unmodified MPI-IO client twice, once on the MPI library
+# alone and once through libcolio_mpiio, and require byte-identical files
+# (and identical DUMP output, e.g. ncmpidump or h5dump) and colio
+# statistics proving the intercepted calls went through colio.
+# MODE=preload: the first run is the bare client, the second preloads LIB
+#   into the ranks only (`env LD_PRELOAD=...`).
+# MODE=linked: the client is linked with -lcolio_mpiio; the first run sets
+#   COLIO_DISABLE=1 and must leave no colio statistics behind.
+# -DMPIEXEC= -DNP= -DPREFLAGS= -DCLIENT= -DLIB= -DDIR= [-DMODE=preload|linked] [-DDUMP=tool]
+if(NOT MODE)
+  set(MODE preload)
+endif()
 file(REMOVE_RECURSE ${DIR})
 file(MAKE_DIRECTORY ${DIR})
 set(launch ${MPIEXEC} -n ${NP} ${PREFLAGS})
-execute_process(COMMAND ${launch} ${CLIENT} ${DIR}/plain.dat RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc)
-  message(FATAL_ERROR "client without the interposer failed (${rc}):\n${out}${err}")
+set(stats COLIO_HINTS=colio_stats=${DIR}/stats.jsonl)
+
+function(run_client what out)
+  execute_process(COMMAND ${launch} ${ARGN} ${CLIENT} ${DIR}/${out}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+  if(rc)
+    message(FATAL_ERROR "client ${what} failed (${rc}):\n${o}${e}")
+  endif()
+endfunction()
+
+if(MODE STREQUAL "linked")
+  run_client("linked, COLIO_DISABLE=1" plain.dat env COLIO_DISABLE=1 ${stats})
+  if(EXISTS ${DIR}/stats.jsonl)
+    message(FATAL_ERROR "COLIO_DISABLE=1 did not turn interception off: colio wrote ${DIR}/stats.jsonl")
+  endif()
+  run_client("linked with libcolio_mpiio" colio.dat env ${stats})
+else()
+  run_client("without the interposer" plain.dat)
+  run_client("with the interposer" colio.dat env LD_PRELOAD=${LIB} ${stats})
 endif()
-execute_process(COMMAND ${launch} env LD_PRELOAD=${LIB} COLIO_HINTS=colio_stats=${DIR}/stats.jsonl
-                        ${CLIENT} ${DIR}/colio.dat RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc)
-  message(FATAL_ERROR "client with the interposer failed (${rc}):\n${out}${err}")
-endif()
+
 file(SHA256 ${DIR}/plain.dat plain)
 file(SHA256 ${DIR}/colio.dat through)
 if(NOT plain STREQUAL through)
   message(FATAL_ERROR "files differ with and without libcolio_mpiio (${DIR}/plain.dat, ${DIR}/colio.dat)")
+endif()
+if(DUMP)
+  foreach(f plain colio)
+    execute_process(COMMAND ${DUMP} ${DIR}/${f}.dat RESULT_VARIABLE rc OUTPUT_VARIABLE dump_${f} ERROR_VARIABLE e)
+    if(rc)
+      message(FATAL_ERROR "${DUMP} ${DIR}/${f}.dat failed (${rc}): ${e}")
+    endif()
+    # the dumps name their file: compare what follows the first line
+    string(REGEX REPLACE "^[^\n]*\n" "" dump_${f} "${dump_${f}}")
+  endforeach()
+  if(NOT dump_plain STREQUAL dump_colio)
+    message(FATAL_ERROR "${DUMP} output differs with and without libcolio_mpiio")
+  endif()
 endif()
 if(NOT EXISTS ${DIR}/stats.jsonl)
   message(FATAL_ERROR "no colio statistics: the client's collective calls did not go through colio")

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# docs/PERFORMANCE.md "Unmodified MPI-IO programs": colio-bench's MPI-IO
+# engine (plain MPI_File_set_view + MPI_File_write_all / read_all calls) run
+# twice under each MPI library, as the library ships and with
+# libcolio_mpiio preloaded, beside colio's own API; every run's bytes are
+# verified by colio-bench. 2 ranks bound to cores, files on /dev/shm.
+# Writes docs/data/interpose-<mpi>-{plain,preloaded}.json and prints a
+# table of medians with the speedups.
+# usage: tools/interpose-suite.sh [repeat] [size]  (after scripts/build.sh mpich and openmpi)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+repeat=${1:-9}
+size=${2:-medium}
+e3sm=(--decomp bench/data/e3sm/map_f_case_16p.nc --header bench/data/e3sm/f_case_h0.txt)
+common=(--workload e3sm,btio,flash,interleaved --size "$size" --repeat "$repeat" --quiet "${e3sm[@]}")
+mkdir -p docs/data
+for mpi in mpich openmpi; do
+  bind=(-bind-to core); [ "$mpi" = openmpi ] && bind=(--bind-to core)
+  lib=$PWD/build/$mpi/libcolio_mpiio.so
+  bench=build/$mpi/bench/colio-bench
+  mpiexec.$mpi "${bind[@]}" -n 2 "$bench" "${common[@]}" --engine colio,mpiio \
+    --json "docs/data/interpose-$mpi-plain.json" >/dev/null
+  mpiexec.$mpi "${bind[@]}" -n 2 env LD_PRELOAD="$lib" "$bench" "${common[@]}" --engine mpiio \
+    --json "docs/data/interpose-$mpi-preloaded.json" >/dev/null
+done
+python3 - <<'EOF'
+import json
+print(f"{'mpi':8} {'workload':11} {'op':5} {'MPI-IO s':>9} {'colio API s':>11} {'preloaded s':>11} "
+      f"{'x MPI-IO':>8} {'vs API':>6} bytes")
+for mpi in ("mpich", "openmpi"):
+    plain = json.load(open(f"docs/data/interpose-{mpi}-plain.json"))["runs"]
+    pre = json.load(open(f"docs/data/interpose-{mpi}-preloaded.json"))["runs"]
+    def get(runs, w, e, op):
+        return next(r for r in runs if r["workload"] == w and r["engine"] == e and r["op"] == op)
+    for p in pre:
+        w, op = p["workload"], p["op"]
+        lib, api = get(plain, w, "mpiio", op), get(plain, w, "colio", op)
+        ok = "verified" if p["verified"] and lib["verified"] and api["verified"] else "MISMATCH"
+        print(f"{mpi:8} {w:11} {op:5} {lib['median_s']:9.4f} {api['median_s']:11.4f} {p['median_s']:11.4f} "
+              f"{lib['median_s'] / p['median_s']:8.2f} {api['median_s'] / p['median_s']:6.2f} {ok}")
+EOF
