@@ -38,7 +38,8 @@ typedef struct colio_view {
 
 /*
  * Pieces of nbytes of the view's data stream starting at etype offset
- * start (>= 0). The filetype must be monotonic (checked by set_view).
+ * start (>= 0). The filetype must be monotonic (checked by set_view); one
+ * whose data spills beyond its extent is accepted for accesses within one tile.
  */
 int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbytes,
                            colio_access_t *acc, colio_err_t *err);

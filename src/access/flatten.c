@@ -548,9 +548,13 @@ static void flat_classify(colio_flat_t *f)
         if (i > 0 && r->off < colio_run_end(&v->r[i - 1]))
             f->monotonic = 0;
     }
-    /* tiles k and k+1 must not overlap either */
-    if (v->n > 0 && colio_run_end(&v->r[v->n - 1]) - v->r[0].off > f->extent)
-        f->monotonic = 0;
+    /*
+     * Data spanning more than the extent: tiles k and k+1 overlap. MPI
+     * builds such types itself (Open MPI keeps a resized member's bounds
+     * inside a struct); they are fine as long as one access stays in one
+     * tile, which colio_access_from_view checks.
+     */
+    f->spills = v->n > 0 && colio_run_end(&v->r[v->n - 1]) - v->r[0].off > f->extent;
 }
 
 int colio_flat_create(MPI_Datatype type, colio_flat_t **flat_p, colio_err_t *err)

@@ -18,7 +18,8 @@ typedef struct colio_flat {
     int64_t size;      /* MPI_Type_size */
     int64_t lb;        /* MPI lower bound */
     int64_t extent;    /* MPI extent: instance k starts at k * extent */
-    int monotonic;     /* pieces in increasing, non-overlapping order, also across tiles */
+    int monotonic;     /* pieces of one instance in increasing, non-overlapping order */
+    int spills;        /* data outside [0, extent) of its instance's span: consecutive instances overlap */
     int nonneg;        /* every displacement >= 0 */
     int refs;          /* datatypes holding it as their cached flattening */
 } colio_flat_t;

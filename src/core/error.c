@@ -25,13 +25,35 @@ int colio_mpi_error_class(int err)
         return MPI_SUCCESS;
     case COLIO_ERR_ARG:
         return MPI_ERR_ARG;
-    case COLIO_ERR_READONLY:
-        return MPI_ERR_READ_ONLY;
-    case COLIO_ERR_NOSPC:
-        return MPI_ERR_NO_SPACE;
+    case COLIO_ERR_HINT:
+        return MPI_ERR_INFO_VALUE;
+    case COLIO_ERR_TYPE:
+        return MPI_ERR_TYPE;
     case COLIO_ERR_ACCESS:
         return MPI_ERR_ACCESS;
-    default:
+    case COLIO_ERR_NOENT:
+        return MPI_ERR_NO_SUCH_FILE;
+    case COLIO_ERR_EXIST:
+        return MPI_ERR_FILE_EXISTS;
+    case COLIO_ERR_NOSPC:
+        return MPI_ERR_NO_SPACE;
+    case COLIO_ERR_NOMEM:
+        return MPI_ERR_NO_MEM;
+    case COLIO_ERR_READONLY:
+        return MPI_ERR_READ_ONLY;
+    case COLIO_ERR_AMODE:
+        return MPI_ERR_AMODE;
+    case COLIO_ERR_NOT_SAME:
+        return MPI_ERR_NOT_SAME;
+    case COLIO_ERR_BAD_FILE:
+        return MPI_ERR_BAD_FILE;
+    case COLIO_ERR_QUOTA:
+        return MPI_ERR_QUOTA;
+    case COLIO_ERR_UNSUPPORTED:
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    case COLIO_ERR_INTERNAL:
+        return MPI_ERR_INTERN;
+    default: /* COLIO_ERR_IO, COLIO_ERR_MPI */
         return MPI_ERR_IO;
     }
 }

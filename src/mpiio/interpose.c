@@ -15,6 +15,7 @@
  * COLIO_VERBOSE=1, rank 0 says so once per file. COLIO_DISABLE=1 turns
  * interception off.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ typedef struct managed {
     int atomic;        /* MPI_File_set_atomicity(1): data calls go to the MPI library */
     MPI_Comm speaker;  /* rank 0 of this communicator speaks for the file (COLIO_VERBOSE) */
     colio_request *split; /* the split collective in progress (begin ... end) */
+    int said_fallback;    /* COLIO_VERBOSE told that a call went to MPI-IO */
     struct managed *next;
 } managed_t;
 
@@ -184,6 +186,27 @@ int MPI_File_close(MPI_File *fh)
 
 /* ---- view, hints, atomicity, sync ------------------------------------------------------ */
 
+/*
+ * The file goes to the MPI library from now on: after it accepted a call
+ * colio cannot follow (another data representation, a view or hint colio
+ * refused), the two handles would disagree otherwise. Collective, like the
+ * calls that get here (colio's errors are agreed on every rank).
+ */
+static void release(managed_t *m, const char *what, const char *why)
+{
+    verbose(m->speaker, "%s: this file goes to MPI-IO from now on (%s)", what, why);
+    colio_close(&m->cf);
+    drop(m);
+}
+
+/* release() after colio refused what the MPI library took: colio's reason is said. */
+static void release_refused(managed_t *m, const char *what)
+{
+    char why[256];
+    snprintf(why, sizeof why, "colio: %s", colio_last_error(m->cf));
+    release(m, what, why);
+}
+
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep,
                       MPI_Info info)
 {
@@ -193,14 +216,12 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     if (rc != MPI_SUCCESS || m == NULL)
         return rc;
     inside = 1;
-    if (datarep && strcasecmp(datarep, "native") != 0) { /* colio moves native bytes only */
-        verbose(m->speaker, "data representation %s: this file goes to MPI-IO from now on%s", datarep, "");
-        colio_close(&m->cf);
-        drop(m);
-    } else {
+    if (datarep && strcasecmp(datarep, "native") != 0) /* colio moves native bytes only */
+        release(m, "set_view", "a data representation other than native");
+    else if (colio_set_view(m->cf, disp, etype, filetype, info) != COLIO_SUCCESS)
+        release_refused(m, "set_view");
+    else
         MPI_Type_size(etype, &m->etype_size);
-        rc = mpi_result(fh, colio_set_view(m->cf, disp, etype, filetype, info));
-    }
     inside = 0;
     return rc;
 }
@@ -212,7 +233,8 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     managed_t *m = inside ? NULL : find(fh);
     if (rc == MPI_SUCCESS && m) {
         inside = 1;
-        rc = mpi_result(fh, colio_set_info(m->cf, info));
+        if (colio_set_info(m->cf, info) != COLIO_SUCCESS)
+            release_refused(m, "set_info");
         inside = 0;
     }
     return rc;
@@ -244,6 +266,8 @@ int MPI_File_sync(MPI_File fh)
 
 /* ---- collective data access ----------------------------------------------------------- */
 
+#define REAL(name) colio_real()->File_##name
+
 typedef enum { WRITE, READ } kind_t;
 #define AT_POINTER ((MPI_Offset)INT64_MIN) /* offset argument of a call at the individual file pointer */
 
@@ -261,6 +285,31 @@ static int where(managed_t *m, MPI_Offset off, MPI_Offset *at)
     return off == AT_POINTER ? colio_real()->File_get_position(m->fh, at) : MPI_SUCCESS;
 }
 
+/*
+ * A call colio refused for a datatype it cannot take (say, a memory type
+ * with a combiner it does not decode, or an access across overlapping
+ * filetype tiles) goes to the MPI library at the same explicit offset.
+ */
+static int fallback_call(managed_t *m, kind_t k, MPI_Offset at, void *buf, MPI_Count count, MPI_Datatype type,
+                         MPI_Status *st)
+{
+    if (!m->said_fallback) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", colio_last_error(m->cf));
+        verbose(m->speaker, "a collective call went to MPI-IO (colio: %s)%s", why, "");
+        m->said_fallback = 1;
+    }
+    if (count <= INT_MAX)
+        return k == WRITE ? REAL(write_at_all)(m->fh, at, buf, (int)count, type, st)
+                          : REAL(read_at_all)(m->fh, at, buf, (int)count, type, st);
+#if MPI_VERSION >= 4
+    return k == WRITE ? REAL(write_at_all_c)(m->fh, at, buf, count, type, st)
+                      : REAL(read_at_all_c)(m->fh, at, buf, count, type, st);
+#else
+    return mpi_result(m->fh, COLIO_ERR_ARG); /* unreachable: MPI-3 counts are ints */
+#endif
+}
+
 static int blocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_Count count, MPI_Datatype type,
                          MPI_Status *status)
 {
@@ -272,8 +321,11 @@ static int blocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_
     inside = 1;
     int crc = k == WRITE ? colio_write_at_all(m->cf, at, buf, count, type, &st)
                          : colio_read_at_all(m->cf, at, buf, count, type, &st);
+    if (crc == COLIO_ERR_TYPE || crc == COLIO_ERR_UNSUPPORTED) /* agreed on every rank: all fall back */
+        rc = fallback_call(m, k, at, buf, count, type, &st);
+    else
+        rc = mpi_result(m->fh, crc);
     inside = 0;
-    rc = mpi_result(m->fh, crc);
     if (off == AT_POINTER) { /* past what was accessed: the request for writes, what was read for reads */
         MPI_Count bytes = request_bytes(count, type);
         if (k == READ)
@@ -380,8 +432,6 @@ static int split_end(managed_t *m, MPI_Status *status)
  * (_c: MPI-4 large counts). A handle colio does not take goes to the MPI
  * library's function of the same name.
  */
-#define REAL(name) colio_real()->File_##name
-
 #define DATA_WRAPPERS(CT, S)                                                                                    \
     int MPI_File_write_all##S(MPI_File fh, const void *buf, CT count, MPI_Datatype t, MPI_Status *st)         \
     {                                                                                                          \

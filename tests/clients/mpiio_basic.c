@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client_init.h"
+
 #define PIECE 100 /* bytes of each rank per block of the vector view */
 #define BLOCKS 20
 
@@ -55,12 +57,7 @@ static void set_vector_view(MPI_File fh)
 
 int main(int argc, char **argv)
 {
-    const char *threads = getenv("MPIIO_CLIENT_THREADS"); /* "multiple": colio's progress thread can run */
-    int provided;
-    if (threads && strcmp(threads, "multiple") == 0)
-        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    else
-        MPI_Init(&argc, &argv);
+    client_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     if (argc < 2) {

@@ -127,6 +127,45 @@ static void still_works(colio_file *fh, const char *path, const char *what)
         fclose(f);
 }
 
+/*
+ * A filetype whose data reaches past its extent (MPI libraries build such
+ * types: Open MPI keeps a resized member's bounds inside a struct, and
+ * PnetCDF's and HDF5's views have them): accepted, an access within one
+ * tile is exact, one across overlapping tiles is COLIO_ERR_TYPE everywhere.
+ */
+static void spilling_filetype(colio_file *fh, const char *path)
+{
+    int bl[2] = {4, 4};
+    MPI_Aint d[2] = {0, 8};
+    MPI_Datatype two, spill;
+    MPI_Type_create_hindexed(2, bl, d, MPI_BYTE, &two);
+    MPI_Type_create_resized(two, 0, 8, &spill); /* data in [0, 12), extent 8 */
+    MPI_Type_commit(&spill);
+    MPI_Type_free(&two);
+    MPI_Offset base = 40000 + 16 * t_rank;
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(0xA0 + 8 * t_rank + i);
+    int rc = colio_set_view(fh, base, MPI_BYTE, spill, MPI_INFO_NULL);
+    expect_all(rc, COLIO_SUCCESS, fh, "filetype spilling past its extent", NULL);
+    rc = tu_write_at_all(fh, 0, b, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_SUCCESS, fh, "write within one spilling tile", NULL);
+    rc = tu_write_at_all(fh, 4, b, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_TYPE, fh, "write across overlapping tiles", "overlap");
+    colio_set_view(fh, 0, MPI_BYTE, MPI_BYTE, MPI_INFO_NULL);
+    MPI_Type_free(&spill);
+    MPI_Barrier(MPI_COMM_WORLD);
+    unsigned char got[12];
+    FILE *f = fopen(path, "rb");
+    CHECK(f && fseek(f, base, SEEK_SET) == 0 && fread(got, 1, 12, f) == 12, "spilling tile: cannot read back");
+    for (int i = 0; f && i < 12; i++) {
+        int want = i < 4 ? b[i] : i < 8 ? pattern_old(base + i) : b[i - 4];
+        CHECK(got[i] == want, "spilling tile: byte %d is %d, expected %d", i, got[i], want);
+    }
+    if (f)
+        fclose(f);
+}
+
 static void argument_errors(const char *path)
 {
     test_prefill(path, 60000);
@@ -187,6 +226,8 @@ static void argument_errors(const char *path)
     expect_all(rc, COLIO_ERR_TYPE, fh, "partial etype", "etype");
     colio_set_view(fh, 0, MPI_BYTE, MPI_BYTE, MPI_INFO_NULL);
     still_works(fh, path, "after view errors");
+
+    spilling_filetype(fh, path);
 
     MPI_Info info = info1("cb_buffer_size", "-5");
     rc = colio_set_info(fh, info);
