@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     }
     const char *path = argv[1];
     long stream = (long)PIECE * BLOCKS, size = stream * nprocs;
-    long room = size + 4 * (64 + 8 * nprocs); /* the int section (8.) may reach past the streams */
+    long room = size + 4 * (64 + 10 * nprocs); /* the int sections (8., 9.) may reach past the streams */
     unsigned char *model = calloc((size_t)room, 1), *buf = malloc((size_t)stream), *back = malloc((size_t)room);
     MPI_File fh;
     MPI_File_delete(path, MPI_INFO_NULL); /* may not exist */
@@ -180,7 +180,21 @@ int main(int argc, char **argv)
         memcpy(model + 4 * (64 + 4 * r), v, 16);
         memcpy(model + 4 * (64 + 4 * (nprocs + r)), v + 4, 16);
     }
-    long end = 4 * (64 + 8 * nprocs);
+
+    /* 9. a hint value colio refuses but the MPI library ignores (unknown key to it): the
+     * call succeeds and the file carries on through MPI-IO, the next write lands */
+    MPI_Info bad_hint;
+    MPI_Info_create(&bad_hint);
+    MPI_Info_set(bad_hint, "colio_exchange", "no-such-kernel");
+    MPI_OK(MPI_File_set_info(fh, bad_hint));
+    MPI_Info_free(&bad_hint);
+    int d[2] = {rank + 9000, rank + 9500};
+    MPI_OK(MPI_File_write_at_all(fh, 64 + 8 * nprocs + 2 * rank, d, 2, MPI_INT, MPI_STATUS_IGNORE));
+    for (int r = 0; r < nprocs; r++) {
+        int v[2] = {r + 9000, r + 9500};
+        memcpy(model + 4 * (64 + 8 * nprocs + 2 * r), v, 8);
+    }
+    long end = 4 * (64 + 10 * nprocs);
     if (end > size)
         size = end;
 
