@@ -175,13 +175,17 @@ int MPI_File_close(MPI_File *fh)
 {
     const colio_real_t *r = colio_real();
     managed_t *m = fh && !inside ? find(*fh) : NULL;
+    int crc = COLIO_SUCCESS;
     if (m) {
         inside = 1;
-        colio_close(&m->cf); /* colio's writes reach the file before MPI closes (and maybe deletes) it */
+        crc = colio_close(&m->cf); /* colio's writes reach the file before MPI closes (and maybe deletes) it */
         drop(m);
         inside = 0;
     }
-    return r->File_close(fh);
+    /* colio's failure (say, ENOSPC flushing) is raised on the handle while it still exists */
+    int code = crc == COLIO_SUCCESS ? MPI_SUCCESS : mpi_result(*fh, crc);
+    int rc = r->File_close(fh);
+    return code != MPI_SUCCESS ? code : rc;
 }
 
 /* ---- view, hints, atomicity, sync ------------------------------------------------------ */
@@ -326,11 +330,8 @@ static int blocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_
     else
         rc = mpi_result(m->fh, crc);
     inside = 0;
-    if (off == AT_POINTER) { /* past what was accessed: the request for writes, what was read for reads */
-        MPI_Count bytes = request_bytes(count, type);
-        if (k == READ)
-            MPI_Get_elements_x(&st, MPI_BYTE, &bytes);
-        int srk = colio_real()->File_seek(m->fh, at + bytes / m->etype_size, MPI_SEEK_SET);
+    if (off == AT_POINTER) { /* past the request, also for reads that met the end of file (as ROMIO and OMPIO) */
+        int srk = colio_real()->File_seek(m->fh, at + request_bytes(count, type) / m->etype_size, MPI_SEEK_SET);
         rc = rc != MPI_SUCCESS ? rc : srk;
     }
     if (status != MPI_STATUS_IGNORE)

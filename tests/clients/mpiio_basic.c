@@ -129,6 +129,10 @@ int main(int argc, char **argv)
     /* MPI says 10 (what was read); ROMIO and OMPIO say 64 (what was asked), colio 10 */
     CHECK(cnt == 10 || cnt == 64, "read past the end returned %d bytes, expected 10 (or 64)", cnt);
     CHECK(memcmp(back, model + size - 10, 10) == 0, "read past the end: wrong bytes");
+    /* colio, OMPIO and ROMIO at several ranks move it by the request; ROMIO on one rank by what was read */
+    MPI_OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == size + 54 || (pos == size && cnt == 10), "file pointer %lld after the read past the end, expected %ld",
+          (long long)pos, size + 54);
 
     /* 6. atomic mode: collective writes go through the MPI library, still correct */
     MPI_OK(MPI_File_set_atomicity(fh, 1));
