@@ -330,10 +330,9 @@ static int blocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_
     else
         rc = mpi_result(m->fh, crc);
     inside = 0;
-    if (off == AT_POINTER) { /* past the request, also for reads that met the end of file (as ROMIO and OMPIO) */
-        int srk = colio_real()->File_seek(m->fh, at + request_bytes(count, type) / m->etype_size, MPI_SEEK_SET);
-        rc = rc != MPI_SUCCESS ? rc : srk;
-    }
+    /* past the request, also for reads that met the end of file (as ROMIO and OMPIO); a failed call leaves it */
+    if (off == AT_POINTER && rc == MPI_SUCCESS)
+        rc = colio_real()->File_seek(m->fh, at + request_bytes(count, type) / m->etype_size, MPI_SEEK_SET);
     if (status != MPI_STATUS_IGNORE)
         *status = st;
     return rc;
@@ -347,15 +346,15 @@ static int start_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_Cou
     int rc = where(m, off, &at);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (off == AT_POINTER &&
-        (rc = colio_real()->File_seek(m->fh, at + request_bytes(count, type) / m->etype_size, MPI_SEEK_SET)) !=
-            MPI_SUCCESS)
-        return rc;
     inside = 1;
     int crc = k == WRITE ? colio_iwrite_at_all(m->cf, at, buf, count, type, cr)
                          : colio_iread_at_all(m->cf, at, buf, count, type, cr);
     inside = 0;
-    return mpi_result(m->fh, crc);
+    if (crc != COLIO_SUCCESS)
+        return mpi_result(m->fh, crc);
+    return off == AT_POINTER
+               ? colio_real()->File_seek(m->fh, at + request_bytes(count, type) / m->etype_size, MPI_SEEK_SET)
+               : MPI_SUCCESS;
 }
 
 /* ---- generalized requests for operations colio completed at once ---------------------- */
@@ -391,9 +390,13 @@ static int to_mpi_request(managed_t *m, colio_request *cr, MPI_Request *req)
     inside = 1;
     int crc = colio_wait(&cr, d ? &d->status : MPI_STATUS_IGNORE);
     inside = 0;
-    if (d == NULL)
-        return mpi_result(m->fh, COLIO_ERR_NOMEM);
-    d->code = colio_mpi_error_class(crc);
+    if (d == NULL || crc != COLIO_SUCCESS) { /* completed here: the error is the call's (agreed on every rank) */
+        int err = crc != COLIO_SUCCESS ? crc : COLIO_ERR_NOMEM;
+        free(d);
+        *req = MPI_REQUEST_NULL;
+        return mpi_result(m->fh, err);
+    }
+    d->code = MPI_SUCCESS;
     int rc = MPI_Grequest_start(done_query, done_free, colio_grequest_no_cancel, d, req);
     if (rc != MPI_SUCCESS) {
         free(d);
