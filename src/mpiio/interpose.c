@@ -129,6 +129,23 @@ static const char *plain_path(const char *name)
     return colon && colon - name > 1 && !strchr(name, '/') ? NULL : name;
 }
 
+/*
+ * ROMIO's data sieving writes read a whole span and write it back under its
+ * own file locks, which colio's writes do not take: such a span could carry
+ * stale bytes back over colio's (a colio nonblocking write in flight while
+ * the program writes independently nearby). Off on the MPI library's handle
+ * of every file colio takes; each contiguous piece is then written as is.
+ * Collective (MPI_File_set_info); other MPI libraries ignore the key.
+ */
+static void keep_sieving_off(MPI_File fh)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_ds_write", "disable");
+    colio_real()->File_set_info(fh, info);
+    MPI_Info_free(&info);
+}
+
 /* Collective: open the file with colio too, when every rank can; else leave it to MPI. */
 static void attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File fh)
 {
@@ -155,6 +172,7 @@ static void attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     MPI_Comm_rank(comm, &rank);
     *m = (managed_t){.fh = fh, .cf = cf, .etype_size = 1, .speaker = rank == 0 ? MPI_COMM_SELF : MPI_COMM_NULL};
     add(m);
+    keep_sieving_off(fh);
     verbose(comm, "%s: through colio%s", filename, "");
 }
 
@@ -224,8 +242,11 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
         release(m, "set_view", "a data representation other than native");
     else if (colio_set_view(m->cf, disp, etype, filetype, info) != COLIO_SUCCESS)
         release_refused(m, "set_view");
-    else
+    else {
         MPI_Type_size(etype, &m->etype_size);
+        if (info != MPI_INFO_NULL)
+            keep_sieving_off(fh); /* the view's hints may have turned it on */
+    }
     inside = 0;
     return rc;
 }
@@ -239,6 +260,8 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
         inside = 1;
         if (colio_set_info(m->cf, info) != COLIO_SUCCESS)
             release_refused(m, "set_info");
+        else
+            keep_sieving_off(fh);
         inside = 0;
     }
     return rc;

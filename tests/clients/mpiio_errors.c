@@ -284,6 +284,33 @@ static void case_bad_hint(void)
     MPI_Info_free(&info);
 }
 
+/*
+ * 8. Not an error, but what keeps errors away: on a file colio takes, the
+ * interposer turns ROMIO's write data sieving off on the MPI library's
+ * handle, also after the program asks for it (its read-modify-write could
+ * carry stale bytes back over colio's). Other MPI libraries lack the key.
+ */
+static void case_sieving_off(void)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_ds_write", "enable");
+    MPI_File fh;
+    MPI_OK(open_file("sieve", MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_OK(MPI_File_set_info(fh, info));
+    MPI_Info used;
+    char value[MPI_MAX_INFO_VAL + 1] = "";
+    int found = 0;
+    MPI_OK(MPI_File_get_info(fh, &used));
+    MPI_Info_get(used, "romio_ds_write", MPI_MAX_INFO_VAL, value, &found);
+    MPI_Info_free(&used);
+    if (interposed && found)
+        CHECK(strcmp(value, "disable") == 0, "8. romio_ds_write is %s on a file colio took", value);
+    check_usable(fh, "8. with data sieving asked for", 0, 9);
+    MPI_OK(MPI_File_close(&fh));
+    MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
     client_init(&argc, &argv);
@@ -299,8 +326,8 @@ int main(int argc, char **argv)
     interposed = dlsym(RTLD_DEFAULT, "colio_mpiio_interposer") != NULL && !(off && *off && strcmp(off, "0") != 0);
     if (rank == 0) {
         mkdir(dir, 0777); /* may exist */
-        const char *names[] = {"ro", "args", "fault", "hint"};
-        for (int i = 0; i < 4; i++)
+        const char *names[] = {"ro", "args", "fault", "hint", "sieve"};
+        for (int i = 0; i < 5; i++)
             unlink(path_of(names[i])); /* leftovers of an earlier run (the 0444 one too) */
         printf("mpiio_errors: %s libcolio_mpiio\n", interposed ? "through" : "without");
     }
@@ -312,6 +339,7 @@ int main(int argc, char **argv)
     case_bad_args();
     case_fault();
     case_bad_hint();
+    case_sieving_off();
 
     MPI_Errhandler_free(&handler);
     int total = 0;
