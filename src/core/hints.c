@@ -120,7 +120,18 @@ static const hint_def_t hint_table[] = {
      "collective buffers per aggregator: 2 writes a round to storage (or reads the next one ahead) in a helper "
      "thread while the next round's data exchange runs (TAPIOCA's pipelined buffers; only operations with more "
      "than one round per aggregator, not with colio_exchange=rma); 1 exchanges and accesses storage in turn"},
-    {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix", "storage backend"},
+    {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix",
+     "storage backend: posix (the file system), fault (posix with injected failures or delays, see colio_fault), "
+     "null (keeps nothing: writes are dropped, reads return zeros, the file is endless and never created; each "
+     "access sleeps for the time colio_null_latency, _bandwidth and _block give, simulated time under SimGrid "
+     "SMPI, nothing by default: TAPIOCA's /dev/null mode)"},
+    {"colio_null_latency", HK_INT, F(null_latency_us), 0, INT_MAX, NULL, "0",
+     "null backend: microseconds each storage access costs"},
+    {"colio_null_bandwidth", HK_BYTES, F(null_bandwidth), 0, INT64_MAX, NULL, "0",
+     "null backend: bytes per second of each storage access (suffixes: 1g = 1 GiB/s); 0 = no cost per byte"},
+    {"colio_null_block", HK_BYTES, F(null_block), 0, (int64_t)1 << 40, NULL, "0",
+     "null backend: file-system block size; a write covering a block in part also moves that whole block "
+     "twice, read and written back (TAPIOCA Fig. 3); 0 = no such cost"},
     {"colio_progress", HK_NAME, F(progress), 0, 0, progress_valid, "auto",
      "who moves nonblocking operations: none (only colio calls: test, wait, any later call, like ROMIO), "
      "thread (a progress thread, so I/O overlaps computation; needs MPI_THREAD_MULTIPLE, else "

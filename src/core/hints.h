@@ -43,6 +43,9 @@ typedef struct colio_hints {
     int aggs_per_node;       /* colio_aggregators_per_node: default count per node and the placements' cap */
     int max_outstanding;     /* colio_max_outstanding: nonblocking operations in flight per file */
     int pipeline;            /* colio_pipeline: collective buffers per aggregator, 2 overlaps storage I/O with the exchange */
+    int null_latency_us;     /* colio_null_latency: null backend, microseconds per access */
+    int64_t null_bandwidth;  /* colio_null_bandwidth: null backend, bytes per second; 0 = unlimited */
+    int64_t null_block;      /* colio_null_block: null backend, block whose partial writes cost extra; 0 = none */
     char rank_list[COLIO_NAME_LEN];     /* colio_rank_list: linear or node */
     char local_aggs[COLIO_NAME_LEN];    /* colio_local_aggregators: "*:N" per node or "N" in all */
     char exchange[COLIO_NAME_LEN];      /* data exchange kernel */

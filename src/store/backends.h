@@ -6,5 +6,6 @@
 
 extern const colio_store_ops_t colio_store_posix;
 extern const colio_store_ops_t colio_store_fault;
+extern const colio_store_ops_t colio_store_null;
 
 #endif

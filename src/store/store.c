@@ -9,6 +9,7 @@
 static const colio_store_ops_t *const registry[] = {
     &colio_store_posix,
     &colio_store_fault,
+    &colio_store_null,
 };
 
 #define N_STORES ((int)(sizeof registry / sizeof registry[0]))

@@ -75,4 +75,18 @@ typedef struct colio_fault_spec {
 } colio_fault_spec_t;
 int colio_fault_parse(const char *spec, colio_fault_spec_t *out);
 
+/*
+ * The null backend's storage model (hints colio_null_latency, _bandwidth,
+ * _block): an access costs latency + bytes / bandwidth, and a write that
+ * covers a block only in part also moves that whole block twice (read and
+ * write back, TAPIOCA Fig. 3). bandwidth 0: no byte cost.
+ */
+typedef struct colio_null_model {
+    double latency;    /* seconds per access */
+    int64_t bandwidth; /* bytes per second; 0 = unlimited */
+    int64_t block;     /* file-system block; 0 = none */
+} colio_null_model_t;
+#define COLIO_NULL_SIZE ((int64_t)1 << 62) /* a null file is endless */
+double colio_null_cost(const colio_null_model_t *m, int is_write, int64_t off, int64_t len);
+
 #endif

@@ -71,6 +71,12 @@ int main(void)
     CHECK(h.pipeline == 2 && set(&h, "colio_pipeline", "1") == 0 && h.pipeline == 1, "colio_pipeline");
     CHECK(set(&h, "colio_pipeline", "3") == COLIO_ERR_HINT && set(&h, "colio_pipeline", "0") == COLIO_ERR_HINT,
           "colio_pipeline out of range");
+    CHECK(set(&h, "colio_backend", "null") == 0, "null backend");
+    CHECK(set(&h, "colio_null_bandwidth", "1g") == 0 && h.null_bandwidth == (int64_t)1 << 30, "null bandwidth");
+    CHECK(set(&h, "colio_null_latency", "250") == 0 && h.null_latency_us == 250, "null latency");
+    CHECK(set(&h, "colio_null_block", "8m") == 0 && h.null_block == 8 << 20, "null block");
+    CHECK(set(&h, "colio_null_latency", "-1") == COLIO_ERR_HINT && set(&h, "colio_null_bandwidth", "fast") == COLIO_ERR_HINT,
+          "null model out of range");
     CHECK(set(&h, "no_such_key", "x") == 0, "unknown keys are ignored");
 
     /* COLIO_HINTS on top of an empty info */

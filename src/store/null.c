@@ -1,0 +1,143 @@
+/*
+ * The "null" backend: storage that keeps nothing. Writes are accepted and
+ * dropped, reads return zeros, and no file is created. Each access costs
+ * the time of a simple storage model (colio_null_cost), spent sleeping:
+ * under SimGrid SMPI the sleep is simulated time, so a simulation covers
+ * the I/O phase; under a real MPI with the default model (all zero) it
+ * costs nothing, TAPIOCA's "/dev/null" mode that isolates the cost of
+ * aggregation (TAPIOCA sec. 5). A null file is endless: its size reads as
+ * COLIO_NULL_SIZE, so reads are never cut short by an end of file.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/hints.h"
+#include "store/backends.h"
+#include "store/store.h"
+
+struct colio_store {
+    colio_null_model_t model;
+};
+
+/*
+ * Blocks an access [off, off + len) covers only in part: 0, 1 or 2. A
+ * write into part of a block makes the file system read, lock and rewrite
+ * the whole block (TAPIOCA sec. 4.2, Fig. 3: up to 3x slower).
+ */
+static int partial_blocks(int64_t block, int64_t off, int64_t len)
+{
+    if (block <= 0 || len <= 0)
+        return 0;
+    int64_t end = off + len, first = off / block, last = (end - 1) / block;
+    int first_partial = off % block != 0 || (first == last && end % block != 0);
+    int last_partial = last != first && end % block != 0;
+    return first_partial + last_partial;
+}
+
+double colio_null_cost(const colio_null_model_t *m, int is_write, int64_t off, int64_t len)
+{
+    double t = m->latency, bytes = (double)len;
+    if (is_write) /* each partial block is read and written back whole */
+        bytes += 2.0 * (double)m->block * partial_blocks(m->block, off, len);
+    return m->bandwidth > 0 ? t + bytes / (double)m->bandwidth : t;
+}
+
+static void spend(double seconds)
+{
+    if (seconds <= 0)
+        return;
+    struct timespec ts = {.tv_sec = (time_t)seconds, .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static int64_t iov_bytes(const struct iovec *iov, int iovcnt)
+{
+    int64_t n = 0;
+    for (int i = 0; i < iovcnt; i++)
+        n += (int64_t)iov[i].iov_len;
+    return n;
+}
+
+static int null_open(const char *path, int flags, const struct colio_hints *hints, int rank, colio_store_t **st_p,
+                     int *readable_p)
+{
+    (void)path, (void)flags, (void)rank;
+    colio_store_t *st = malloc(sizeof *st);
+    if (st == NULL)
+        return -ENOMEM;
+    st->model = (colio_null_model_t){.latency = (double)hints->null_latency_us * 1e-6,
+                                     .bandwidth = hints->null_bandwidth,
+                                     .block = hints->null_block};
+    *st_p = st;
+    *readable_p = 1;
+    return 0;
+}
+
+static int null_close(colio_store_t *st)
+{
+    free(st);
+    return 0;
+}
+
+static int null_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
+{
+    spend(colio_null_cost(&st->model, 1, off, iov_bytes(iov, iovcnt)));
+    return 0;
+}
+
+static int null_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off, int64_t *got_p)
+{
+    for (int i = 0; i < iovcnt; i++)
+        memset(iov[i].iov_base, 0, iov[i].iov_len);
+    *got_p = iov_bytes(iov, iovcnt);
+    spend(colio_null_cost(&st->model, 0, off, *got_p));
+    return 0;
+}
+
+static int null_sync(colio_store_t *st)
+{
+    (void)st;
+    return 0;
+}
+
+static int null_size(colio_store_t *st, int64_t *size_p)
+{
+    (void)st;
+    *size_p = COLIO_NULL_SIZE;
+    return 0;
+}
+
+static int null_block_size(colio_store_t *st, int64_t *bs_p)
+{
+    *bs_p = st->model.block;
+    return 0;
+}
+
+static int null_truncate(colio_store_t *st, int64_t size)
+{
+    (void)st, (void)size;
+    return 0;
+}
+
+static int null_unlink(const char *path)
+{
+    (void)path;
+    return 0;
+}
+
+const colio_store_ops_t colio_store_null = {
+    .name = "null",
+    .caps = COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY,
+    .open = null_open,
+    .close = null_close,
+    .pwritev = null_pwritev,
+    .preadv = null_preadv,
+    .sync = null_sync,
+    .size = null_size,
+    .block_size = null_block_size,
+    .truncate = null_truncate,
+    .unlink = null_unlink,
+};
