@@ -108,6 +108,8 @@ void bench_engine_hints(const char *engine, const char *hints, char *out, size_t
 
 /* MPI_Info from "key=value;..."; standard_only keeps the keys MPI-IO implementations know. */
 MPI_Info bench_info(const char *hints, int standard_only);
+/* colio's hints (and COLIO_HINTS) select the null backend: nothing is stored, no bytes to verify. */
+int bench_stores_nothing(const char *hints);
 
 /* Memory: reset the peak and read the resident set (bytes), Linux /proc. */
 void bench_rss_reset(void);

@@ -18,17 +18,18 @@ static const bench_run_t *find(const bench_run_t *runs, int n, const bench_run_t
 
 static double bandwidth(const bench_run_t *r) { return r->median > 0 ? r->bytes / MIB / r->median : 0; }
 
-/* colio (or any engine) against MPI-IO: how many times faster; 0 when not measured. */
+/* colio (or any engine) against MPI-IO: how many times faster; 0 when not measured (or not comparable:
+   nothing stored). */
 static double vs_mpiio(const bench_run_t *runs, int n, const bench_run_t *r)
 {
     const bench_run_t *m = find(runs, n, r, "mpiio");
-    return m && r->median > 0 && strcmp(r->engine, "mpiio") ? m->median / r->median : 0;
+    return m && r->median > 0 && !r->unstored && strcmp(r->engine, "mpiio") ? m->median / r->median : 0;
 }
 
 static double of_ceiling(const bench_run_t *runs, int n, const bench_run_t *r)
 {
     const bench_run_t *c = find(runs, n, r, "ceiling");
-    return c && bandwidth(c) > 0 && strcmp(r->engine, "ceiling") ? bandwidth(r) / bandwidth(c) : 0;
+    return c && bandwidth(c) > 0 && !r->unstored && strcmp(r->engine, "ceiling") ? bandwidth(r) / bandwidth(c) : 0;
 }
 
 static void cell_ratio(char *out, size_t len, double v, const char *fmt)
@@ -69,7 +70,7 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
             printf(" %7.1f %7.4f %7.4f %7.4f %7.4f", r->memory / MIB, r->meta, r->data, r->io, r->compute);
         else
             printf(" %7s %7s %7s %7s %7s", "-", "-", "-", "-", "-");
-        printf(" %-8s %s\n", r->verified ? "verified" : "WRONG", colio ? r->kernels : "-");
+        printf(" %-8s %s\n", r->unstored ? "unstored" : r->verified ? "verified" : "WRONG", colio ? r->kernels : "-");
     }
     printf("\nx_mpiio: times faster than the MPI library's MPI-IO; %%ceil: share of one contiguous call per rank;\n"
            "rssMiB: largest rank's resident-memory growth during the call; bufMiB: colio's buffers on its\n"
@@ -123,12 +124,12 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
                    "\"phases\": {\"meta_exchange\": %.9g, \"data_exchange\": %.9g, \"io\": %.9g, \"compute\": %.9g}, "
                    "\"exchange_min_s\": %.9g, \"exchange_max_s\": %.9g, \"messages\": %lld, \"kernels\": \"%s\", "
                    "\"placement\": \"%s\", \"hop_bytes\": %lld, \"max_link_bytes\": %lld, "
-                   "\"verified\": %s, \"error\": ",
+                   "\"verified\": %s, \"stored\": %s, \"error\": ",
                 r->nprocs, (long long)r->bytes, (long long)r->pieces, r->repeats, r->median, r->min, r->max, r->mean, r->std, r->cov,
                 bandwidth(r), vs_mpiio(runs, nruns, r), of_ceiling(runs, nruns, r), (long long)r->rss_extra,
                 r->rss_aggregator, (long long)r->memory, r->meta, r->data, r->io, r->compute, r->exch_min, r->exch_max,
                 (long long)r->messages, r->kernels, r->placement, (long long)r->hop_bytes, (long long)r->max_link_bytes,
-                r->verified ? "true" : "false");
+                r->verified && !r->unstored ? "true" : "false", r->unstored ? "false" : "true");
         json_str(f, r->error);
         fprintf(f, "}%s\n", i + 1 < nruns ? "," : "");
     }

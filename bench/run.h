@@ -43,7 +43,8 @@ typedef struct bench_run {
     char placement[16];               /* colio: placement strategy */
     int64_t hop_bytes, max_link_bytes; /* colio: per call, as colio's statistics model them */
     int rss_aggregator;               /* that rank was an aggregator (colio) */
-    int verified;                     /* every repeat's bytes checked and right */
+    int verified;                     /* every repeat's bytes checked and right (or unstored) */
+    int unstored;                     /* colio_backend=null: nothing stored, no bytes checked */
 } bench_run_t;
 
 const char *bench_size_name(bench_size_t s);
