@@ -12,7 +12,7 @@
 static inline int colio_grequest_status(MPI_Status *out, const MPI_Status *done, int mpi_code)
 {
     MPI_Count n = 0;
-    MPI_Get_elements_x(done, MPI_BYTE, &n);
+    MPI_Get_elements_x((MPI_Status *)done, MPI_BYTE, &n); /* SMPI's prototype lacks the const */
     MPI_Status_set_elements_x(out, MPI_BYTE, n);
     MPI_Status_set_cancelled(out, 0);
     out->MPI_SOURCE = MPI_UNDEFINED;

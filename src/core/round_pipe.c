@@ -15,7 +15,7 @@
 #include "core/file.h"
 #include "core/op.h"
 
-static const colio_aio_ops_t *const aio = &colio_aio_thread;
+static const colio_aio_ops_t *const aio = &colio_aio_default;
 
 /* A finished job's outcome, as the synchronous calls would have recorded it. */
 static void fold_job(colio_op_t *op, colio_round_buf_t *b, int ran_here)

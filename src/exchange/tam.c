@@ -529,7 +529,7 @@ static int tam_start(colio_xchg_t *x)
     if (x->ctx == NULL || x->ctx->la_of == NULL) /* no groups: every message direct */
         return colio_xchg_post_all(x, COLIO_XCHG_SEND);
     size_t need = carve_state(x->ctx, x->rank, NULL, NULL);
-    tam_t *t;
+    tam_t *t = NULL;
     if (colio_xchg_reserve_scratch(x, need) != 0) /* reserved by the engine: never fails there */
         return COLIO_ERR_NOMEM;
     carve_state(x->ctx, x->rank, x->scratch, &t);

@@ -5,11 +5,12 @@
  * (colio_store_pwrite / colio_store_pread), so every backend, including the
  * fault-injecting one, works unchanged.
  *
- * One implementation today: one helper pthread per process runs the jobs in
- * submission order, started at the first submit and stopped when the last
- * reference is released (colio_aio_release) or at library teardown. The
- * helper makes no MPI calls. The ops table leaves room for a second
- * implementation (io_uring) with the same job format.
+ * Two implementations: "thread" (aio.c), one helper pthread per process
+ * running the jobs in submission order, started at the first submit and
+ * stopped when the last reference is released (colio_aio_release) or at
+ * library teardown; it makes no MPI calls. "inline" (aio_inline.c) refuses
+ * every job so the submitter runs it (the SMPI build). The ops table leaves
+ * room for io_uring with the same job format.
  */
 #ifndef COLIO_STORE_AIO_H
 #define COLIO_STORE_AIO_H
@@ -63,6 +64,14 @@ typedef struct colio_aio_ops {
 } colio_aio_ops_t;
 
 extern const colio_aio_ops_t colio_aio_thread;
+extern const colio_aio_ops_t colio_aio_inline; /* no helper: jobs run by the submitter (aio_inline.c) */
+
+/* The implementation pipelined rounds use: no helper thread under SMPI (see aio_inline.c). */
+#ifdef COLIO_SMPI
+#define colio_aio_default colio_aio_inline
+#else
+#define colio_aio_default colio_aio_thread
+#endif
 
 /* Empty the call list and set what the next submission does (the list's memory is kept). */
 void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const colio_store_ops_t *ops,
