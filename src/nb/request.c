@@ -130,6 +130,9 @@ static colio_nb_slot_t *take_slot(colio_file *fh)
 {
     colio_nb_file_t *f = fh->nb;
     int want = fh->hints.max_outstanding;
+#ifdef COLIO_SMPI_NB_SLOTS
+    want = COLIO_SMPI_NB_SLOTS; /* one communicator under SMPI (core/smpi_compat.h) */
+#endif
     if (ensure_slots(fh, want) != 0)
         return NULL;
     colio_nb_slot_t *s = &f->slots[f->started++ % want];

@@ -1,0 +1,160 @@
+"""Shared by the experiment scripts: find the SMPI build, write hostfiles,
+run colio-bench or colio-nbbench under smpirun on a platform of
+sim/platforms/, collect JSON, draw PNGs, write result files.
+
+Every run is one smpirun of one program: SMPI simulates all ranks in one OS
+process, so the wall time is the sum of the ranks' real CPU time plus the
+simulator's; times reported are simulated seconds."""
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PLATFORMS = os.path.join(ROOT, "sim", "platforms")
+BUILD = os.environ.get("COLIO_SMPI_BUILD", os.path.join(ROOT, "build", "smpi"))
+RESULTS = os.path.join(ROOT, "docs", "data", "sim")
+IMAGES = os.path.join(ROOT, "docs", "img")
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def program(name):
+    path = os.path.join(BUILD, "bench", name)
+    if not os.path.exists(path):
+        sys.exit(f"{path} missing: build the SMPI configuration first (scripts/build-smpi.sh)")
+    return path
+
+
+def platform_cores(machine):
+    """Ranks per node of a platform (its hosts' core count)."""
+    with open(os.path.join(PLATFORMS, machine + ".xml")) as f:
+        for line in f:
+            if 'core="' in line and "node-" in line:
+                return int(line.split('core="')[1].split('"')[0])
+    raise ValueError(f"{machine}.xml: no compute host")
+
+
+def topology(machine):
+    """The colio_topology hint naming the same network as the platform."""
+    path = os.path.join(PLATFORMS, machine + ".topology")
+    with open(path) as f:
+        text = f.read()
+    return path if text.startswith("colio-topology") else text.strip()
+
+
+def hostfile(path, nranks, per_node, machine_nodes, alloc="compact"):
+    """per_node ranks on each node (the last may hold fewer): the first nodes
+    (compact) or a seeded random choice of the machine's (scattered:SEED),
+    as a busy system allocates them (TATP sec. 5)."""
+    need = (nranks + per_node - 1) // per_node
+    if need > machine_nodes:
+        raise ValueError(f"{nranks} ranks need {need} nodes, the machine has {machine_nodes}")
+    nodes = list(range(need))
+    if alloc.startswith("scattered:"):
+        nodes = sorted(random.Random(int(alloc.split(":")[1])).sample(range(machine_nodes), need))
+    with open(path, "w") as f:
+        left = nranks
+        for n in nodes:
+            f.write(f"node-{n}:{min(per_node, left)}\n")
+            left -= per_node
+    return need
+
+
+def machine_nodes(machine):
+    with open(os.path.join(PLATFORMS, machine + ".xml")) as f:
+        text = f.read()
+    if 'radical="0-' in text:
+        return int(text.split('radical="0-')[1].split('"')[0]) + 1
+    return text.count('<host id="node-')
+
+
+# Collective algorithms: logarithmic, not SMP-aware. SMPI's selectors (mpich,
+# ompi) pick SMP-aware algorithms whose first use on a communicator runs a
+# ring allgather to detect nodes (Comm::init_smp): a million messages and
+# ~30 s of wall time at 1,024 ranks. Its nonblocking collectives are linear,
+# hence colio's SMPI build runs them blocking (src/core/smpi_compat.h).
+COLLECTIVES = ["--cfg=smpi/allgather:bruck", "--cfg=smpi/allgatherv:ompi_bruck", "--cfg=smpi/allreduce:rdb",
+               "--cfg=smpi/alltoall:bruck", "--cfg=smpi/bcast:binomial_tree",
+               "--cfg=smpi/barrier:ompi_recursivedoubling", "--cfg=smpi/reduce:binomial",
+               "--cfg=smpi/gather:ompi_binomial"]
+
+
+def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None, extra_cfg=()):
+    """Run argv (program first) on nranks simulated ranks; returns (stdout, wall seconds, peak RSS MiB)."""
+    per_node = per_node or platform_cores(machine)
+    tmp = tempfile.mkdtemp(prefix="colio-sim-")
+    try:
+        hf = os.path.join(tmp, "hosts")
+        hostfile(hf, nranks, per_node, machine_nodes(machine), alloc)
+        cmd = ["smpirun", "-np", str(nranks), "-platform", os.path.join(PLATFORMS, machine + ".xml"), "-hostfile", hf,
+               "--cfg=smpi/host-speed:1Gf", *COLLECTIVES,
+               "--log=root.thres:critical", *extra_cfg, *argv]
+        t0 = time.time()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        wall = time.time() - t0
+        rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0
+        if p.returncode != 0:
+            sys.stderr.write(p.stderr[-4000:])
+            raise RuntimeError(f"smpirun failed ({p.returncode}): {' '.join(cmd)}")
+        return p.stdout, wall, rss, " ".join(cmd)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=None):
+    """One colio-bench run (null backend added to the hints); returns its JSON runs, wall s, RSS MiB, command."""
+    tmp = tempfile.mkdtemp(prefix="colio-sim-json-")
+    try:
+        out = os.path.join(tmp, "r.json")
+        hints = "colio_backend=null;" + hints if "colio_backend" not in hints else hints
+        argv = [program("colio-bench"), *args, "--hints", hints, "--quiet", "--json", out]
+        _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout)
+        with open(out) as f:
+            return json.load(f)["runs"], wall, rss, cmd
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def save(name, doc):
+    os.makedirs(RESULTS, exist_ok=True)
+    path = os.path.join(RESULTS, name + ".json")
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+    log(f"wrote {path}")
+    return path
+
+
+def plot(name, draw):
+    """draw(plt) makes the figure; saved as docs/img/NAME.png (skipped without matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib missing: no PNG (scripts/setup.sh installs python3-matplotlib)")
+        return None
+    os.makedirs(IMAGES, exist_ok=True)
+    plt.figure(figsize=(7, 4.2))
+    draw(plt)
+    plt.tight_layout()
+    path = os.path.join(IMAGES, name + ".png")
+    plt.savefig(path, dpi=110)
+    plt.close()
+    log(f"wrote {path}")
+    return path
+
+
+def table(headers, rows):
+    """A Markdown table (docs/SCALE.md pastes these)."""
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
