@@ -290,6 +290,41 @@ static void run_job(const job_t *j, unsigned char *buf, bench_run_t *r)
 
 /* ---- the matrix ------------------------------------------------------------------ */
 
+/*
+ * The ranks' data buffer. Under SimGrid SMPI, when no run stores bytes (every
+ * engine is colio on the null backend, so nothing is verified), all
+ * simulated ranks share one buffer (SMPI_SHARED_MALLOC): TAPIOCA-sized
+ * workloads at thousands of ranks then fit in memory (docs/SCALE.md).
+ */
+#ifdef COLIO_SMPI
+static int shared_data;
+static void *data_alloc(const bench_options_t *o, size_t bytes)
+{
+    shared_data = 1;
+    for (int e = 0; e < o->nengines; e++) {
+        char hints[1024];
+        bench_engine_hints(o->engines[e], o->hints, hints, sizeof hints);
+        if (strncmp(o->engines[e], "colio", 5) != 0 || !bench_stores_nothing(hints))
+            shared_data = 0;
+    }
+    return shared_data ? SMPI_SHARED_MALLOC(bytes) : malloc(bytes);
+}
+static void data_free(void *buf)
+{
+    if (shared_data)
+        SMPI_SHARED_FREE(buf);
+    else
+        free(buf);
+}
+#else
+static void *data_alloc(const bench_options_t *o, size_t bytes)
+{
+    (void)o;
+    return malloc(bytes);
+}
+static void data_free(void *buf) { free(buf); }
+#endif
+
 static int run_workload(const bench_options_t *o, const char *wname, bench_size_t size, bench_run_t *runs, int *nruns)
 {
     const bench_workload_t *w = bench_workload_find(wname);
@@ -314,7 +349,7 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/colio-bench.%s.dat", o->dir, wname);
-    unsigned char *buf = malloc((size_t)a.bytes + 1);
+    unsigned char *buf = data_alloc(o, (size_t)a.bytes + 1);
     for (int op = 0; op < o->nops; op++) {
         if (!o->ops[op])
             prepare_file(path, &a, o->params.seed);
@@ -328,7 +363,7 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
     }
     if (rank == 0)
         unlink(path);
-    free(buf);
+    data_free(buf);
     bench_access_free(&a);
     return 0;
 }

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Write the simulated machines of docs/SCALE.md: for each, a SimGrid platform
 (NAME.xml) and the colio_topology spec that describes the same network to
 colio's placement (NAME.topology: a generator spec on one line, or a colio
@@ -25,9 +25,10 @@ TAIL = "</platform>\n"
 SPEED = "1Gf"
 
 
-def cluster(name, what, topology, params, nodes, cores, bw, lat, inj_bw=None):
-    """A SimGrid <cluster> with one of its built-in topologies (hosts node-0..)."""
-    extra = f' loopback_bw="{inj_bw or bw}" loopback_lat="0.1us"'
+def cluster(name, what, topology, params, nodes, cores, bw, lat, loop_bw="20GBps"):
+    """A SimGrid <cluster> with one of its built-in topologies (hosts node-0..);
+    ranks on one node talk through the loopback (shared memory, 20 GB/s)."""
+    extra = f' loopback_bw="{loop_bw}" loopback_lat="0.1us"'
     return HEAD.format(what=what) + (
         f'  <zone id="world" routing="Full">\n'
         f'    <cluster id="{name}" prefix="node-" suffix="" radical="0-{nodes - 1}" speed="{SPEED}" core="{cores}"\n'
@@ -35,111 +36,32 @@ def cluster(name, what, topology, params, nodes, cores, bw, lat, inj_bw=None):
         f'  </zone>\n') + TAIL
 
 
-class Graph:
-    """An explicit platform: hosts and routers joined by links, Dijkstra routing."""
-
-    def __init__(self, what):
-        self.what, self.hosts, self.routers, self.links, self.routes = what, [], [], [], []
-
-    def host(self, name, cores, ionode=None):
-        prop = f'<prop id="colio_ionode" value="{ionode}"/>' if ionode else ""
-        self.hosts.append(f'    <host id="{name}" speed="{SPEED}" core="{cores}">{prop}</host>')
-
-    def router(self, name):
-        self.routers.append(f'    <router id="{name}"/>')
-
-    def link(self, a, b, bw, lat):
-        lid = f"l{len(self.links)}"
-        self.links.append(f'    <link id="{lid}" bandwidth="{bw}" latency="{lat}"/>')
-        self.routes.append(f'    <route src="{a}" dst="{b}"><link_ctn id="{lid}"/></route>')
-
-    def xml(self):
-        body = self.hosts + self.routers + self.links + self.routes
-        return (HEAD.format(what=self.what) + '  <zone id="world" routing="DijkstraCache">\n' + "\n".join(body) +
-                "\n  </zone>\n" + TAIL)
+def torus(name, dims, cores, bw, lat, what):
+    """SimGrid's TORUS cluster numbers nodes with the first dimension fastest,
+    colio's torus model (src/topo/net_torus.c) with the last: the platform
+    lists the dimensions reversed so node-i is colio's node i."""
+    params = ",".join(str(d) for d in reversed(dims))
+    return cluster(name, what, "TORUS", params, prod(dims), cores, bw, lat)
 
 
-def torus(dims, psets, bridges, cores, bw, lat, io_bw, what):
-    """colio's torus model (src/topo/net_torus.c) as a platform: a router per
-    node, last dimension fastest, + links in every dimension; bridge i of a
-    pset is node start + i * (P / Q), each linked to its own I/O node, and a
-    node's storage target is the nearest bridge of its pset (first on a tie)."""
-    n = 1
-    for d in dims:
-        n *= d
-
-    def coords(i):
-        c = []
-        for d in reversed(dims):
-            c.append(i % d)
-            i //= d
-        return c[::-1]
-
-    def node_at(c):
-        i = 0
-        for d, x in zip(dims, c):
-            i = i * d + x
-        return i
-
-    def hops(a, b):
-        return sum(min(abs(x - y), d - abs(x - y)) for x, y, d in zip(coords(a), coords(b), dims))
-
-    g = Graph(what)
-    for i in range(n):
-        start = i // psets * psets
-        bridge_nodes = [start + k * (psets // bridges) for k in range(bridges)]
-        best = min(range(bridges), key=lambda k: (hops(i, bridge_nodes[k]), k))
-        g.host(f"node-{i}", cores, ionode=f"ion-{i // psets * bridges + best}")
-        g.router(f"r-{i}")
-        g.link(f"node-{i}", f"r-{i}", bw, lat)
-    for i in range(n):
-        c = coords(i)
-        for d, size in enumerate(dims):
-            if size == 1 or (size == 2 and c[d] == 1):  # one link between the two points of a size-2 ring
-                continue
-            nc = list(c)
-            nc[d] = (c[d] + 1) % size
-            g.link(f"r-{i}", f"r-{node_at(nc)}", bw, lat)
-    for p in range(n // psets):
-        for k in range(bridges):
-            t = p * bridges + k
-            g.host(f"ion-{t}", 1)
-            g.link(f"r-{p * psets + k * (psets // bridges)}", f"ion-{t}", io_bw, lat)
-    return g.xml()
+def tree(name, fanout, cores, bw, lat, io_bw, what):
+    """A two-level switch tree (TATP Fig. 4) as SimGrid's FAT_TREE with one
+    parent per switch: fanout[0] nodes per leaf switch, fanout[1] leaves under
+    the top switch. colio gets a topology file naming every node, so a
+    scattered allocation (a hostfile of random nodes) maps alike on both sides."""
+    nodes = prod(fanout)
+    xml = cluster(name, what, "FAT_TREE", f"2;{fanout[0]},{fanout[1]};1,1;1,1", nodes, cores, bw, lat)
+    topo = ["colio-topology 1", f"latency {lat_seconds(lat):g}", f"bandwidth {bytes_per_s(bw):g}",
+            f"io_bandwidth {bytes_per_s(io_bw):g}"]
+    topo += [f"node node-{i} top/rack{i // fanout[0]}" for i in range(nodes)]
+    return xml, "\n".join(topo) + "\n"
 
 
-def tree(fanout, cores, bw, up_bw, lat, io_bw, what):
-    """A switch tree (TATP Fig. 4): fanout[0] nodes per leaf switch, fanout[1]
-    leaves per next switch, ...; one storage target under the root. Written
-    with a colio topology file that names every node, so a scattered
-    allocation (a hostfile of random nodes) maps the same on both sides."""
-    g = Graph(what)
-    topo = ["colio-topology 1", f"latency {lat_seconds(lat)}", f"bandwidth {bytes_per_s(bw)}",
-            f"io_bandwidth {bytes_per_s(io_bw)}"]
-    nodes = 1
-    for f in fanout:
-        nodes *= f
-    g.router("top")
-    made = set()
-    for i in range(nodes):
-        # switch at level l (0 = leaf) holding node i: index i // prod(fanout[:l+1])
-        chain, span = [], 1
-        for lvl in range(len(fanout) - 1):
-            span *= fanout[lvl]
-            chain.append(f"sw{lvl}-{i // span}")
-        parent = chain[0] if chain else "top"
-        g.host(f"node-{i}", cores, ionode="ion-0")
-        g.link(f"node-{i}", parent, bw, lat)
-        for lvl, sw in enumerate(chain):
-            if sw not in made:
-                made.add(sw)
-                g.router(sw)
-                g.link(sw, chain[lvl + 1] if lvl + 1 < len(chain) else "top", up_bw, lat)
-        topo.append(f"node node-{i} " + "/".join(["top"] + list(reversed(chain))))
-    g.host("ion-0", 1)
-    g.link("top", "ion-0", io_bw, lat)
-    topo.append("ionode ion-0 top")
-    return g.xml(), "\n".join(topo) + "\n"
+def prod(v):
+    out = 1
+    for x in v:
+        out *= x
+    return out
 
 
 def lat_seconds(s):
@@ -173,7 +95,7 @@ def machines():
     for name, groups, routers in (("cori", 34, 96), ("cori-small", 4, 16)):
         nodes = groups * routers * 4
         xml = cluster(name, f"Cori-like dragonfly, {groups} groups x {routers} routers x 4 nodes, 64 ranks per node",
-                      "DRAGONFLY", f"{groups},1;1,1;{routers},1;4", nodes, 64, "5GBps", "1us", "20GBps")
+                      "DRAGONFLY", f"{groups},1;1,1;{routers},1;4", nodes, 64, "5GBps", "1us")
         out[name] = (xml, f"dragonfly:groups={groups},routers={routers},nodes=4" + net_keys("5GBps", "1us", "5GBps"))
     # Summit (Kang et al. sec. 5: 42 ranks per node; EDR InfiniBand, 12.5 GB/s per
     # port, non-blocking fat-tree):
@@ -181,7 +103,7 @@ def machines():
     for name, k in (("summit", 24), ("summit-small", 8)):
         nodes = k ** 3 // 4
         xml = cluster(name, f"Summit-like {k}-ary fat-tree, {nodes} nodes, 42 ranks per node", "FAT_TREE",
-                      f"3;{k // 2},{k // 2},{k};1,{k // 2},{k // 2};1,1,1", nodes, 42, "12.5GBps", "1us", "25GBps")
+                      f"3;{k // 2},{k // 2},{k};1,{k // 2},{k // 2};1,1,1", nodes, 42, "12.5GBps", "1us")
         out[name] = (xml, f"fattree:k={k}" + net_keys("12.5GBps", "1us", "12.5GBps"))
     # Mira (TAPIOCA sec. 5.1): BG/Q, 16 ranks per node, 5D torus, 1.8 GB/s per
     # link, psets of 128 nodes with 2 bridge nodes, each bridge
@@ -189,13 +111,14 @@ def machines():
     # (8,192 ranks); the small variant is a 128-node pset (2,048 ranks).
     for name, dims in (("mira", (4, 4, 4, 4, 2)), ("mira-small", (4, 4, 4, 2, 1))):
         spec_dims = "x".join(str(d) for d in dims)
-        xml = torus(dims, 128, 2, 16, "1.8GBps", "0.1us", "1.8GBps",
-                    f"Mira-like 5D torus {spec_dims}, psets of 128 nodes, 2 bridges each, 16 ranks per node")
+        xml = torus(name, dims, 16, "1.8GBps", "0.1us",
+                    f"Mira-like 5D torus {spec_dims}, 16 ranks per node (psets and bridges: colio's model only)")
         out[name] = (xml, f"torus:dims={spec_dims},psets=128,bridges=2" + net_keys("1.8GBps", "0.1us", "1.8GBps"))
     # TATP's cluster (Liu et al. sec. 5, Inspur): a two-level tree, 4 racks of
     # 20 nodes, 12 cores per node, 40 Gb/s InfiniBand inside a rack and 20 Gb/s
-    # between racks; the latency (2 us per hop) is ours, the paper gives none.
-    xml, topo = tree((20, 4), 12, "5GBps", "2.5GBps", "2us", "2.5GBps",
+    # between racks (one bandwidth per cluster in SimGrid: the slower, 20 Gb/s,
+    # everywhere); the latency (2 us per hop) is ours, the paper gives none.
+    xml, topo = tree("tatp", (20, 4), 12, "2.5GBps", "2us", "2.5GBps",
                      "TATP-like two-level tree: 4 racks of 20 nodes, 12 ranks per node")
     out["tatp"] = (xml, topo)
     return out

@@ -7,8 +7,6 @@
  * costs nothing, TAPIOCA's "/dev/null" mode that isolates the cost of
  * aggregation (TAPIOCA sec. 5). A null file is endless: its size reads as
  * COLIO_NULL_SIZE, so reads are never cut short by an end of file.
- * Under SMPI the bytes also cross the simulated network to the host's
- * storage target when the platform names one (null_smpi.cc).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -55,12 +53,6 @@ static void spend(double seconds)
         ;
 }
 
-#ifdef COLIO_SMPI
-void colio_smpi_storage_transfer(int is_write, int64_t bytes); /* null_smpi.cc */
-#else
-static void colio_smpi_storage_transfer(int is_write, int64_t bytes) { (void)is_write, (void)bytes; }
-#endif
-
 static int64_t iov_bytes(const struct iovec *iov, int iovcnt)
 {
     int64_t n = 0;
@@ -92,9 +84,7 @@ static int null_close(colio_store_t *st)
 
 static int null_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
 {
-    int64_t n = iov_bytes(iov, iovcnt);
-    colio_smpi_storage_transfer(1, n);
-    spend(colio_null_cost(&st->model, 1, off, n));
+    spend(colio_null_cost(&st->model, 1, off, iov_bytes(iov, iovcnt)));
     return 0;
 }
 
@@ -103,7 +93,6 @@ static int null_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, i
     for (int i = 0; i < iovcnt; i++)
         memset(iov[i].iov_base, 0, iov[i].iov_len);
     *got_p = iov_bytes(iov, iovcnt);
-    colio_smpi_storage_transfer(0, *got_p);
     spend(colio_null_cost(&st->model, 0, off, *got_p));
     return 0;
 }

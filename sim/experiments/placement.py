@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Experiment 2, aggregator placement (TAPIOCA, seeds/003, Table 2): the
+random micro-benchmark (each rank one contiguous chunk of 0-2 MiB) written
+on the Mira-like 5D torus, 16 ranks per node, 4 aggregators per 128-node
+pset, 16 MiB collective buffers, to the I/O nodes' "null device" (colio's
+null backend: the bytes cross the simulated network to the bridge node's
+I/O node and are dropped). Strategies: topology (C1 + C2), shortest,
+longest, greedy, and romio for reference. Time per round = call time /
+rounds (the slowest aggregator's rounds).
+
+    sim/experiments/placement.py [--machine mira] [--ranks 8192] [--seeds 1,2,3]
+
+Writes docs/data/sim/placement.json and docs/img/sim-placement.png."""
+import argparse
+
+import common
+
+STRATEGIES = ["topology", "shortest", "longest", "greedy", "romio"]
+TAPIOCA_TABLE2 = {"topology": (2638.40, 310.46), "shortest": (2484.39, 327.08), "longest": (2202.91, 370.40),
+                  "greedy": (1927.45, 421.33)}  # MBps, ms per round (8,192 ranks on Mira)
+BUFFER = 16 << 20
+IO_BANDWIDTH = 1800000000  # each aggregator's storage call at the bridge-to-I/O-node link speed (TAPIOCA sec. 5.1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--machine", default="mira")
+    ap.add_argument("--ranks", type=int, default=8192)
+    ap.add_argument("--seeds", default="1,2,3", help="random sizes: one run per seed, medians reported")
+    ap.add_argument("--out", default="placement")
+    ap.add_argument("--size", default="medium", help="random: small (0-256 KiB per rank) or medium (0-2 MiB, TAPIOCA's)")
+    a = ap.parse_args()
+    per_node = common.platform_cores(a.machine)
+    nodes = a.ranks // per_node
+    psets = max(1, nodes // 128)
+    aggs = 4 * psets
+    topo = common.topology(a.machine)
+    results = {"experiment": "placement", "machine": a.machine, "ranks": a.ranks, "aggregators": aggs, "size": a.size,
+               "topology": topo, "runs": []}
+    for strategy in STRATEGIES:
+        for seed in a.seeds.split(","):
+            hints = (f"cb_nodes={aggs};cb_buffer_size={BUFFER};colio_placement={strategy};"
+                     f"colio_topology={topo};colio_exchange=issend;colio_null_bandwidth={IO_BANDWIDTH}")
+            common.log(f"{strategy} seed {seed}")
+            runs, wall, rss, cmd = common.bench(a.machine, a.ranks, ["--workload", "random", "--size", a.size,
+                                                                    "--engine", "colio", "--op", "write",
+                                                                    "--repeat", "1", "--warmup", "0",
+                                                                    "--seed", seed], hints)
+            r = runs[0]
+            if r["error"]:
+                raise SystemExit(f"colio-bench failed: {r['error']}")
+            results["runs"].append({"strategy": strategy, "seed": int(seed), "time_s": r["median_s"],
+                                    "bytes": r["bytes"], "data_s": r["phases"]["data_exchange"],
+                                    "io_s": r["phases"]["io"], "hop_bytes": r["hop_bytes"],
+                                    "max_link_bytes": r["max_link_bytes"], "placement": r["placement"],
+                                    "wall_s": round(wall, 1), "rss_mib": round(rss), "command": cmd})
+            common.log(f"  {r['median_s']:.4f} s, {r['bytes'] / r['median_s'] / 1e6:.0f} MB/s (wall {wall:.0f} s)")
+    common.save(a.out, results)
+
+    def median(v):
+        v = sorted(v)
+        return v[len(v) // 2]
+
+    rows, summary = [], {}
+    for s in STRATEGIES:
+        rs = [r for r in results["runs"] if r["strategy"] == s]
+        t = median([r["time_s"] for r in rs])
+        mbps = median([r["bytes"] / r["time_s"] / 1e6 for r in rs])
+        rounds = max(1, -(-median([r["bytes"] for r in rs]) // (aggs * BUFFER)))
+        paper = TAPIOCA_TABLE2.get(s)
+        summary[s] = mbps
+        rows.append((s, f"{mbps:.0f}", f"{t / rounds * 1e3:.1f}", f"{median([r['hop_bytes'] for r in rs]):.3g}",
+                     f"{paper[0]:.0f}" if paper else "-", f"{paper[1]:.1f}" if paper else "-"))
+    print(common.table(["strategy", "colio MB/s", "colio ms/round", "hop-bytes", "TAPIOCA MBps", "TAPIOCA ms/round"],
+                       rows))
+
+    def draw(plt):
+        xs = range(len(STRATEGIES))
+        plt.bar([x - 0.2 for x in xs], [summary[s] for s in STRATEGIES], 0.4, label="colio (SMPI, simulated)")
+        plt.bar([x + 0.2 for x in xs], [TAPIOCA_TABLE2.get(s, (0, 0))[0] for s in STRATEGIES], 0.4,
+                label="TAPIOCA Table 2 (Mira)")
+        plt.xticks(list(xs), STRATEGIES)
+        plt.ylabel("MB/s")
+        plt.title(f"random 0-2 MiB per rank, {a.ranks} ranks, {aggs} aggregators, {a.machine}")
+        plt.legend()
+
+    common.plot(f"sim-{a.out}", draw)
+
+
+if __name__ == "__main__":
+    main()
