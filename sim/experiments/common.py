@@ -99,7 +99,7 @@ def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None,
                "--log=root.thres:critical", *extra_cfg, *argv]
         t0 = time.time()
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout, cwd=tmp)
         wall = time.time() - t0
         rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0
         if p.returncode != 0:
