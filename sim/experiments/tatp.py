@@ -29,7 +29,7 @@ def main():
     for workload, ranks in CASES:
         for seed in a.seeds.split(","):
             for placement in PLACEMENTS:
-                hints = f"colio_placement={placement};colio_topology={topo}"
+                hints = f"colio_placement={placement};colio_topology={topo};colio_place_metrics=enable"
                 common.log(f"{workload} {ranks} ranks, allocation scattered:{seed}, {placement}")
                 runs, wall, rss, cmd = common.bench("tatp", ranks, ["--workload", workload, "--size", a.size,
                                                                    "--engine", "colio", "--op", "write",
