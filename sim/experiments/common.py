@@ -116,7 +116,9 @@ def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=
     try:
         out = os.path.join(tmp, "r.json")
         hints = "colio_backend=null;" + hints if "colio_backend" not in hints else hints
-        argv = [program("colio-bench"), *args, "--hints", hints, "--quiet", "--json", out]
+        # its own directory: colio-bench removes its file at the end, so a shared default
+        # (/dev/shm) would pull files from under another colio-bench running on this machine
+        argv = [program("colio-bench"), *args, "--dir", tmp, "--hints", hints, "--quiet", "--json", out]
         _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout)
         with open(out) as f:
             return json.load(f)["runs"], wall, rss, cmd
