@@ -155,6 +155,19 @@ def plot(name, draw):
     return path
 
 
+def bar_pair(labels, left, right, names, ylabel, title):
+    """A draw function for plot(): two bars per label (left and right series, named names)."""
+    def draw(plt):
+        xs = range(len(labels))
+        plt.bar([x - 0.2 for x in xs], left, 0.4, label=names[0])
+        plt.bar([x + 0.2 for x in xs], right, 0.4, label=names[1])
+        plt.xticks(list(xs), labels)
+        plt.ylabel(ylabel)
+        plt.title(title)
+        plt.legend()
+    return draw
+
+
 def table(headers, rows):
     """A Markdown table (docs/SCALE.md pastes these)."""
     out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]

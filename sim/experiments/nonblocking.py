@@ -57,17 +57,10 @@ def main():
     print(common.table(["op", "t_io s", "t_compute s", "blocking step s", "nonblocking step s", "hidden (colio)",
                         "hidden (Seo, 64 ranks)"], rows))
 
-    def draw(plt):
-        ops = [r["op"] for r in results["runs"]]
-        xs = range(len(ops))
-        plt.bar([x - 0.2 for x in xs], [r["t_blocking_step"] for r in results["runs"]], 0.4, label="blocking step")
-        plt.bar([x + 0.2 for x in xs], [r["t_nonblocking_step"] for r in results["runs"]], 0.4,
-                label="nonblocking step")
-        plt.xticks(list(xs), ops)
-        plt.ylabel("simulated s (slowest rank)")
-        plt.title(f"I/O + equal computation, {a.ranks} ranks, {a.machine}")
-        plt.legend()
-
+    runs = results["runs"]
+    draw = common.bar_pair([r["op"] for r in runs], [r["t_blocking_step"] for r in runs],
+                           [r["t_nonblocking_step"] for r in runs], ("blocking step", "nonblocking step"),
+                           "simulated s (slowest rank)", f"I/O + equal computation, {a.ranks} ranks, {a.machine}")
     common.plot(f"sim-{a.out}", draw)
 
 

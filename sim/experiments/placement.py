@@ -74,16 +74,11 @@ def main():
     print(common.table(["strategy", "colio MB/s", "colio ms/round", "hop-bytes", "TAPIOCA MBps", "TAPIOCA ms/round"],
                        rows))
 
-    def draw(plt):
-        xs = range(len(STRATEGIES))
-        plt.bar([x - 0.2 for x in xs], [summary[s] for s in STRATEGIES], 0.4, label="colio (SMPI, simulated)")
-        plt.bar([x + 0.2 for x in xs], [TAPIOCA_TABLE2.get(s, (0, 0))[0] for s in STRATEGIES], 0.4,
-                label="TAPIOCA Table 2 (Mira)")
-        plt.xticks(list(xs), STRATEGIES)
-        plt.ylabel("MB/s")
-        plt.title(f"random 0-2 MiB per rank, {a.ranks} ranks, {aggs} aggregators, {a.machine}")
-        plt.legend()
-
+    sizes = {"small": "0-256 KiB", "medium": "0-2 MiB"}
+    draw = common.bar_pair(STRATEGIES, [summary[s] for s in STRATEGIES],
+                           [TAPIOCA_TABLE2.get(s, (0, 0))[0] for s in STRATEGIES],
+                           ("colio (SMPI, simulated)", "TAPIOCA Table 2 (Mira)"), "MB/s",
+                           f"random {sizes.get(a.size, a.size)} per rank, {a.ranks} ranks, {aggs} aggregators, {a.machine}")
     common.plot(f"sim-{a.out}", draw)
 
 
