@@ -79,12 +79,29 @@ def machine_nodes(machine):
 # Collective algorithms: logarithmic, not SMP-aware. SMPI's selectors (mpich,
 # ompi) pick SMP-aware algorithms whose first use on a communicator runs a
 # ring allgather to detect nodes (Comm::init_smp): a million messages and
-# ~30 s of wall time at 1,024 ranks. Its nonblocking collectives are linear,
-# hence colio's SMPI build runs them blocking (src/core/smpi_compat.h).
+# ~30 s of wall time at 1,024 ranks. (Its nonblocking collectives are linear;
+# colio's SMPI build does not call them: colio_agreements=p2p, src/coll.)
 COLLECTIVES = ["--cfg=smpi/allgather:bruck", "--cfg=smpi/allgatherv:ompi_bruck", "--cfg=smpi/allreduce:rdb",
                "--cfg=smpi/alltoall:bruck", "--cfg=smpi/bcast:binomial_tree",
                "--cfg=smpi/barrier:ompi_recursivedoubling", "--cfg=smpi/reduce:binomial",
                "--cfg=smpi/gather:ompi_binomial"]
+
+# Time charged for an MPI_Test that finds nothing: SMPI's default is 100 us,
+# growing by 100 us with each consecutive failed test, which made every colio
+# phase that polls cost milliseconds (a failed MPI_Test costs 14-40 ns under
+# Open MPI and MPICH on this machine); 0.1 us, not growing.
+TIMING = ["--cfg=smpi/test:1e-7", "--cfg=smpi/grow-injected-times:no"]
+
+# Network and storage only: the CPU time a rank spends between MPI calls is
+# not charged. Measured CPU bursts depend on the load of the machine running
+# the simulation (two runs of one kernel differed by a third); without them a
+# run is deterministic and two simulations can share the machine.
+NETWORK_ONLY = ["--cfg=smpi/simulate-computation:no"]
+
+
+def add_cpu_option(ap):
+    ap.add_argument("--cpu", action="store_true",
+                    help="charge the measured CPU time of colio's own work (noisy: depends on the machine's load)")
 
 
 def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None, extra_cfg=()):
@@ -95,7 +112,7 @@ def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None,
         hf = os.path.join(tmp, "hosts")
         hostfile(hf, nranks, per_node, machine_nodes(machine), alloc)
         cmd = ["smpirun", "-np", str(nranks), "-platform", os.path.join(PLATFORMS, machine + ".xml"), "-hostfile", hf,
-               "--cfg=smpi/host-speed:1Gf", *COLLECTIVES,
+               "--cfg=smpi/host-speed:1Gf", *COLLECTIVES, *TIMING,
                "--log=root.thres:critical", *extra_cfg, *argv]
         t0 = time.time()
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -110,8 +127,9 @@ def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None,
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=None):
-    """One colio-bench run (null backend added to the hints); returns its JSON runs, wall s, RSS MiB, command."""
+def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=None, cpu=False):
+    """One colio-bench run (null backend added to the hints; network and storage time only unless cpu);
+    returns its JSON runs, wall s, RSS MiB, command."""
     tmp = tempfile.mkdtemp(prefix="colio-sim-json-")
     try:
         out = os.path.join(tmp, "r.json")
@@ -119,7 +137,7 @@ def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=
         # its own directory: colio-bench removes its file at the end, so a shared default
         # (/dev/shm) would pull files from under another colio-bench running on this machine
         argv = [program("colio-bench"), *args, "--dir", tmp, "--hints", hints, "--quiet", "--json", out]
-        _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout)
+        _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout, () if cpu else NETWORK_ONLY)
         with open(out) as f:
             return json.load(f)["runs"], wall, rss, cmd
     finally:

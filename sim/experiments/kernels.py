@@ -25,8 +25,8 @@ WORKLOAD = ["--workload", "e3sm", "--size", "small", "--op", "write", "--repeat"
 BASE_HINTS = "cb_buffer_size=262144"
 
 
-def one(machine, ranks, hints):
-    runs, wall, rss, cmd = common.bench(machine, ranks, WORKLOAD + ["--engine", "colio"], hints)
+def one(machine, ranks, hints, cpu):
+    runs, wall, rss, cmd = common.bench(machine, ranks, WORKLOAD + ["--engine", "colio"], hints, cpu=cpu)
     r = runs[0]
     if r["error"]:
         sys.exit(f"colio-bench failed: {r['error']}")
@@ -43,6 +43,7 @@ def main():
     ap.add_argument("--machine", default="cori")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default="kernels", help="result name (docs/data/sim/NAME.json)")
+    common.add_cpu_option(ap)
     ap.add_argument("--merge", help="keep the runs of this earlier result file (same workload) and add to them")
     a = ap.parse_args()
     if a.smoke:
@@ -57,7 +58,7 @@ def main():
         for k in a.kernels.split(","):
             hints = f"{BASE_HINTS};cb_nodes={aggs};colio_exchange={k}"
             common.log(f"{ranks} ranks, {k}")
-            r = one(a.machine, ranks, hints)
+            r = one(a.machine, ranks, hints, a.cpu)
             r["kernel"] = k
             results["runs"].append(r)
             if not a.smoke:
@@ -69,7 +70,7 @@ def main():
         for t in THROTTLES:
             hints = f"{BASE_HINTS};cb_nodes={aggs};colio_exchange=balanced;colio_throttle={t}"
             common.log(f"throttle {t}")
-            r = one(a.machine, a.throttle_ranks, hints)
+            r = one(a.machine, a.throttle_ranks, hints, a.cpu)
             r["throttle"] = t
             results["throttle"].append(r)
             common.save(a.out, results)

@@ -28,6 +28,7 @@ def main():
     ap.add_argument("--ranks", type=int, default=8192)
     ap.add_argument("--seeds", default="1,2,3", help="random sizes: one run per seed, medians reported")
     ap.add_argument("--out", default="placement")
+    common.add_cpu_option(ap)
     ap.add_argument("--size", default="medium", help="random: small (0-256 KiB per rank) or medium (0-2 MiB, TAPIOCA's)")
     a = ap.parse_args()
     per_node = common.platform_cores(a.machine)
@@ -45,7 +46,7 @@ def main():
             runs, wall, rss, cmd = common.bench(a.machine, a.ranks, ["--workload", "random", "--size", a.size,
                                                                     "--engine", "colio", "--op", "write",
                                                                     "--repeat", "1", "--warmup", "0",
-                                                                    "--seed", seed], hints)
+                                                                    "--seed", seed], hints, cpu=a.cpu)
             r = runs[0]
             if r["error"]:
                 raise SystemExit(f"colio-bench failed: {r['error']}")

@@ -83,9 +83,10 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
         return err->code;
     cfg->place = colio_place_find(h->placement);
     cfg->domain = colio_domain_find(h->domain);
+    cfg->coll = colio_coll_find(h->agreements);
     int kernels = find_kernel(h->exchange, &cfg->xchg_data) &&
                   find_kernel(h->meta_exchange[0] ? h->meta_exchange : h->exchange, &cfg->xchg_meta);
-    if (!cfg->place || !cfg->domain || !kernels)
+    if (!cfg->place || !cfg->domain || !cfg->coll || !kernels)
         return colio_err_set(err, COLIO_ERR_HINT, "unknown plug-in name in hints");
     cfg->aggs = malloc(sizeof(int) * (size_t)fh->nprocs);
     if (cfg->aggs == NULL) {

@@ -3,6 +3,7 @@
 #define COLIO_CORE_FILE_H
 
 #include "access/access.h"
+#include "coll/coll.h"
 #include "core/bufcache.h"
 #include "core/error.h"
 #include "core/hints.h"
@@ -22,6 +23,7 @@ typedef struct colio_config {
     const colio_place_ops_t *place;
     const colio_domain_ops_t *domain;
     const colio_xchg_ops_t *xchg_data, *xchg_meta; /* NULL: "auto", chosen per operation */
+    const colio_coll_ops_t *coll;               /* the operations' agreements */
     colio_topo_t topo;
     int *aggs;                  /* aggregator ranks, domain order */
     int naggs;

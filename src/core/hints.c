@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "coll/coll.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/store.h"
@@ -37,6 +38,7 @@ static int local_aggs_valid(const char *spec) { return colio_local_aggs_valid(sp
 static int place_name_valid(const char *name) { return colio_place_find(name) != NULL; }
 static int domain_name_valid(const char *name) { return colio_domain_find(name) != NULL; }
 static int store_name_valid(const char *name) { return colio_store_find(name) != NULL; }
+static int coll_name_valid(const char *name) { return colio_coll_find(name) != NULL; }
 static int topology_valid(const char *spec) { return colio_net_spec_valid(spec) == 0; }
 static int progress_valid(const char *name)
 {
@@ -136,6 +138,11 @@ static const hint_def_t hint_table[] = {
      "who moves nonblocking operations: none (only colio calls: test, wait, any later call, like ROMIO), "
      "thread (a progress thread, so I/O overlaps computation; needs MPI_THREAD_MULTIPLE, else "
      "COLIO_ERR_HINT), auto (thread when MPI_THREAD_MULTIPLE is available, else none)"},
+    {"colio_agreements", HK_NAME, F(agreements), 0, 0, coll_name_valid, "mpi (p2p under SimGrid SMPI)",
+     "how each operation's small collectives (error and extent agreement, access pattern, counts) run: mpi "
+     "(MPI's nonblocking collectives), p2p (colio's own schedules of point-to-point messages, log2(p) steps, "
+     "stepped by every colio call: nonblocking operations overlap computation even where MPI's nonblocking "
+     "collectives do not progress or are linear, as in SimGrid SMPI)"},
     {"colio_max_outstanding", HK_INT, F(max_outstanding), 1, 4096, NULL, "16",
      "nonblocking operations in flight per file; the next one first completes the oldest in its slot "
      "(each slot is a communicator of its own, and each operation in flight holds its own buffers)"},
@@ -166,6 +173,7 @@ void colio_hints_default(colio_hints_t *h)
     h->aggs_per_node = 1;
     h->max_outstanding = 16;
     strcpy(h->progress, "auto");
+    strcpy(h->agreements, colio_coll_default_name());
     h->pipeline = 2;
     strcpy(h->topology, "flat");
     strcpy(h->rank_list, "linear");

@@ -54,6 +54,7 @@ typedef struct colio_hints {
     char domain[COLIO_NAME_LEN];        /* file-domain layout */
     char backend[COLIO_NAME_LEN];       /* storage backend */
     char progress[COLIO_NAME_LEN];      /* colio_progress: auto, none or thread */
+    char agreements[COLIO_NAME_LEN];    /* colio_agreements: mpi or p2p (coll/coll.h) */
     char fault[COLIO_NAME_LEN * 2];     /* fault-injection spec for the "fault" backend */
     char stats_path[COLIO_PATH_LEN];    /* colio_stats: JSON lines appended per operation */
     char topology[COLIO_PATH_LEN];      /* colio_topology: network model spec (topo/net.h) */

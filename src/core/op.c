@@ -42,16 +42,17 @@ void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
     op->fh = fh;
     op->args = *args;
     op->phase = COLIO_PH_INIT;
-    op->coll_req = MPI_REQUEST_NULL;
     op->plan.my_agg = -1;
     op->comm = fh->comm;
     colio_order_enter(fh, op);
-    /* tags of their own for both exchanges of each operation, so consecutive
-       operations on one communicator never match (2048 slots * 8 tags stays
+    /* tags of their own for both exchanges and the agreements of each operation, so
+       consecutive operations on one communicator never match (2048 slots * 9 tags stays
        under the smallest MPI_TAG_UB an implementation may have, 32767) */
     int slot = (int)(op->seq % 2048);
     op->tag_meta = 2 * COLIO_XCHG_TAGS * slot + 1;
     op->tag_data = op->tag_meta + COLIO_XCHG_TAGS;
+    op->tag_coll = 2 * COLIO_XCHG_TAGS * 2048 + 1 + slot;
+    colio_coll_init(&op->coll, fh->cfg.coll, op->tag_coll);
     op->t_start = MPI_Wtime();
 }
 
@@ -66,6 +67,15 @@ void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n)
     case COLIO_PH_ROUND_XCHG:
         *reqs = op->rnd.x.reqs, *n = op->rnd.x.nreqs;
         return;
+    default: /* agreements: their requests live in op->coll */
+        *reqs = NULL, *n = 0;
+    }
+}
+
+/* Does the current phase wait for an agreement (op->coll)? */
+static int in_agreement(const colio_op_t *op)
+{
+    switch (op->phase) {
     case COLIO_PH_SETUP:
     case COLIO_PH_PATTERN_COUNTS:
     case COLIO_PH_PATTERN:
@@ -73,10 +83,9 @@ void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n)
     case COLIO_PH_READY:
     case COLIO_PH_FINAL_WAIT:
     case COLIO_PH_ERRMSG:
-        *reqs = &op->coll_req, *n = 1;
-        return;
+        return 1;
     default:
-        *reqs = NULL, *n = 0;
+        return 0;
     }
 }
 
@@ -118,6 +127,12 @@ static void wait_phase(colio_op_t *op)
             colio_err_from_mpi(&op->err, MPI_ERR_OTHER, "MPI_Waitsome");
         return;
     }
+    if (in_agreement(op)) {
+        int rc = colio_coll_wait(&op->coll);
+        if (rc != MPI_SUCCESS)
+            colio_err_from_mpi(&op->err, rc, "collective agreement");
+        return;
+    }
     MPI_Request *reqs;
     int n;
     colio_op_waitset(op, &reqs, &n);
@@ -139,7 +154,7 @@ int colio_op_blocks_on_own(colio_op_t *op)
     MPI_Request *reqs;
     int n;
     colio_op_waitset(op, &reqs, &n);
-    return n > 0 || current_exchange(op) != NULL || colio_round_io_pending(op);
+    return n > 0 || in_agreement(op) || current_exchange(op) != NULL || colio_round_io_pending(op);
 }
 
 /* One step, its time charged to the phase it ran in (storage time is counted apart). */
@@ -242,7 +257,7 @@ void colio_op_read(colio_op_t *op, void *buf, int64_t len, int64_t off)
 
 int colio_op_test_coll(colio_op_t *op, int *done_p)
 {
-    int rc = MPI_Test(&op->coll_req, done_p, MPI_STATUS_IGNORE);
+    int rc = colio_coll_test(&op->coll, done_p);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "collective agreement");
         *done_p = 1;
@@ -464,9 +479,9 @@ int colio_step_start(colio_op_t *op)
     in[6] = -cand;
     in[7] = acc->n ? colio_run_end(&acc->runs[acc->n - 1]) - acc->runs[0].off : 0; /* my extent */
     in[8] = acc->nbytes;
-    int rc = MPI_Iallreduce(in, op->agree_out, COLIO_SETUP_WORDS, MPI_INT64_T, setup_op(), op->comm, &op->coll_req);
+    int rc = colio_coll_allreduce(&op->coll, in, op->agree_out, COLIO_SETUP_WORDS, MPI_INT64_T, setup_op(), op->comm);
     if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
+        colio_err_from_mpi(&op->err, rc, "setup agreement");
         op->phase = COLIO_PH_DONE;
         return COLIO_STEP_NEXT;
     }
@@ -479,10 +494,11 @@ int colio_step_start(colio_op_t *op)
 void colio_op_start_errmsg(colio_op_t *op, int64_t key)
 {
     op->err_key = key;
-    int rc = MPI_Ibcast(op->err.msg, COLIO_ERRMSG_LEN, MPI_CHAR, colio_err_key_rank(key), op->comm,
-                        &op->coll_req);
-    if (rc != MPI_SUCCESS)
-        op->coll_req = MPI_REQUEST_NULL, op->err.msg[0] = '\0';
+    int rc = colio_coll_bcast(&op->coll, op->err.msg, COLIO_ERRMSG_LEN, MPI_CHAR, colio_err_key_rank(key), op->comm);
+    if (rc != MPI_SUCCESS) { /* no message then; the operation still ends, with its error code */
+        colio_coll_init(&op->coll, op->coll.ops, op->tag_coll);
+        op->err.msg[0] = '\0';
+    }
     op->phase = COLIO_PH_ERRMSG;
 }
 
@@ -555,9 +571,9 @@ int colio_op_post_agreement(colio_op_t *op, colio_phase_t next) { return colio_o
 int colio_op_post_agreement_n(colio_op_t *op, colio_phase_t next, int nwords)
 {
     op->agree_in[0] = colio_err_key(op->err.code, op->fh->rank);
-    int rc = MPI_Iallreduce(op->agree_in, op->agree_out, nwords, MPI_INT64_T, MPI_MIN, op->comm, &op->coll_req);
+    int rc = colio_coll_allreduce(&op->coll, op->agree_in, op->agree_out, nwords, MPI_INT64_T, MPI_MIN, op->comm);
     if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "MPI_Iallreduce");
+        colio_err_from_mpi(&op->err, rc, "error agreement");
         next = COLIO_PH_DONE;
     }
     op->phase = next;

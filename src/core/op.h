@@ -31,6 +31,7 @@
 #include "access/access.h"
 #include "access/coverage.h"
 #include "access/split.h"
+#include "coll/coll.h"
 #include "core/error.h"
 #include "core/hints.h"
 #include "exchange/xchg.h"
@@ -192,7 +193,7 @@ typedef struct colio_op {
     int fp_done;                 /* the individual file pointer already moved (at initiation) */
     colio_err_t err;             /* this rank's first error */
     int io_failed;               /* stop storage I/O, keep communicating */
-    int tag_meta, tag_data;
+    int tag_meta, tag_data, tag_coll;
     const colio_xchg_ops_t *kern_meta, *kern_data; /* kernels of this operation (auto resolved at READY) */
     /* INIT */
     colio_access_t acc;
@@ -201,7 +202,7 @@ typedef struct colio_op {
     int memflat_owned;
     int64_t nbytes;              /* requested bytes */
     /* collectives in flight */
-    MPI_Request coll_req;
+    colio_coll_t coll;           /* the agreement in flight (its p2p messages tagged tag_coll) */
     int64_t agree_in[COLIO_SETUP_WORDS], agree_out[COLIO_SETUP_WORDS];
     int64_t err_key;
     int64_t eof;                 /* reads: file size at the start */

@@ -130,9 +130,9 @@ void colio_place_begin(colio_op_t *op)
         return;
     }
     pattern_row(op);
-    int rc = MPI_Iallgather(&op->pat_words_mine, 1, MPI_INT, op->pat_counts, 1, MPI_INT, op->comm, &op->coll_req);
+    int rc = colio_coll_allgather(&op->coll, &op->pat_words_mine, 1, MPI_INT, op->pat_counts, op->comm);
     if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "MPI_Iallgather");
+        colio_err_from_mpi(&op->err, rc, "pattern size gather");
         op->phase = COLIO_PH_DONE;
         return;
     }
@@ -158,10 +158,10 @@ int colio_step_pattern_counts(colio_op_t *op)
                 (long long)total);
         MPI_Abort(fh->comm, COLIO_ERR_NOMEM);
     }
-    int rc = MPI_Iallgatherv(op->pat_mine, op->pat_words_mine, MPI_INT64_T, op->pat_all, op->pat_counts,
-                             op->pat_displs, MPI_INT64_T, op->comm, &op->coll_req);
+    int rc = colio_coll_allgatherv(&op->coll, op->pat_mine, op->pat_words_mine, MPI_INT64_T, op->pat_all,
+                                   op->pat_counts, op->pat_displs, op->comm);
     if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "MPI_Iallgatherv");
+        colio_err_from_mpi(&op->err, rc, "access pattern gather");
         op->phase = COLIO_PH_DONE;
         return COLIO_STEP_NEXT;
     }

@@ -48,8 +48,7 @@ static int borrow_plan(colio_op_t *op)
     free(op->acc.runs); /* the lists hold it all, as after a split */
     op->acc.runs = NULL;
     op->acc.n = 0;
-    op->coll_req = MPI_REQUEST_NULL;
-    op->phase = COLIO_PH_COUNTS;
+    op->phase = COLIO_PH_COUNTS; /* no counts to exchange: op->coll is idle, so COUNTS moves on */
     return COLIO_STEP_NEXT;
 }
 
@@ -212,10 +211,9 @@ void colio_plan_counts(colio_op_t *op)
         p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_RUNS] = p->to_agg[i].n;
         p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_BYTES] = colio_agg_list_bytes(&p->to_agg[i]);
     }
-    int rc = MPI_Ialltoall(p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, p->recv_counts, COLIO_COUNT_WORDS,
-                           MPI_INT64_T, op->comm, &op->coll_req);
+    int rc = colio_coll_alltoall(&op->coll, p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, p->recv_counts, op->comm);
     if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "MPI_Ialltoall");
+        colio_err_from_mpi(&op->err, rc, "counts exchange");
         op->phase = COLIO_PH_DONE;
         return;
     }

@@ -1,0 +1,39 @@
+/* Registry of the agreement implementations (coll.h) and the one they share. */
+#include "coll/coll.h"
+
+#include <string.h>
+
+/* The only list of implementations: add one line per new one. */
+static const colio_coll_ops_t *const registry[] = {
+    &colio_coll_mpi,
+    &colio_coll_p2p,
+};
+
+#define N_COLLS ((int)(sizeof registry / sizeof registry[0]))
+
+const colio_coll_ops_t *colio_coll_find(const char *name)
+{
+    for (int i = 0; i < N_COLLS; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}
+
+const char *colio_coll_default_name(void)
+{
+#ifdef COLIO_SMPI
+    return "p2p"; /* SMPI's nonblocking collectives are linear (core/smpi_compat.h, docs/SCALE.md) */
+#else
+    return "mpi";
+#endif
+}
+
+void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag)
+{
+    memset(c, 0, sizeof *c);
+    c->ops = ops;
+    c->tag = tag;
+    c->req = MPI_REQUEST_NULL;
+}
+
+int colio_coll_pending(const colio_coll_t *c) { return c->active || c->req != MPI_REQUEST_NULL; }

@@ -1,0 +1,109 @@
+/*
+ * Collective agreements of an operation (hint colio_agreements): the few
+ * small collectives every colio call makes besides its exchanges (error and
+ * extent agreement, access pattern, counts, error message). Two
+ * implementations behind one table:
+ *
+ *   mpi  MPI's nonblocking collectives (MPI_Iallreduce, ...): one request.
+ *   p2p  colio's own schedules of point-to-point messages, stepped by
+ *        colio_coll_test: recursive doubling (allreduce), binomial tree
+ *        (bcast), Bruck (allgather, allgatherv, alltoall); log2(p) steps
+ *        each. For MPI libraries whose nonblocking collectives do not
+ *        progress or scale (SimGrid SMPI's are linear: p^2 messages), so a
+ *        nonblocking colio operation still overlaps computation.
+ *
+ * Buffers are arrays of one contiguous predefined type (colio passes
+ * MPI_INT64_T, MPI_INT and MPI_CHAR). A collective must complete (test
+ * until done, or wait) before the next one starts on the same object; every
+ * rank starts the same collectives in the same order, on objects with the
+ * same tag (p2p's messages use it; no other message on the communicator
+ * may).
+ */
+#ifndef COLIO_COLL_COLL_H
+#define COLIO_COLL_COLL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Messages a p2p schedule step has in flight at most (a binomial bcast sends log2(p) at once). */
+#define COLIO_COLL_MAXREQ 64
+
+struct colio_coll_ops;
+
+typedef struct colio_coll {
+    const struct colio_coll_ops *ops;
+    MPI_Request req;             /* mpi: the collective's request */
+    /* p2p: the schedule in flight */
+    int (*step)(struct colio_coll *c); /* consume the last step's messages, post the next ones */
+    int active, phase;
+    MPI_Comm comm;
+    int tag;                     /* p2p's messages */
+    int rank, size;
+    int nreq;
+    MPI_Request reqs[COLIO_COLL_MAXREQ];
+    const void *in;
+    void *out;
+    int count, esize, root;
+    MPI_Datatype type;
+    MPI_Op op;
+    const int *counts, *displs;  /* allgatherv (NULL: count elements from every rank) */
+    int dist, pof2, rem, newrank, reduce_from;
+    char *tmp;                   /* scratch of the schedule, freed when it completes */
+    int64_t *off;
+} colio_coll_t;
+
+typedef struct colio_coll_ops {
+    const char *name;
+    int (*allreduce)(colio_coll_t *c, const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
+    int (*bcast)(colio_coll_t *c, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm);
+    /* in: n elements of this rank; out: counts[j] elements of rank j at displs[j] (NULL: n at j * n) */
+    int (*allgatherv)(colio_coll_t *c, const void *in, int n, MPI_Datatype t, void *out, const int *counts,
+                      const int *displs, MPI_Comm comm);
+    int (*alltoall)(colio_coll_t *c, const void *in, int n, MPI_Datatype t, void *out, MPI_Comm comm);
+    int (*test)(colio_coll_t *c, int *done_p);
+    int (*wait)(colio_coll_t *c);
+} colio_coll_ops_t;
+
+extern const colio_coll_ops_t colio_coll_mpi;
+extern const colio_coll_ops_t colio_coll_p2p;
+
+/* The implementation named name ("mpi", "p2p"), or NULL. */
+const colio_coll_ops_t *colio_coll_find(const char *name);
+
+/* The implementation used when colio_agreements is not set: p2p under SimGrid SMPI, else mpi. */
+const char *colio_coll_default_name(void);
+
+/* An idle object using ops, its p2p messages tagged tag (a test returns done at once). */
+void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag);
+
+/* Is a collective in flight on c (started and not yet seen complete)? */
+int colio_coll_pending(const colio_coll_t *c);
+
+static inline int colio_coll_allreduce(colio_coll_t *c, const void *in, void *out, int n, MPI_Datatype t, MPI_Op op,
+                                       MPI_Comm comm)
+{
+    return c->ops->allreduce(c, in, out, n, t, op, comm);
+}
+static inline int colio_coll_bcast(colio_coll_t *c, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm)
+{
+    return c->ops->bcast(c, buf, n, t, root, comm);
+}
+static inline int colio_coll_allgather(colio_coll_t *c, const void *in, int n, MPI_Datatype t, void *out, MPI_Comm comm)
+{
+    return c->ops->allgatherv(c, in, n, t, out, NULL, NULL, comm);
+}
+static inline int colio_coll_allgatherv(colio_coll_t *c, const void *in, int n, MPI_Datatype t, void *out,
+                                        const int *counts, const int *displs, MPI_Comm comm)
+{
+    return c->ops->allgatherv(c, in, n, t, out, counts, displs, comm);
+}
+static inline int colio_coll_alltoall(colio_coll_t *c, const void *in, int n, MPI_Datatype t, void *out,
+                                      MPI_Comm comm)
+{
+    return c->ops->alltoall(c, in, n, t, out, comm);
+}
+static inline int colio_coll_test(colio_coll_t *c, int *done_p) { return c->ops->test(c, done_p); }
+static inline int colio_coll_wait(colio_coll_t *c) { return c->ops->wait(c); }
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * The agreement implementations (src/coll, hint colio_agreements): every
+ * collective of each implementation against MPI's blocking collective on the
+ * same random inputs (allgatherv against the inputs regenerated from every
+ * rank's seed), on the whole communicator and on every smaller
+ * prefix of it (so 4 launched ranks also cover 1, 2 and 3), stepped to
+ * completion by tests (with a rank computing in between) or by a wait.
+ * Consecutive collectives share one tag without synchronising in between.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coll/coll.h"
+#include "testutil.h"
+
+#define TAG 20000
+
+static int use_wait; /* complete by colio_coll_wait, else by test loops */
+
+static void complete(colio_coll_t *c, int rc, MPI_Comm comm, const char *what)
+{
+    CHECK(rc == MPI_SUCCESS, "%s %s: start returned %d", c->ops->name, what, rc);
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (use_wait) {
+        rc = colio_coll_wait(c);
+    } else {
+        int done = 0;
+        for (int spins = 0; !done && rc == MPI_SUCCESS; spins++) {
+            rc = colio_coll_test(c, &done);
+            if (rank == 1 && spins < 3)
+                usleep(1000); /* one rank late: the others must test without it */
+        }
+    }
+    CHECK(rc == MPI_SUCCESS, "%s %s: completion returned %d", c->ops->name, what, rc);
+    CHECK(!colio_coll_pending(c), "%s %s: still pending after completion", c->ops->name, what);
+}
+
+/* inout = in: the result of a reduction with it is the lowest rank's input (order of a non-commuting op). */
+static void keep_left(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    memcpy(inout, in, sizeof(int64_t) * (size_t)*len);
+}
+
+static void fill(int64_t *v, int n, unsigned *seed)
+{
+    for (int i = 0; i < n; i++)
+        v[i] = (int64_t)rand_r(seed) - RAND_MAX / 2;
+}
+
+static void check_allreduce(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, MPI_Op keep)
+{
+    enum { N = 9 };
+    int64_t in[N], got[N], want[N];
+    unsigned seed = 7u + (unsigned)rank;
+    MPI_Op ops_tried[] = {MPI_MIN, MPI_SUM, keep};
+    for (int k = 0; k < 3; k++) {
+        colio_coll_t c;
+        colio_coll_init(&c, ops, TAG);
+        fill(in, N, &seed);
+        memset(got, 0, sizeof got);
+        complete(&c, colio_coll_allreduce(&c, in, got, N, MPI_INT64_T, ops_tried[k], comm), comm, "allreduce");
+        MPI_Allreduce(in, want, N, MPI_INT64_T, ops_tried[k], comm);
+        CHECK(memcmp(got, want, sizeof got) == 0, "%s allreduce (op %d) differs from MPI_Allreduce", ops->name, k);
+    }
+}
+
+static void check_bcast(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, int size)
+{
+    for (int root = 0; root < size; root++) {
+        char got[40], want[40];
+        for (int i = 0; i < 40; i++)
+            got[i] = want[i] = (char)(rank == root ? 'a' + (i + root) % 26 : 0);
+        colio_coll_t c;
+        colio_coll_init(&c, ops, TAG);
+        complete(&c, colio_coll_bcast(&c, got, 40, MPI_CHAR, root, comm), comm, "bcast");
+        MPI_Bcast(want, 40, MPI_CHAR, root, comm);
+        CHECK(memcmp(got, want, sizeof got) == 0, "%s bcast from %d differs from MPI_Bcast", ops->name, root);
+    }
+}
+
+static void check_allgather(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, int size)
+{
+    int mine = 1000 + rank * 3, got[8], want[8];
+    colio_coll_t c;
+    colio_coll_init(&c, ops, TAG);
+    complete(&c, colio_coll_allgather(&c, &mine, 1, MPI_INT, got, comm), comm, "allgather");
+    MPI_Allgather(&mine, 1, MPI_INT, want, 1, MPI_INT, comm);
+    CHECK(memcmp(got, want, sizeof(int) * (size_t)size) == 0, "%s allgather differs", ops->name);
+
+    /* uneven counts, some zero, blocks placed in reverse rank order with gaps */
+    int counts[8], displs[8], total = 0;
+    for (int j = size - 1; j >= 0; j--) {
+        counts[j] = (j * 5 + 3) % 7;
+        displs[j] = total + (j < size - 1); /* a gap before every block but the first */
+        total = displs[j] + counts[j];
+    }
+    int64_t in[8], *g = calloc((size_t)total + 1, sizeof *g), *w = calloc((size_t)total + 1, sizeof *w);
+    for (int j = 0; j < size; j++) { /* every rank's input, regenerated from its seed */
+        unsigned seed = 99u + (unsigned)j;
+        fill(w + displs[j], counts[j], &seed);
+    }
+    memcpy(in, w + displs[rank], sizeof *in * (size_t)counts[rank]);
+    colio_coll_init(&c, ops, TAG);
+    complete(&c, colio_coll_allgatherv(&c, in, counts[rank], MPI_INT64_T, g, counts, displs, comm), comm,
+             "allgatherv");
+    for (int i = 0; i <= total; i++)
+        CHECK(g[i] == w[i], "%s allgatherv on %d ranks differs at word %d: %lld, expected %lld", ops->name, size, i,
+              (long long)g[i], (long long)w[i]);
+    free(g);
+    free(w);
+}
+
+static void check_alltoall(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, int size)
+{
+    for (int n = 0; n <= 3; n++) {
+        int64_t in[8 * 3], got[8 * 3], want[8 * 3];
+        unsigned seed = 5u + (unsigned)(rank * 10 + n);
+        fill(in, size * n, &seed);
+        memset(got, 0, sizeof got);
+        memset(want, 0, sizeof want);
+        colio_coll_t c;
+        colio_coll_init(&c, ops, TAG);
+        complete(&c, colio_coll_alltoall(&c, in, n, MPI_INT64_T, got, comm), comm, "alltoall");
+        MPI_Alltoall(in, n, MPI_INT64_T, want, n, MPI_INT64_T, comm);
+        CHECK(memcmp(got, want, sizeof got) == 0, "%s alltoall of %d words differs", ops->name, n);
+    }
+}
+
+/* Several collectives back to back on one tag, completed only at the end (one at a time per object). */
+static void check_back_to_back(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, int size)
+{
+    int64_t a[2] = {rank, -rank}, r1[2], r2[2];
+    colio_coll_t c;
+    colio_coll_init(&c, ops, TAG);
+    complete(&c, colio_coll_allreduce(&c, a, r1, 2, MPI_INT64_T, MPI_MAX, comm), comm, "allreduce 1");
+    a[0] = 2 * rank;
+    complete(&c, colio_coll_allreduce(&c, a, r2, 2, MPI_INT64_T, MPI_MAX, comm), comm, "allreduce 2");
+    CHECK(r1[0] == size - 1 && r1[1] == 0 && r2[0] == 2 * (size - 1) && r2[1] == 0,
+          "%s back-to-back allreduce: %lld %lld %lld %lld", ops->name, (long long)r1[0], (long long)r1[1],
+          (long long)r2[0], (long long)r2[1]);
+}
+
+int main(int argc, char **argv)
+{
+    test_init(&argc, &argv);
+    MPI_Op keep;
+    MPI_Op_create(keep_left, 0, &keep);
+    const char *names[] = {"mpi", "p2p"};
+    for (int size = 1; size <= t_nprocs; size++) {
+        MPI_Comm comm;
+        MPI_Comm_split(MPI_COMM_WORLD, t_rank < size ? 0 : MPI_UNDEFINED, t_rank, &comm);
+        if (comm == MPI_COMM_NULL)
+            continue;
+        for (use_wait = 0; use_wait <= 1; use_wait++)
+            for (int i = 0; i < 2; i++) {
+                const colio_coll_ops_t *ops = colio_coll_find(names[i]);
+                CHECK(ops != NULL, "no implementation %s", names[i]);
+                if (!ops)
+                    continue;
+                check_allreduce(ops, comm, t_rank, keep);
+                check_bcast(ops, comm, t_rank, size);
+                check_allgather(ops, comm, t_rank, size);
+                check_alltoall(ops, comm, t_rank, size);
+                check_back_to_back(ops, comm, t_rank, size);
+            }
+        MPI_Comm_free(&comm);
+    }
+    CHECK(colio_coll_find("nonesuch") == NULL, "unknown name found");
+    MPI_Op_free(&keep);
+    return test_finish("test_coll");
+}
