@@ -50,6 +50,12 @@ def topology(machine):
     return path if text.startswith("colio-topology") else text.strip()
 
 
+def storage_route(machine):
+    """The platform's storage route file (every node's bridge node, for colio_null_route), or None."""
+    path = os.path.join(PLATFORMS, machine + ".storage")
+    return path if os.path.exists(path) else None
+
+
 def hostfile(path, nranks, per_node, machine_nodes, alloc="compact"):
     """per_node ranks on each node (the last may hold fewer): the first nodes
     (compact) or a seeded random choice of the machine's (scattered:SEED),

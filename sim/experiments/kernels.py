@@ -44,15 +44,19 @@ def main():
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default="kernels", help="result name (docs/data/sim/NAME.json)")
     common.add_cpu_option(ap)
-    ap.add_argument("--merge", help="keep the runs of this earlier result file (same workload) and add to them")
+    ap.add_argument("--merge", help="comma-separated earlier result files (same workload): keep their runs and add "
+                                    "to them (--ranks '' only merges, tabulates and plots)")
     a = ap.parse_args()
     if a.smoke:
         a.ranks, a.kernels, a.machine, a.throttle_ranks = "64", "issend,tam", "cori-small", 0
     results = {"experiment": "kernels", "machine": a.machine, "workload": " ".join(WORKLOAD), "runs": [],
                "throttle": []}
-    if a.merge:
-        with open(a.merge) as f:
-            results = json.load(f)
+    for path in a.merge.split(",") if a.merge else []:
+        with open(path) as f:
+            earlier = json.load(f)
+        results["runs"] += earlier["runs"]
+        results["throttle"] += earlier["throttle"]
+        a.throttle_ranks = a.throttle_ranks if not earlier["throttle"] else 0
     for ranks in [int(r) for r in a.ranks.split(",") if r]:
         aggs = ranks // common.platform_cores(a.machine)
         for k in a.kernels.split(","):
@@ -111,7 +115,7 @@ def main():
             plt.xscale("log", base=2)
             plt.xlabel("colio_throttle (requests in flight per rank)")
             plt.ylabel("simulated s (slowest rank)")
-            plt.title(f"balanced spread-out, {a.throttle_ranks} ranks on {a.machine}")
+            plt.title(f"balanced spread-out, {results['throttle'][0]['ranks']} ranks on {a.machine}")
             plt.legend()
 
         common.plot("sim-throttle", draw_throttle)

@@ -3,8 +3,9 @@
 random micro-benchmark (each rank one contiguous chunk of 0-2 MiB) written
 on the Mira-like 5D torus, 16 ranks per node, 4 aggregators per 128-node
 pset, 16 MiB collective buffers, to the I/O nodes' "null device" (colio's
-null backend: the bytes cross the simulated network to the bridge node's
-I/O node and are dropped). Strategies: topology (C1 + C2), shortest,
+null backend with colio_null_route=sim/platforms/MACHINE.storage: each
+aggregator's writes cross the simulated torus to its bridge node, then cost
+the bridge-to-I/O-node link's time, and are dropped). Strategies: topology (C1 + C2), shortest,
 longest, greedy, and romio for reference. Time per round = call time /
 rounds (the slowest aggregator's rounds).
 
@@ -36,12 +37,14 @@ def main():
     psets = max(1, nodes // 128)
     aggs = 4 * psets
     topo = common.topology(a.machine)
+    storage = common.storage_route(a.machine)
+    route = f";colio_null_route={storage}" if storage else ""
     results = {"experiment": "placement", "machine": a.machine, "ranks": a.ranks, "aggregators": aggs, "size": a.size,
                "topology": topo, "runs": []}
     for strategy in STRATEGIES:
         for seed in a.seeds.split(","):
-            hints = (f"cb_nodes={aggs};cb_buffer_size={BUFFER};colio_placement={strategy};"
-                     f"colio_topology={topo};colio_exchange=issend;colio_null_bandwidth={IO_BANDWIDTH}")
+            hints = (f"cb_nodes={aggs};cb_buffer_size={BUFFER};colio_placement={strategy};colio_place_metrics=enable;"
+                     f"colio_topology={topo};colio_exchange=issend;colio_null_bandwidth={IO_BANDWIDTH}{route}")
             common.log(f"{strategy} seed {seed}")
             runs, wall, rss, cmd = common.bench(a.machine, a.ranks, ["--workload", "random", "--size", a.size,
                                                                     "--engine", "colio", "--op", "write",

@@ -2,7 +2,9 @@
 """Write the simulated machines of docs/SCALE.md: for each, a SimGrid platform
 (NAME.xml) and the colio_topology spec that describes the same network to
 colio's placement (NAME.topology: a generator spec on one line, or a colio
-topology file), so colio and the simulator see one machine.
+topology file), so colio and the simulator see one machine; for the tori
+also NAME.storage, every node's bridge node (hint colio_null_route: the
+null backend moves each storage access over the simulated torus to it).
 
     sim/platforms/generate.py [--out DIR]      (default: this directory)
 
@@ -42,6 +44,30 @@ def torus(name, dims, cores, bw, lat, what):
     lists the dimensions reversed so node-i is colio's node i."""
     params = ",".join(str(d) for d in reversed(dims))
     return cluster(name, what, "TORUS", params, prod(dims), cores, bw, lat)
+
+
+def torus_storage(dims, pset, bridges):
+    """The storage route of colio_null_route: every node to its bridge node,
+    chosen as colio's torus model does (src/topo/net_torus.c): Q bridges
+    evenly spaced in each pset of P consecutive nodes, the nearest in torus
+    hops (ties: the first)."""
+    def coords(n):
+        c = []
+        for d in reversed(dims):
+            c.append(n % d)
+            n //= d
+        return c[::-1]
+
+    def hops(a, b):
+        return sum(min(abs(x - y), d - abs(x - y)) for x, y, d in zip(coords(a), coords(b), dims))
+
+    lines = []
+    for a in range(prod(dims)):
+        first = a // pset * pset
+        candidates = [first + i * (pset // bridges) for i in range(bridges)]
+        best = min(candidates, key=lambda b: (hops(a, b), candidates.index(b)))
+        lines.append(f"node-{a} node-{best}")
+    return "\n".join(lines) + "\n"
 
 
 def tree(name, fanout, cores, bw, lat, io_bw, what):
@@ -112,8 +138,9 @@ def machines():
     for name, dims in (("mira", (4, 4, 4, 4, 2)), ("mira-small", (4, 4, 4, 2, 1))):
         spec_dims = "x".join(str(d) for d in dims)
         xml = torus(name, dims, 16, "1.8GBps", "0.1us",
-                    f"Mira-like 5D torus {spec_dims}, 16 ranks per node (psets and bridges: colio's model only)")
-        out[name] = (xml, f"torus:dims={spec_dims},psets=128,bridges=2" + net_keys("1.8GBps", "0.1us", "1.8GBps"))
+                    f"Mira-like 5D torus {spec_dims}, 16 ranks per node (bridge nodes: {name}.storage)")
+        out[name] = (xml, f"torus:dims={spec_dims},psets=128,bridges=2" + net_keys("1.8GBps", "0.1us", "1.8GBps"),
+                     torus_storage(dims, 128, 2))
     # TATP's cluster (Liu et al. sec. 5, Inspur): a two-level tree, 4 racks of
     # 20 nodes, 12 cores per node, 40 Gb/s InfiniBand inside a rack and 20 Gb/s
     # between racks (one bandwidth per cluster in SimGrid: the slower, 20 Gb/s,
@@ -130,9 +157,12 @@ def main():
     ap.add_argument("--only", help="comma-separated machine names")
     a = ap.parse_args()
     only = set(a.only.split(",")) if a.only else None
-    for name, (xml, topo) in machines().items():
+    for name, (xml, topo, *storage) in machines().items():
         if only and name not in only:
             continue
+        if storage:
+            with open(os.path.join(a.out, f"{name}.storage"), "w") as f:
+                f.write(storage[0])
         with open(os.path.join(a.out, f"{name}.xml"), "w") as f:
             f.write(xml)
         with open(os.path.join(a.out, f"{name}.topology"), "w") as f:

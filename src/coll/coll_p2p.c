@@ -44,6 +44,18 @@ static void finish(colio_coll_t *c)
     c->phase = P_END;
 }
 
+/*
+ * An MPI error ends the schedule on this rank; the operation reports it. The
+ * scratch is left allocated (a lost allocation on an error path): requests
+ * that were posted may still point into it.
+ */
+static int fail(colio_coll_t *c, int rc)
+{
+    c->tmp = NULL, c->off = NULL;
+    finish(c);
+    return rc;
+}
+
 /* Move through the steps: blocking waits for each step's messages, else returns when one has not arrived. */
 static int drive(colio_coll_t *c, int blocking, int *done_p)
 {
@@ -52,10 +64,8 @@ static int drive(colio_coll_t *c, int blocking, int *done_p)
             int flag = 1;
             int rc = blocking ? MPI_Waitall(c->nreq, c->reqs, MPI_STATUSES_IGNORE)
                               : MPI_Testall(c->nreq, c->reqs, &flag, MPI_STATUSES_IGNORE);
-            if (rc != MPI_SUCCESS) {
-                finish(c);
-                return rc;
-            }
+            if (rc != MPI_SUCCESS)
+                return fail(c, rc);
             if (!flag) {
                 *done_p = 0;
                 return MPI_SUCCESS;
@@ -63,10 +73,8 @@ static int drive(colio_coll_t *c, int blocking, int *done_p)
             c->nreq = 0;
         }
         int rc = c->step(c);
-        if (rc != MPI_SUCCESS) {
-            finish(c); /* posted requests are left to MPI: the operation reports the error */
-            return rc;
-        }
+        if (rc != MPI_SUCCESS)
+            return fail(c, rc);
     }
     *done_p = 1;
     return MPI_SUCCESS;

@@ -39,6 +39,15 @@ static int place_name_valid(const char *name) { return colio_place_find(name) !=
 static int domain_name_valid(const char *name) { return colio_domain_find(name) != NULL; }
 static int store_name_valid(const char *name) { return colio_store_find(name) != NULL; }
 static int coll_name_valid(const char *name) { return colio_coll_find(name) != NULL; }
+static int null_route_valid(const char *path)
+{
+#ifdef COLIO_SMPI
+    (void)path;
+    return 1;
+#else
+    return path[0] == '\0'; /* no simulated network to move the bytes over */
+#endif
+}
 static int topology_valid(const char *spec) { return colio_net_spec_valid(spec) == 0; }
 static int progress_valid(const char *name)
 {
@@ -134,6 +143,10 @@ static const hint_def_t hint_table[] = {
     {"colio_null_block", HK_BYTES, F(null_block), 0, (int64_t)1 << 40, NULL, "0",
      "null backend: file-system block size; a write covering a block in part also moves that whole block "
      "twice, read and written back (TAPIOCA Fig. 3); 0 = no such cost"},
+    {"colio_null_route", HK_PATH, F(null_route), 0, 0, null_route_valid, "",
+     "null backend, SimGrid SMPI build only: a file of lines \"HOST TARGET\" (sim/platforms/NAME.storage); each "
+     "storage access first moves its bytes over the simulated network between the rank's host and its TARGET host "
+     "(the I/O leg: aggregator to bridge node), then costs the model's time; elsewhere a non-empty value is invalid"},
     {"colio_progress", HK_NAME, F(progress), 0, 0, progress_valid, "auto",
      "who moves nonblocking operations: none (only colio calls: test, wait, any later call, like ROMIO), "
      "thread (a progress thread, so I/O overlaps computation; needs MPI_THREAD_MULTIPLE, else "

@@ -57,6 +57,7 @@ typedef struct colio_hints {
     char agreements[COLIO_NAME_LEN];    /* colio_agreements: mpi or p2p (coll/coll.h) */
     char fault[COLIO_NAME_LEN * 2];     /* fault-injection spec for the "fault" backend */
     char stats_path[COLIO_PATH_LEN];    /* colio_stats: JSON lines appended per operation */
+    char null_route[COLIO_PATH_LEN];    /* colio_null_route: null backend under SMPI, host -> storage host map */
     char topology[COLIO_PATH_LEN];      /* colio_topology: network model spec (topo/net.h) */
 } colio_hints_t;
 

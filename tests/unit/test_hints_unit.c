@@ -77,6 +77,11 @@ int main(void)
     CHECK(set(&h, "colio_null_block", "8m") == 0 && h.null_block == 8 << 20, "null block");
     CHECK(set(&h, "colio_null_latency", "-1") == COLIO_ERR_HINT && set(&h, "colio_null_bandwidth", "fast") == COLIO_ERR_HINT,
           "null model out of range");
+    /* the storage route needs SimGrid's network: outside the SMPI build only the empty value is valid */
+    CHECK(set(&h, "colio_null_route", "sim/platforms/mira.storage") == COLIO_ERR_HINT &&
+              set(&h, "colio_null_route", "") == 0 && h.null_route[0] == '\0', "colio_null_route outside SMPI");
+    CHECK(!strcmp(h.agreements, "mpi") && set(&h, "colio_agreements", "p2p") == 0 && !strcmp(h.agreements, "p2p") &&
+              set(&h, "colio_agreements", "ring") == COLIO_ERR_HINT, "colio_agreements");
     CHECK(set(&h, "no_such_key", "x") == 0, "unknown keys are ignored");
 
     /* COLIO_HINTS on top of an empty info */
