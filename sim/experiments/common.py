@@ -98,16 +98,21 @@ COLLECTIVES = ["--cfg=smpi/allgather:bruck", "--cfg=smpi/allgatherv:ompi_bruck",
 # Open MPI and MPICH on this machine); 0.1 us, not growing.
 TIMING = ["--cfg=smpi/test:1e-7", "--cfg=smpi/grow-injected-times:no"]
 
-# Network and storage only: the CPU time a rank spends between MPI calls is
-# not charged. Measured CPU bursts depend on the load of the machine running
-# the simulation (two runs of one kernel differed by a third); without them a
-# run is deterministic and two simulations can share the machine.
+# Network and storage only (--network-only): the CPU time a rank spends
+# between MPI calls is not charged. Measured CPU bursts depend on the load of
+# the machine running the simulation (two runs of one kernel differed by a
+# third); without them a run is deterministic. But every rank then reaches
+# the network at the same simulated instant, and SimGrid's bandwidth sharing
+# pays for every concurrent flow: a 1,024-rank issend run had not finished
+# after 10 minutes of wall time (the CPU-charged run takes about one). So
+# CPU time is charged by default and the experiments run one at a time.
 NETWORK_ONLY = ["--cfg=smpi/simulate-computation:no"]
 
 
-def add_cpu_option(ap):
-    ap.add_argument("--cpu", action="store_true",
-                    help="charge the measured CPU time of colio's own work (noisy: depends on the machine's load)")
+def add_network_only_option(ap):
+    ap.add_argument("--network-only", action="store_true",
+                    help="charge network and storage time only, not colio's measured CPU time (deterministic, "
+                         "slower to simulate)")
 
 
 def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None, extra_cfg=()):
@@ -133,8 +138,8 @@ def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None,
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=None, cpu=False):
-    """One colio-bench run (null backend added to the hints; network and storage time only unless cpu);
+def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=None, network_only=False):
+    """One colio-bench run (null backend added to the hints; CPU time charged unless network_only);
     returns its JSON runs, wall s, RSS MiB, command."""
     tmp = tempfile.mkdtemp(prefix="colio-sim-json-")
     try:
@@ -143,7 +148,7 @@ def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=
         # its own directory: colio-bench removes its file at the end, so a shared default
         # (/dev/shm) would pull files from under another colio-bench running on this machine
         argv = [program("colio-bench"), *args, "--dir", tmp, "--hints", hints, "--quiet", "--json", out]
-        _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout, () if cpu else NETWORK_ONLY)
+        _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout, NETWORK_ONLY if network_only else ())
         with open(out) as f:
             return json.load(f)["runs"], wall, rss, cmd
     finally:

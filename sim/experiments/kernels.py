@@ -25,8 +25,8 @@ WORKLOAD = ["--workload", "e3sm", "--size", "small", "--op", "write", "--repeat"
 BASE_HINTS = "cb_buffer_size=262144"
 
 
-def one(machine, ranks, hints, cpu):
-    runs, wall, rss, cmd = common.bench(machine, ranks, WORKLOAD + ["--engine", "colio"], hints, cpu=cpu)
+def one(machine, ranks, hints, network_only):
+    runs, wall, rss, cmd = common.bench(machine, ranks, WORKLOAD + ["--engine", "colio"], hints, network_only=network_only)
     r = runs[0]
     if r["error"]:
         sys.exit(f"colio-bench failed: {r['error']}")
@@ -43,7 +43,7 @@ def main():
     ap.add_argument("--machine", default="cori")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default="kernels", help="result name (docs/data/sim/NAME.json)")
-    common.add_cpu_option(ap)
+    common.add_network_only_option(ap)
     ap.add_argument("--merge", help="comma-separated earlier result files (same workload): keep their runs and add "
                                     "to them (--ranks '' only merges, tabulates and plots)")
     a = ap.parse_args()
@@ -62,7 +62,7 @@ def main():
         for k in a.kernels.split(","):
             hints = f"{BASE_HINTS};cb_nodes={aggs};colio_exchange={k}"
             common.log(f"{ranks} ranks, {k}")
-            r = one(a.machine, ranks, hints, a.cpu)
+            r = one(a.machine, ranks, hints, a.network_only)
             r["kernel"] = k
             results["runs"].append(r)
             if not a.smoke:
@@ -74,7 +74,7 @@ def main():
         for t in THROTTLES:
             hints = f"{BASE_HINTS};cb_nodes={aggs};colio_exchange=balanced;colio_throttle={t}"
             common.log(f"throttle {t}")
-            r = one(a.machine, a.throttle_ranks, hints, a.cpu)
+            r = one(a.machine, a.throttle_ranks, hints, a.network_only)
             r["throttle"] = t
             results["throttle"].append(r)
             common.save(a.out, results)

@@ -9,7 +9,7 @@ the bridge-to-I/O-node link's time, and are dropped). Strategies: topology (C1 +
 longest, greedy, and romio for reference. Time per round = call time /
 rounds (the slowest aggregator's rounds).
 
-    sim/experiments/placement.py [--machine mira] [--ranks 8192] [--seeds 1,2,3]
+    sim/experiments/placement.py [--machine mira] [--ranks 8192] [--per-node 16] [--seeds 1,2,3]
 
 Writes docs/data/sim/placement.json and docs/img/sim-placement.png."""
 import argparse
@@ -29,17 +29,20 @@ def main():
     ap.add_argument("--ranks", type=int, default=8192)
     ap.add_argument("--seeds", default="1,2,3", help="random sizes: one run per seed, medians reported")
     ap.add_argument("--out", default="placement")
-    common.add_cpu_option(ap)
+    ap.add_argument("--per-node", type=int, help="ranks per node (default: the platform's cores, 16 on Mira): fewer "
+                                                 "ranks spread the job over more nodes and psets at less cost")
+    common.add_network_only_option(ap)
     ap.add_argument("--size", default="medium", help="random: small (0-256 KiB per rank) or medium (0-2 MiB, TAPIOCA's)")
     a = ap.parse_args()
-    per_node = common.platform_cores(a.machine)
+    per_node = a.per_node or common.platform_cores(a.machine)
     nodes = a.ranks // per_node
     psets = max(1, nodes // 128)
     aggs = 4 * psets
     topo = common.topology(a.machine)
     storage = common.storage_route(a.machine)
     route = f";colio_null_route={storage}" if storage else ""
-    results = {"experiment": "placement", "machine": a.machine, "ranks": a.ranks, "aggregators": aggs, "size": a.size,
+    results = {"experiment": "placement", "machine": a.machine, "ranks": a.ranks, "per_node": per_node,
+               "aggregators": aggs, "size": a.size,
                "topology": topo, "runs": []}
     for strategy in STRATEGIES:
         for seed in a.seeds.split(","):
@@ -49,7 +52,8 @@ def main():
             runs, wall, rss, cmd = common.bench(a.machine, a.ranks, ["--workload", "random", "--size", a.size,
                                                                     "--engine", "colio", "--op", "write",
                                                                     "--repeat", "1", "--warmup", "0",
-                                                                    "--seed", seed], hints, cpu=a.cpu)
+                                                                    "--seed", seed], hints, per_node=per_node,
+                                                network_only=a.network_only)
             r = runs[0]
             if r["error"]:
                 raise SystemExit(f"colio-bench failed: {r['error']}")

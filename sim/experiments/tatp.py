@@ -23,7 +23,7 @@ def main():
     ap.add_argument("--seeds", default="1", help="allocations: scattered:SEED, one run each")
     ap.add_argument("--size", default="small")
     ap.add_argument("--out", default="tatp")
-    common.add_cpu_option(ap)
+    common.add_network_only_option(ap)
     a = ap.parse_args()
     topo = common.topology("tatp")
     results = {"experiment": "tatp", "machine": "tatp", "topology": topo, "runs": []}
@@ -35,7 +35,7 @@ def main():
                 runs, wall, rss, cmd = common.bench("tatp", ranks, ["--workload", workload, "--size", a.size,
                                                                    "--engine", "colio", "--op", "write",
                                                                    "--repeat", "1", "--warmup", "0"], hints,
-                                                    alloc=f"scattered:{seed}", cpu=a.cpu)
+                                                    alloc=f"scattered:{seed}", network_only=a.network_only)
                 r = runs[0]
                 if r["error"]:
                     raise SystemExit(f"colio-bench failed: {r['error']}")
