@@ -51,8 +51,7 @@ void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
     int slot = (int)(op->seq % 2048);
     op->tag_meta = 2 * COLIO_XCHG_TAGS * slot + 1;
     op->tag_data = op->tag_meta + COLIO_XCHG_TAGS;
-    op->tag_coll = 2 * COLIO_XCHG_TAGS * 2048 + 1 + slot;
-    colio_coll_init(&op->coll, fh->cfg.coll, op->tag_coll);
+    colio_coll_init(&op->coll, fh->cfg.coll, 2 * COLIO_XCHG_TAGS * 2048 + 1 + slot);
     op->t_start = MPI_Wtime();
 }
 
@@ -496,7 +495,7 @@ void colio_op_start_errmsg(colio_op_t *op, int64_t key)
     op->err_key = key;
     int rc = colio_coll_bcast(&op->coll, op->err.msg, COLIO_ERRMSG_LEN, MPI_CHAR, colio_err_key_rank(key), op->comm);
     if (rc != MPI_SUCCESS) { /* no message then; the operation still ends, with its error code */
-        colio_coll_init(&op->coll, op->coll.ops, op->tag_coll);
+        colio_coll_init(&op->coll, op->coll.ops, op->coll.tag);
         op->err.msg[0] = '\0';
     }
     op->phase = COLIO_PH_ERRMSG;

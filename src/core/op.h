@@ -21,6 +21,8 @@
  *   ROUND         per round: plan, data exchange, merge, storage I/O
  *   FINAL         agree on errors                                  (Iallreduce)
  *   ERRMSG        the failing rank's message to everyone          (Ibcast)
+ * The collectives named in parentheses go through op->coll (coll/coll.h):
+ * MPI's own, or colio's point-to-point schedules (colio_agreements=p2p).
  */
 #ifndef COLIO_CORE_OP_H
 #define COLIO_CORE_OP_H
@@ -193,7 +195,7 @@ typedef struct colio_op {
     int fp_done;                 /* the individual file pointer already moved (at initiation) */
     colio_err_t err;             /* this rank's first error */
     int io_failed;               /* stop storage I/O, keep communicating */
-    int tag_meta, tag_data, tag_coll;
+    int tag_meta, tag_data;
     const colio_xchg_ops_t *kern_meta, *kern_data; /* kernels of this operation (auto resolved at READY) */
     /* INIT */
     colio_access_t acc;
@@ -202,7 +204,7 @@ typedef struct colio_op {
     int memflat_owned;
     int64_t nbytes;              /* requested bytes */
     /* collectives in flight */
-    colio_coll_t coll;           /* the agreement in flight (its p2p messages tagged tag_coll) */
+    colio_coll_t coll;           /* the agreement in flight (its p2p messages carry coll.tag) */
     int64_t agree_in[COLIO_SETUP_WORDS], agree_out[COLIO_SETUP_WORDS];
     int64_t err_key;
     int64_t eof;                 /* reads: file size at the start */
