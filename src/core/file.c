@@ -5,6 +5,8 @@
  */
 #include "core/file.h"
 #include "nb/nb.h"
+#include "place/registry.h"
+#include "subfile/groups.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -62,7 +64,7 @@ static int config_net(const colio_file *fh, const colio_hints_t *h, colio_topo_t
 }
 
 /* Nodes as the hints see them: MPI's, or colio_node_size consecutive ranks each; and their network. */
-static int config_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo, colio_err_t *err)
+int colio_file_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo, colio_err_t *err)
 {
     int *node_of = malloc(sizeof(int) * (size_t)fh->nprocs);
     if (node_of == NULL)
@@ -74,6 +76,35 @@ static int config_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_
     if (rc != 0)
         return colio_err_set(err, rc, "out of memory configuring the file");
     return config_net(fh, h, topo, err);
+}
+
+/*
+ * A subfiled file: each subfile's aggregators come from its own group of
+ * ranks (subfile/groups.h) and its domains follow the subfile layout; with
+ * more subfiles than ranks there are no groups and the stripe layout deals
+ * the same stripes to any aggregator.
+ */
+static int config_subfiles(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
+{
+    int n = fh->sub.nsub;
+    cfg->domain = colio_domain_find("stripe");
+    cfg->group_of_rank = malloc(sizeof(int) * (size_t)fh->nprocs);
+    cfg->group_first = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!cfg->group_of_rank || !cfg->group_first)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the subfile groups");
+    int naggs = colio_subfile_groups(&cfg->topo, n, h->cb_nodes, h->aggs_per_node, cfg->group_of_rank,
+                                     cfg->group_first);
+    if (naggs < 0)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the subfile groups");
+    if (naggs == 0) { /* more subfiles than ranks */
+        free(cfg->group_of_rank), free(cfg->group_first);
+        cfg->group_of_rank = cfg->group_first = NULL;
+        return COLIO_SUCCESS;
+    }
+    cfg->ngroups = n;
+    cfg->naggs = naggs;
+    cfg->domain = &colio_domain_subfile;
+    return COLIO_SUCCESS;
 }
 
 int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
@@ -93,7 +124,7 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
         colio_config_free(cfg);
         return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the file");
     }
-    if (config_topo(fh, h, &cfg->topo, err) != 0) {
+    if (colio_file_topo(fh, h, &cfg->topo, err) != 0) {
         colio_config_free(cfg);
         return err->code;
     }
@@ -101,8 +132,14 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
        exchange context of the file) the aggregators are ROMIO's */
     const colio_place_ops_t *now = cfg->place->uses_pattern ? colio_place_find("romio") : cfg->place;
     cfg->naggs = colio_place_count(&cfg->topo, h->cb_nodes, h->aggs_per_node);
-    colio_place_input_t in = {.topo = &cfg->topo, .naggs = cfg->naggs, .per_node = h->aggs_per_node};
-    if (now->select(&in, cfg->aggs) != 0) {
+    if (fh->sub.nsub > 0 && config_subfiles(fh, h, cfg, err) != 0) {
+        colio_config_free(cfg);
+        return err->code;
+    }
+    colio_place_input_t in = {.topo = &cfg->topo, .naggs = cfg->naggs, .per_node = h->aggs_per_node,
+                              .group_of_rank = cfg->group_of_rank, .group_first = cfg->group_first,
+                              .ngroups = cfg->ngroups};
+    if (colio_place_select(now, &in, cfg->aggs) != 0) {
         colio_config_free(cfg);
         return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", now->name);
     }
@@ -155,6 +192,8 @@ void colio_config_free(colio_config_t *cfg)
     colio_topo_free(&cfg->topo);
     colio_xchg_ctx_free(&cfg->xctx);
     free(cfg->aggs);
+    free(cfg->group_of_rank);
+    free(cfg->group_first);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -233,15 +272,25 @@ static int open_store(colio_file *fh, int create_here, colio_err_t *err)
 }
 
 /* Rank 0 creates the file first (honouring EXCL), then everyone opens it. */
-static int open_everywhere(colio_file *fh, colio_err_t *err)
+static void open_plain(colio_file *fh, colio_err_t *err)
 {
     int creating = (fh->amode & MPI_MODE_CREATE) != 0;
     if (creating && fh->rank == 0 && err->code == 0)
         open_store(fh, 1, err);
     if (creating && colio_err_agree(fh->comm, err) != 0)
-        return err->code;
+        return;
     if ((!creating || fh->rank != 0) && err->code == 0)
         open_store(fh, 0, err);
+}
+
+static int open_everywhere(colio_file *fh, colio_err_t *err)
+{
+    if (fh->sub.nsub > 0)
+        colio_subfiling_open(fh, store_flags(fh->amode, 1), err);
+    else
+        open_plain(fh, err);
+    if (colio_err_agree(fh->comm, err) != 0)
+        return err->code;
     if (err->code == 0 && (fh->amode & MPI_MODE_APPEND)) { /* file pointers start at the end */
         int64_t size = 0;
         int rc = fh->store->size(fh->st, &size);
@@ -283,6 +332,7 @@ static void file_free(colio_file *fh)
     if (fh->comm != MPI_COMM_NULL)
         MPI_Comm_free(&fh->comm);
     colio_bufcache_free(&fh->bufs);
+    colio_subfile_layout_free(&fh->sub);
     free(fh->path);
     free(fh);
 }
@@ -312,7 +362,12 @@ static int open_collective(colio_file *fh, const char *path, int amode, MPI_Info
         return err->code;
     if (hints_from_rank0(fh, &fh->hints, err) == 0) {
         if (colio_topo_build(fh->comm, &fh->topo_mpi, err) == 0) {
-            fh->store = colio_store_find(fh->hints.backend);
+            fh->store = fh->base = colio_store_find(fh->hints.backend);
+            colio_file_configure(fh, &fh->hints, &fh->cfg, err);
+        }
+        /* collective: what PATH is (an existing or new subfiled file changes the configuration) */
+        if (colio_subfiling_decide(fh, &fh->cfg.topo, err) == 0 && fh->sub.nsub > 0) {
+            colio_config_free(&fh->cfg);
             colio_file_configure(fh, &fh->hints, &fh->cfg, err);
         }
         colio_config_window(fh, &fh->hints, &fh->cfg, err); /* collective: every rank, whatever failed */
@@ -376,8 +431,12 @@ int colio_close(colio_file **fh_p)
     if (rc != 0)
         colio_err_set(&err, colio_err_from_errno(-rc), "colio_close: %s: %s", fh->path, strerror(-rc));
     colio_err_agree(fh->comm, &err); /* also: everyone has closed before the unlink */
+    if (err.code == 0 && !(fh->amode & MPI_MODE_DELETE_ON_CLOSE))
+        colio_subfiling_settle(fh, &err); /* the metadata's logical size, for the next open */
+    if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE) && fh->sub.nsub > 0)
+        colio_subfiling_unlink(fh, &err);
     if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE) && fh->rank == 0) {
-        int urc = fh->store->unlink(fh->path);
+        int urc = fh->base->unlink(fh->path);
         if (urc != 0 && err.code == 0)
             colio_err_set(&err, colio_err_from_errno(-urc), "colio_close: unlink %s: %s", fh->path, strerror(-urc));
     }
@@ -492,7 +551,15 @@ int colio_get_info(colio_file *fh, MPI_Info *info_used)
 {
     if (fh == NULL || info_used == NULL)
         return COLIO_ERR_ARG;
-    return colio_hints_to_info(&fh->hints, fh->cfg.naggs, info_used);
+    int rc = colio_hints_to_info(&fh->hints, fh->cfg.naggs, info_used);
+    if (rc == COLIO_SUCCESS && fh->sub.nsub > 0) { /* the file's own layout, whatever the hints asked */
+        char v[32];
+        snprintf(v, sizeof v, "%d", fh->sub.nsub);
+        MPI_Info_set(*info_used, "colio_subfiles", v);
+        snprintf(v, sizeof v, "%lld", (long long)fh->sub.stripe);
+        MPI_Info_set(*info_used, "colio_subfile_stripe", v);
+    }
+    return rc;
 }
 
 int colio_sync(colio_file *fh)
@@ -504,7 +571,8 @@ int colio_sync(colio_file *fh)
     int rc = fh->store->sync(fh->st);
     if (rc != 0)
         colio_err_set(&err, colio_err_from_errno(-rc), "colio_sync: %s: %s (errno %d)", fh->path, strerror(-rc), -rc);
-    colio_err_agree(fh->comm, &err);
+    if (colio_err_agree(fh->comm, &err) == 0)
+        colio_subfiling_settle(fh, &err);
     return colio_file_result(fh, &err);
 }
 

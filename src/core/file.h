@@ -11,6 +11,7 @@
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/store.h"
+#include "subfile/layout.h"
 #include "topo/topo.h"
 
 /*
@@ -30,6 +31,10 @@ typedef struct colio_config {
     colio_xchg_ctx_t xctx;
     MPI_Win win;                /* one-sided kernels: the file's dynamic window, when has_win */
     int has_win;
+    /* subfiling with groups (subfile/groups.h): NULL/0 otherwise */
+    int *group_of_rank;         /* nprocs */
+    int *group_first;           /* nsub + 1 */
+    int ngroups;
 } colio_config_t;
 
 struct colio_file {
@@ -56,6 +61,9 @@ struct colio_file {
     colio_bufcache_t bufs;      /* large buffers kept between operations */
     colio_plancache_t plans;    /* exchange plans for reuse (colio_plan_cache) */
     int aio_ref;                /* holds a reference on the I/O helper thread (store/aio.h) until closed */
+    colio_subfile_layout_t sub; /* subfiling (core/subfiling.c): nsub == 0 for an ordinary file */
+    int sub_creating;           /* this open makes the subfiled file (new layout) */
+    const colio_store_ops_t *base; /* the backend of the hints (under the subfiling store when subfiled) */
 };
 
 /* Build the configuration the hints select (local, deterministic); *cfg is freed on failure. */
@@ -69,6 +77,22 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
 int colio_config_window(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err);
 /* Local, except that freeing a window is collective: every rank frees its configuration together. */
 void colio_config_free(colio_config_t *cfg);
+
+/* Nodes as the hints see them (colio_node_size) and their network model. */
+int colio_file_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo, colio_err_t *err);
+
+/*
+ * Subfiling (core/subfiling.c), all collective with errors agreed:
+ * decide reads PATH's metadata on rank 0 or, when the hints ask for
+ * subfiling and the file is new, makes a layout (fh->sub); open creates or
+ * checks the subfiles and opens the subfiling store; settle records the
+ * logical size in the metadata and extends short subfiles (sync, close);
+ * unlink removes the subfiles and the metadata (MPI_MODE_DELETE_ON_CLOSE).
+ */
+int colio_subfiling_decide(colio_file *fh, const colio_topo_t *topo, colio_err_t *err);
+int colio_subfiling_open(colio_file *fh, int flags, colio_err_t *err);
+int colio_subfiling_settle(colio_file *fh, colio_err_t *err);
+int colio_subfiling_unlink(colio_file *fh, colio_err_t *err);
 
 /* Record the outcome of a collective call on the handle and return its code. */
 int colio_file_result(colio_file *fh, const colio_err_t *err);

@@ -13,6 +13,7 @@
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/store.h"
+#include "subfile/layout.h"
 #include "topo/net.h"
 
 typedef enum { HK_BYTES, HK_INT, HK_TOGGLE, HK_BOOL, HK_NAME, HK_PATH } hint_kind_t;
@@ -47,6 +48,11 @@ static int null_route_valid(const char *path)
 #else
     return path[0] == '\0'; /* no simulated network to move the bytes over */
 #endif
+}
+static int subfiles_valid(const char *spec)
+{
+    colio_subfiles_spec_t sp;
+    return colio_subfiles_parse(spec, &sp) == 0;
 }
 static int topology_valid(const char *spec) { return colio_net_spec_valid(spec) == 0; }
 static int progress_valid(const char *name)
@@ -124,6 +130,15 @@ static const hint_def_t hint_table[] = {
      "file-domain layout: even (equal contiguous shares, aligned to striping_unit when set), stripe "
      "(striping_unit stripes, 1 MiB when unset, dealt round-robin to the aggregators, one stripe per round: "
      "ROMIO's Lustre driver), block (equal contiguous shares and rounds aligned to colio_block_size: TAPIOCA)"},
+    {"colio_subfiles", HK_NAME, F(subfiles), 0, 0, subfiles_valid, "none",
+     "subfiling: a file this open creates is stored as subfiles PATH.sub.0..N-1, PATH holding "
+     "their names, stripe and logical size (docs/SUBFILING.md); N subfiles, node (one per node), group:K (one "
+     "per K nodes) or ionode (one per storage target of colio_topology). Each subfile's stripes are written by "
+     "aggregators of its own group of nodes. An existing file keeps its layout whatever this says; colio reads "
+     "a subfiled file with any process count and hints (TAPIOCA Sec. 5.4.2)"},
+    {"colio_subfile_stripe", HK_BYTES, F(subfile_stripe), 0, (int64_t)1 << 40, NULL, "0",
+     "subfiling: bytes of the logical file dealt to each subfile in turn (round-robin stripes); 0 = "
+     "striping_unit when set, else 1 MiB"},
     {"colio_block_size", HK_BYTES, F(block_size), 0, (int64_t)1 << 40, NULL, "0",
      "file-system block size: the block layout's shares and rounds align to it, collective buffers are whole "
      "blocks aligned to it; 0 = the file's st_blksize (then striping_unit for the layout, 4096 for buffers)"},
@@ -195,6 +210,7 @@ void colio_hints_default(colio_hints_t *h)
     strcpy(h->placement, "romio");
     strcpy(h->domain, "even");
     strcpy(h->backend, "posix");
+    strcpy(h->subfiles, "none");
 }
 
 static const hint_def_t *hint_find(const char *key)

@@ -46,6 +46,7 @@ typedef struct colio_hints {
     int null_latency_us;     /* colio_null_latency: null backend, microseconds per access */
     int64_t null_bandwidth;  /* colio_null_bandwidth: null backend, bytes per second; 0 = unlimited */
     int64_t null_block;      /* colio_null_block: null backend, block whose partial writes cost extra; 0 = none */
+    int64_t subfile_stripe;  /* colio_subfile_stripe: bytes dealt to each subfile in turn; 0 = striping_unit or 1 MiB */
     char rank_list[COLIO_NAME_LEN];     /* colio_rank_list: linear or node */
     char local_aggs[COLIO_NAME_LEN];    /* colio_local_aggregators: "*:N" per node or "N" in all */
     char exchange[COLIO_NAME_LEN];      /* data exchange kernel */
@@ -55,6 +56,7 @@ typedef struct colio_hints {
     char backend[COLIO_NAME_LEN];       /* storage backend */
     char progress[COLIO_NAME_LEN];      /* colio_progress: auto, none or thread */
     char agreements[COLIO_NAME_LEN];    /* colio_agreements: mpi or p2p (coll/coll.h) */
+    char subfiles[COLIO_NAME_LEN];      /* colio_subfiles: none, N, node, group:K, ionode (subfile/layout.h) */
     char fault[COLIO_NAME_LEN * 2];     /* fault-injection spec for the "fault" backend */
     char stats_path[COLIO_PATH_LEN];    /* colio_stats: JSON lines appended per operation */
     char null_route[COLIO_PATH_LEN];    /* colio_null_route: null backend under SMPI, host -> storage host map */

@@ -218,9 +218,16 @@ int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...)
 void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t off, int64_t len)
 {
     int e = -neg_errno;
+    char where[COLIO_ERRMSG_LEN / 2] = "";
+    const colio_store_ops_t *store = op->fh->store;
+    if (store->where && op->fh->st) { /* a subfiled file: name the subfile too */
+        where[0] = ' ', where[1] = '(';
+        store->where(op->fh->st, off, where + 2, sizeof where - 3);
+        strcat(where, ")");
+    }
     op->io_failed = 1;
-    colio_op_fail(op, colio_err_from_errno(e), "%s: %s of %lld bytes at offset %lld failed: %s (errno %d)",
-                  op->fh->path, what, (long long)len, (long long)off, strerror(e), e);
+    colio_op_fail(op, colio_err_from_errno(e), "%s: %s of %lld bytes at offset %lld%s failed: %s (errno %d)",
+                  op->fh->path, what, (long long)len, (long long)off, where, strerror(e), e);
 }
 
 void colio_op_write(colio_op_t *op, const void *buf, int64_t len, int64_t off)

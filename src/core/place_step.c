@@ -67,7 +67,7 @@ static int choose_aggs(colio_op_t *op, const colio_place_input_t *in)
     p->xctx_owned = calloc(1, sizeof *p->xctx_owned);
     if (!p->aggs_owned || !p->xctx_owned)
         return COLIO_ERR_NOMEM;
-    int rc = op->fh->cfg.place->select(in, p->aggs_owned);
+    int rc = colio_place_select(op->fh->cfg.place, in, p->aggs_owned);
     if (rc == COLIO_SUCCESS && colio_xchg_ctx_build(p->xctx_owned, in->topo, p->aggs_owned, p->naggs,
                                                     &op->fh->hints, &e) != 0)
         rc = e.code;
@@ -86,7 +86,8 @@ static void place_from_pattern(colio_op_t *op)
     colio_pattern_t pat;
     int rc = pattern_build(op, &pat);
     colio_place_input_t in = {.topo = &fh->cfg.topo, .naggs = p->naggs, .per_node = fh->hints.aggs_per_node,
-                              .pat = &pat};
+                              .pat = &pat, .group_of_rank = fh->cfg.group_of_rank,
+                              .group_first = fh->cfg.group_first, .ngroups = fh->cfg.ngroups};
     if (rc == COLIO_SUCCESS && fh->cfg.place->uses_pattern)
         rc = choose_aggs(op, &in);
     if (rc == COLIO_SUCCESS)

@@ -24,14 +24,14 @@ typedef struct elect_state {
 
 static int eligible(const elect_state_t *s, int r)
 {
-    return !s->taken[r] && s->per_node[s->in->topo->node_of[r]] < s->cap;
+    return !s->taken[r] && colio_place_allowed(s->in, r) && s->per_node[s->in->topo->node_of[r]] < s->cap;
 }
 
 /* Uneven nodes may leave fewer free slots under the cap than domains: then any free rank. */
 static int lowest_free(const elect_state_t *s)
 {
     for (int r = 0; r < s->in->topo->nprocs; r++)
-        if (!s->taken[r])
+        if (!s->taken[r] && colio_place_allowed(s->in, r))
             return r;
     return -1;
 }

@@ -11,6 +11,7 @@
 #ifndef COLIO_PLACE_PLACE_H
 #define COLIO_PLACE_PLACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
@@ -45,6 +46,13 @@ typedef struct colio_place_input {
     int naggs;                   /* aggregators to choose = file domains (>= 1, <= nprocs) */
     int per_node;                /* at most this many per node where the strategy honours it (>= 1) */
     const colio_pattern_t *pat;  /* the pattern (ndom == naggs) for strategies with uses_pattern; else NULL */
+    /* Subfiling (colio_place_select): file domains [group_first[g], group_first[g+1]) store into
+       subfile g and take their aggregators among the ranks r with group_of_rank[r] == g. A strategy
+       sees one group at a time: only ranks with colio_place_allowed are candidates. NULL: no groups. */
+    const int *group_of_rank;
+    const int *group_first;
+    int ngroups;
+    int only_group;              /* set by colio_place_select for the strategy */
 } colio_place_input_t;
 
 typedef struct colio_place_ops {
@@ -55,6 +63,14 @@ typedef struct colio_place_ops {
 } colio_place_ops_t;
 
 const colio_place_ops_t *colio_place_find(const char *name);
+
+/* Run strategy ops: once, or once per subfile group with the group's domains and ranks (see above). */
+int colio_place_select(const colio_place_ops_t *ops, const colio_place_input_t *in, int *aggs);
+/* Whether rank r may aggregate in the group a strategy is choosing for. */
+static inline int colio_place_allowed(const colio_place_input_t *in, int r)
+{
+    return in->group_of_rank == NULL || in->group_of_rank[r] == in->only_group;
+}
 const char *colio_place_name(int i);
 
 /* How many aggregators the hints ask for: cb_nodes, else per_node on every node; capped at nprocs. */
@@ -108,6 +124,8 @@ typedef struct colio_domain_input {
     int64_t round_size;     /* cb_buffer_size */
     int64_t striping_unit;  /* 0 = unknown */
     int64_t block_size;     /* file-system block size (st_blksize or colio_block_size); 0 = unknown */
+    int nsub;               /* subfile layout: subfiles (stripes of striping_unit dealt round-robin) */
+    const int *sub_first;   /* nsub + 1: the domains of subfile g are [sub_first[g], sub_first[g+1]) */
 } colio_domain_input_t;
 
 typedef struct colio_domain_ops colio_domain_ops_t;
@@ -121,6 +139,8 @@ typedef struct colio_domains {
     int64_t first;          /* layout-specific: first stripe index (stripe) */
     int64_t nrounds;        /* max rounds over aggregators */
     int64_t *start, *end;   /* per aggregator (layouts with one contiguous share) */
+    int nsub;               /* subfile layout: as in colio_domain_input_t (sub_first not owned) */
+    const int *sub_first;
 } colio_domains_t;
 
 struct colio_domain_ops {

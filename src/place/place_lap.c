@@ -71,35 +71,59 @@ static double *rank_costs(const colio_place_input_t *in, const double *base)
     return w;
 }
 
-static int largest_node(const colio_topo_t *t)
+/* Most candidate ranks on one node. */
+static int largest_node(const colio_place_input_t *in)
 {
-    int big = 0;
+    const colio_topo_t *t = in->topo;
+    int *count = calloc((size_t)t->nnodes, sizeof(int)), big = 0;
+    if (count == NULL)
+        return 0;
     for (int r = 0; r < t->nprocs; r++)
-        if (t->local_rank[r] + 1 > big)
-            big = t->local_rank[r] + 1;
+        if (colio_place_allowed(in, r) && ++count[t->node_of[r]] > big)
+            big = count[t->node_of[r]];
+    free(count);
     return big;
 }
 
-/* Columns = ranks: the paper's formulation. */
+/* Columns = the candidate ranks: the paper's formulation. */
 static int assign_ranks(const colio_place_input_t *in, const double *w, int *aggs)
 {
-    return colio_lap_solve(in->naggs, in->topo->nprocs, w, aggs, NULL);
+    int np = in->topo->nprocs, ncols = 0, n = in->naggs;
+    int *cols = malloc(sizeof(int) * (size_t)np);
+    double *cost = malloc(sizeof(double) * (size_t)n * (size_t)np);
+    int rc = !cols || !cost ? COLIO_ERR_NOMEM : COLIO_SUCCESS;
+    for (int r = 0; rc == COLIO_SUCCESS && r < np; r++)
+        if (colio_place_allowed(in, r))
+            cols[ncols++] = r;
+    for (int j = 0; rc == COLIO_SUCCESS && j < n; j++)
+        for (int c = 0; c < ncols; c++)
+            cost[(size_t)j * ncols + c] = w[(size_t)j * np + cols[c]];
+    if (rc == COLIO_SUCCESS)
+        rc = ncols >= n ? colio_lap_solve(n, ncols, cost, aggs, NULL) : COLIO_ERR_ARG;
+    for (int j = 0; rc == COLIO_SUCCESS && j < n; j++)
+        aggs[j] = cols[aggs[j]];
+    free(cols), free(cost);
+    return rc;
 }
 
-/* Ranks of each node, by local rank. */
-static int *node_ranks(const colio_topo_t *t, int **first_p)
+/* Candidate ranks of each node, ascending. */
+static int *node_ranks(const colio_place_input_t *in, int **first_p)
 {
+    const colio_topo_t *t = in->topo;
     int *first = calloc((size_t)t->nnodes + 1, sizeof(int)), *list = malloc(sizeof(int) * (size_t)t->nprocs);
-    if (!first || !list) {
-        free(first), free(list);
+    int *fill = calloc((size_t)t->nnodes, sizeof(int));
+    if (!first || !list || !fill) {
+        free(first), free(list), free(fill);
         return NULL;
     }
     for (int r = 0; r < t->nprocs; r++)
-        first[t->node_of[r] + 1]++;
+        first[t->node_of[r] + 1] += colio_place_allowed(in, r);
     for (int n = 0; n < t->nnodes; n++)
         first[n + 1] += first[n];
     for (int r = 0; r < t->nprocs; r++)
-        list[first[t->node_of[r]] + t->local_rank[r]] = r;
+        if (colio_place_allowed(in, r))
+            list[first[t->node_of[r]] + fill[t->node_of[r]]++] = r;
+    free(fill);
     *first_p = first;
     return list;
 }
@@ -115,9 +139,10 @@ static void node_cols_free(node_cols_t *c)
     free(c->first), free(c->list), free(c->col_node);
 }
 
-static int node_cols_build(const colio_topo_t *t, int cap, node_cols_t *c)
+static int node_cols_build(const colio_place_input_t *in, int cap, node_cols_t *c)
 {
-    c->list = node_ranks(t, &c->first);
+    const colio_topo_t *t = in->topo;
+    c->list = node_ranks(in, &c->first);
     c->col_node = malloc(sizeof(int) * (size_t)t->nprocs);
     if (!c->list || !c->col_node)
         return COLIO_ERR_NOMEM;
@@ -133,6 +158,8 @@ static int assign_within_node(const colio_place_input_t *in, const double *w, co
                               const int *col_of_row, int *aggs)
 {
     int np = in->topo->nprocs, size = c->first[m + 1] - c->first[m], k = 0;
+    if (size == 0) /* no candidate here (subfiling: another group's node) */
+        return COLIO_SUCCESS;
     int *doms = malloc(sizeof(int) * (size_t)size), *col = malloc(sizeof(int) * (size_t)size);
     double *cost = malloc(sizeof(double) * (size_t)size * (size_t)size);
     int rc = !doms || !col || !cost ? COLIO_ERR_NOMEM : COLIO_SUCCESS;
@@ -183,8 +210,8 @@ static int lap_select(const colio_place_input_t *in, int *aggs)
     int rc = node_costs(in, &base);
     if (rc == COLIO_SUCCESS && (w = rank_costs(in, base)) == NULL)
         rc = COLIO_ERR_NOMEM;
-    if (rc == COLIO_SUCCESS && cap < largest_node(t))
-        rc = node_cols_build(t, cap, &c);
+    if (rc == COLIO_SUCCESS && cap < largest_node(in))
+        rc = node_cols_build(in, cap, &c);
     if (rc == COLIO_SUCCESS)
         rc = c.col_node && c.ncols >= in->naggs ? assign_nodes(in, w, &c, aggs) : assign_ranks(in, w, aggs);
     node_cols_free(&c);

@@ -29,10 +29,12 @@ static int romio_select(const colio_place_input_t *in, int *aggs)
         key[2 * r + 1] = r;
     }
     qsort(key, (size_t)t->nprocs, 2 * sizeof *key, by_key);
-    for (int i = 0; i < want; i++)
-        aggs[i] = (int)key[2 * i + 1];
+    int got = 0;
+    for (int i = 0; i < t->nprocs && got < want; i++)
+        if (colio_place_allowed(in, (int)key[2 * i + 1])) /* subfiling: the group's ranks only */
+            aggs[got++] = (int)key[2 * i + 1];
     free(key);
-    return COLIO_SUCCESS;
+    return got == want ? COLIO_SUCCESS : COLIO_ERR_ARG;
 }
 
 const colio_place_ops_t colio_place_romio = {

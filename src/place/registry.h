@@ -13,6 +13,7 @@ extern const colio_place_ops_t colio_place_lap;
 extern const colio_domain_ops_t colio_domain_even;
 extern const colio_domain_ops_t colio_domain_stripe;
 extern const colio_domain_ops_t colio_domain_block;
+extern const colio_domain_ops_t colio_domain_subfile; /* not selectable: a subfiled file's own */
 
 /* Layouts with one contiguous share per aggregator (start/end): the share holding off. */
 int colio_domain_share_of(const colio_domains_t *d, int64_t off);

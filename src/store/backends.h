@@ -7,5 +7,6 @@
 extern const colio_store_ops_t colio_store_posix;
 extern const colio_store_ops_t colio_store_fault;
 extern const colio_store_ops_t colio_store_null;
+extern const colio_store_ops_t colio_store_subfile; /* not in the registry: chosen by the file's layout */
 
 #endif

@@ -160,5 +160,6 @@ const colio_store_ops_t colio_store_fault = {
     .size = fault_size,
     .block_size = fault_block_size,
     .truncate = fault_truncate,
+    .bookkeeping = &colio_store_posix,
     .unlink = fault_unlink,
 };

@@ -187,7 +187,7 @@ static int null_unlink(const char *path)
 
 const colio_store_ops_t colio_store_null = {
     .name = "null",
-    .caps = COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY,
+    .caps = COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY | COLIO_STORE_CAP_NO_CONTENT,
     .open = null_open,
     .close = null_close,
     .pwritev = null_pwritev,

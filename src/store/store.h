@@ -8,6 +8,7 @@
 #define COLIO_STORE_STORE_H
 
 #include <stdint.h>
+#include <stddef.h>
 #include <sys/uio.h>
 
 struct colio_hints;
@@ -23,6 +24,7 @@ enum {
 /* Capabilities. */
 enum {
     COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY = 1 << 0, /* can read a file the user opened write-only */
+    COLIO_STORE_CAP_NO_CONTENT = 1 << 1,            /* keeps no bytes (null): every file is new and endless */
 };
 
 typedef struct colio_store colio_store_t; /* backend-private handle */
@@ -45,10 +47,25 @@ typedef struct colio_store_ops {
     int (*block_size)(colio_store_t *st, int64_t *bs_p);
     int (*truncate)(colio_store_t *st, int64_t size);
     int (*unlink)(const char *path);
+    /* Optional: names where logical byte off is stored (a subfile and its offset) for messages. */
+    int (*where)(colio_store_t *st, int64_t off, char *buf, size_t len);
+    /* The backend for colio's own bookkeeping (subfiling metadata, subfile sizes); NULL: this one.
+       The fault backend names posix, so injected faults hit data calls only. */
+    const struct colio_store_ops *bookkeeping;
 } colio_store_ops_t;
 
 const colio_store_ops_t *colio_store_find(const char *name);
 const char *colio_store_name(int i); /* registry iteration, NULL past the end */
+
+/*
+ * The subfiling store (store/subfile.c): one logical file over the subfiles
+ * layout names, each opened with base when first touched; the subfiles in
+ * eager[0..neager-1] are opened now (*readable_p: all of those can read).
+ */
+struct colio_subfile_layout;
+int colio_store_subfile_open(const struct colio_subfile_layout *lay, const colio_store_ops_t *base, int flags,
+                             const struct colio_hints *hints, int rank, const int *eager, int neager,
+                             colio_store_t **st_p, int *readable_p);
 
 /* Convenience wrappers for one buffer. */
 int colio_store_pwrite(const colio_store_ops_t *ops, colio_store_t *st, const void *buf,

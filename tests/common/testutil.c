@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,6 +48,50 @@ int test_finish(const char *name)
     return all ? 1 : 0;
 }
 
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 5381;
+    while (*s)
+        h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+/* rc must be `want` on every rank, with one identical non-empty message. */
+void expect_all(int rc, int want, const colio_file *fh, const char *what, const char *must_contain)
+{
+    const char *msg = fh ? colio_last_error(fh) : colio_last_open_error();
+    if (getenv("COLIO_TEST_VERBOSE") && t_rank == 0)
+        printf("%-34s -> %-16s %s\n", what, colio_strerror(rc), want ? msg : "");
+    CHECK(rc == want, "%s: got %s (%d), expected %s; message: %s", what, colio_strerror(rc), rc,
+          colio_strerror(want), msg);
+    int64_t in[4] = {rc, -rc, (int64_t)(hash_str(msg) >> 1), -(int64_t)(hash_str(msg) >> 1)}, out[4];
+    MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    CHECK(out[0] == -out[1], "%s: ranks returned different codes", what);
+    if (want != COLIO_SUCCESS && fh != NULL) {
+        CHECK(msg[0] != '\0', "%s: empty error message", what);
+        CHECK(out[2] == -out[3], "%s: ranks hold different messages (mine: %s)", what, msg);
+    }
+    if (must_contain && want != COLIO_SUCCESS)
+        CHECK(strstr(msg, must_contain) != NULL, "%s: message \"%s\" lacks \"%s\"", what, msg, must_contain);
+}
+
+static char *saved_hints;
+
+void save_env_hints(void)
+{
+    const char *v = getenv("COLIO_HINTS");
+    free(saved_hints);
+    saved_hints = v ? strdup(v) : NULL;
+}
+
+void restore_env_hints(void)
+{
+    if (saved_hints)
+        setenv("COLIO_HINTS", saved_hints, 1);
+    else
+        unsetenv("COLIO_HINTS");
+}
+
 void test_path(char *out, size_t len, const char *tag)
 {
     const char *dir = getenv("COLIO_TEST_DIR");
@@ -56,49 +101,233 @@ void test_path(char *out, size_t len, const char *tag)
     snprintf(out, len, "%s/colio-%s-%ld", dir, tag, t_pid);
 }
 
+/* ---- subfiled files, read independently of colio ------------------------------------
+ * A file whose first line is "colio-subfile 1" holds the stripe, the subfile
+ * count and the subfile names; logical stripe k is stripe k / n of subfile
+ * k % n (docs/SUBFILING.md). This reader is the tests' own: a second,
+ * simpler implementation of the layout, so colio is never its own oracle.
+ */
+typedef struct tsub {
+    int n;
+    int64_t stripe;
+    char names[64][1100];
+} tsub_t;
+
+static int tsub_load(const char *path, tsub_t *t)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    memset(t, 0, sizeof *t);
+    if (f == NULL)
+        return 0;
+    int is = fgets(line, sizeof line, f) && strncmp(line, "colio-subfile 1", 15) == 0;
+    while (is && fgets(line, sizeof line, f)) {
+        long long v;
+        int k;
+        char name[512];
+        if (sscanf(line, "stripe %lld", &v) == 1)
+            t->stripe = v;
+        else if (sscanf(line, "subfiles %d", &k) == 1)
+            t->n = k;
+        else if (sscanf(line, "subfile %d %511s", &k, name) == 2 && k >= 0 && k < 64) {
+            const char *slash = strrchr(path, '/');
+            int dirlen = name[0] == '/' || !slash ? 0 : (int)(slash - path) + 1;
+            snprintf(t->names[k], sizeof t->names[k], "%.*s%s", dirlen, path, name);
+        }
+    }
+    fclose(f);
+    return is && t->n > 0 && t->n <= 64 && t->stripe > 0;
+}
+
+/* Logical bytes [off, off + len) of a subfiled file; past a subfile's end: zeros. Logical size in *size_p. */
+static int64_t tsub_size(const tsub_t *t)
+{
+    int64_t size = 0;
+    for (int k = 0; k < t->n; k++) {
+        int64_t s = test_file_size(t->names[k]);
+        if (s > 0) {
+            int64_t last = s - 1, q = last / t->stripe;
+            int64_t end = (q * t->n + k) * t->stripe + last % t->stripe + 1;
+            size = end > size ? end : size;
+        }
+    }
+    return size;
+}
+
+static int64_t tsub_read(const tsub_t *t, unsigned char *buf, int64_t len, int64_t off)
+{
+    int64_t size = tsub_size(t), end = off + len < size ? off + len : size;
+    for (int64_t x = off; x < end;) {
+        int64_t k = x / t->stripe, piece = (k + 1) * t->stripe;
+        int64_t n = (piece < end ? piece : end) - x, phys = (k / t->n) * t->stripe + x % t->stripe, got = 0;
+        int fd = open(t->names[k % t->n], O_RDONLY);
+        if (fd < 0)
+            return -1;
+        while (got < n) {
+            ssize_t r = pread(fd, buf + (x - off) + got, (size_t)(n - got), phys + got);
+            if (r <= 0)
+                break;
+            got += r;
+        }
+        close(fd);
+        memset(buf + (x - off) + got, 0, (size_t)(n - got)); /* the subfile ends before: a hole */
+        x += n;
+    }
+    return end > off ? end - off : 0;
+}
+
+/* Write logical bytes [off, off + len) into the subfiles (the tests' own mapping). */
+static int tsub_write(const tsub_t *t, const unsigned char *buf, int64_t len, int64_t off)
+{
+    for (int64_t x = off; x < off + len;) {
+        int64_t k = x / t->stripe, piece = (k + 1) * t->stripe;
+        int64_t n = (piece < off + len ? piece : off + len) - x, phys = (k / t->n) * t->stripe + x % t->stripe;
+        int fd = open(t->names[k % t->n], O_WRONLY);
+        int ok = fd >= 0 && pwrite(fd, buf + (x - off), (size_t)n, phys) == (ssize_t)n;
+        if (fd >= 0)
+            close(fd);
+        if (!ok)
+            return -1;
+        x += n;
+    }
+    return 0;
+}
+
+int test_pwrite(const char *path, const void *buf, int64_t len, int64_t off)
+{
+    tsub_t t;
+    if (tsub_load(path, &t))
+        return tsub_write(&t, buf, len, off);
+    int fd = open(path, O_WRONLY);
+    int ok = fd >= 0 && pwrite(fd, buf, (size_t)len, off) == (ssize_t)len;
+    if (fd >= 0)
+        close(fd);
+    return ok ? 0 : -1;
+}
+
+int test_is_subfiled(const char *path)
+{
+    tsub_t t;
+    return tsub_load(path, &t);
+}
+
+/* COLIO_TEST_SUBFILING="colio_subfiles=...;..." : the hints prefilled files are made with. */
+static const char *subfiling_tests(void)
+{
+    const char *v = getenv("COLIO_TEST_SUBFILING");
+    return v && *v ? v : NULL;
+}
+
+static MPI_Info info_from(const char *spec)
+{
+    MPI_Info info;
+    char buf[512], *save = NULL;
+    MPI_Info_create(&info);
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq) {
+            *eq = '\0';
+            MPI_Info_set(info, kv, eq + 1);
+        }
+    }
+    return info;
+}
+
+void test_unlink_local(const char *path)
+{
+    tsub_t t;
+    char name[1100];
+    if (tsub_load(path, &t))
+        for (int k = 0; k < t.n; k++)
+            unlink(t.names[k]);
+    for (int k = 0; k < 64; k++) { /* subfiles of a file whose metadata is gone or damaged */
+        snprintf(name, sizeof name, "%s.sub.%d", path, k);
+        unlink(name);
+    }
+    unlink(path);
+}
+
 void test_unlink(const char *path)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 0)
-        unlink(path);
+        test_unlink_local(path);
     MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Under COLIO_TEST_SUBFILING the old content goes in through colio, so the file is subfiled as COLIO_HINTS say. */
+static void prefill_through_colio(const char *path, int64_t size, const unsigned char *buf)
+{
+    colio_file *fh = NULL;
+    char msg[600] = "";
+    MPI_Info info = info_from(subfiling_tests());
+    test_unlink(path);
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh);
+    MPI_Info_free(&info);
+    snprintf(msg, sizeof msg, "%s", colio_last_open_error());
+    if (rc == COLIO_SUCCESS)
+        rc = colio_write_at_all(fh, 0, buf, t_rank == 0 ? size : 0, MPI_BYTE, MPI_STATUS_IGNORE);
+    if (rc != COLIO_SUCCESS && fh)
+        snprintf(msg, sizeof msg, "%s", colio_last_error(fh));
+    if (fh && colio_close(&fh) != COLIO_SUCCESS && rc == COLIO_SUCCESS)
+        rc = COLIO_ERR_IO;
+    if (rc != COLIO_SUCCESS || (t_rank == 0 && !test_is_subfiled(path)))
+        fprintf(stderr, "test_prefill(%s) through colio failed: %s %s\n", path, colio_strerror(rc),
+                rc ? msg : "(not subfiled)"), t_failures++;
 }
 
 void test_prefill(const char *path, int64_t size)
 {
+    unsigned char *buf = malloc((size_t)size + 1);
+    for (int64_t i = 0; i < size; i++)
+        buf[i] = pattern_old(i);
+    if (subfiling_tests()) {
+        prefill_through_colio(path, size, buf);
+        free(buf);
+        return;
+    }
     if (t_rank == 0) {
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        unsigned char *buf = malloc((size_t)size + 1);
-        for (int64_t i = 0; i < size; i++)
-            buf[i] = pattern_old(i);
         if (fd < 0 || pwrite(fd, buf, (size_t)size, 0) != (ssize_t)size)
             fprintf(stderr, "test_prefill(%s) failed\n", path), t_failures++;
-        free(buf);
         if (fd >= 0)
             close(fd);
     }
+    free(buf);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-int test_read_file(const char *path, unsigned char *buf, int64_t size)
+int64_t test_pread(const char *path, void *buf, int64_t len, int64_t off)
 {
+    tsub_t t;
+    if (tsub_load(path, &t))
+        return tsub_read(&t, buf, len, off);
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return -1;
     int64_t got = 0;
-    while (got < size) {
-        ssize_t k = pread(fd, buf + got, (size_t)(size - got), got);
+    while (got < len) {
+        ssize_t k = pread(fd, (char *)buf + got, (size_t)(len - got), off + got);
         if (k <= 0)
             break;
         got += k;
     }
     close(fd);
-    return got == size ? 0 : -1;
+    return got;
+}
+
+int test_read_file(const char *path, unsigned char *buf, int64_t size)
+{
+    return test_pread(path, buf, size, 0) == size ? 0 : -1;
 }
 
 int64_t test_file_size(const char *path)
 {
     struct stat sb;
+    tsub_t t;
+    if (tsub_load(path, &t))
+        return tsub_size(&t);
     return stat(path, &sb) == 0 ? (int64_t)sb.st_size : -1;
 }
 

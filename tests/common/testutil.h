@@ -46,10 +46,19 @@ int test_all_failures(void);
  */
 void test_rotate_info(MPI_Info info);
 
+/* rc must be `want` on every rank, with one identical non-empty message (containing must_contain if given). */
+void expect_all(int rc, int want, const colio_file *fh, const char *what, const char *must_contain);
+
+/* Keep COLIO_HINTS aside while a test sets its own, and put it back (a matrix run's hints stay). */
+void save_env_hints(void);
+void restore_env_hints(void);
+
 /* A scratch path unique to this run: <dir>/colio-<tag>-<pid of rank 0>. */
 void test_path(char *out, size_t len, const char *tag);
-/* Rank 0 removes the file (after a barrier). */
+/* Rank 0 removes the file, and its subfiles when subfiled (after a barrier). */
 void test_unlink(const char *path);
+/* The same on the calling rank only, no barrier. */
+void test_unlink_local(const char *path);
 
 /* Deterministic content generators. */
 static inline unsigned char pattern_old(int64_t off) { return (unsigned char)((off * 131 + 17) ^ 0xA5); }
@@ -58,12 +67,24 @@ static inline unsigned char pattern_new(int rank, int64_t i, int salt)
     return (unsigned char)(i * 7 + rank * 41 + salt * 13 + 1);
 }
 
-/* Rank 0 writes size bytes of pattern_old with plain pwrite, truncating first. */
+/*
+ * Rank 0 writes size bytes of pattern_old with plain pwrite, truncating first.
+ * With COLIO_TEST_SUBFILING="colio_subfiles=N;..." (the correctness matrix
+ * under subfiling) the file is removed and made again through colio with
+ * those hints, so it is subfiled; every read below then goes through the
+ * tests' own reader of subfiled files (testutil.c), independent of colio.
+ */
 void test_prefill(const char *path, int64_t size);
-/* Read the whole file with plain pread (size given), on the calling rank. */
+/* Read the whole file (size given) on the calling rank: plain pread, or through the subfiles. */
 int test_read_file(const char *path, unsigned char *buf, int64_t size);
-/* File size with stat, -1 if missing. */
+/* Bytes [off, off + len) as above; bytes read (short at the end of file), -1 if missing. */
+int64_t test_pread(const char *path, void *buf, int64_t len, int64_t off);
+/* Write bytes [off, off + len) behind colio's back: plain pwrite, or into the subfiles. 0 or -1. */
+int test_pwrite(const char *path, const void *buf, int64_t len, int64_t off);
+/* File size with stat (a subfiled file: its logical size), -1 if missing. */
 int64_t test_file_size(const char *path);
+/* Whether path is a subfiled file's metadata. */
+int test_is_subfiled(const char *path);
 
 /*
  * Expected effect of one rank's view write: bytes [skip, skip+nbytes) of the

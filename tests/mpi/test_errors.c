@@ -15,33 +15,6 @@
 
 #include "testutil.h"
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 5381;
-    while (*s)
-        h = h * 33 + (unsigned char)*s++;
-    return h;
-}
-
-/* rc must be `want` on every rank, with one identical non-empty message. */
-static void expect_all(int rc, int want, const colio_file *fh, const char *what, const char *must_contain)
-{
-    const char *msg = fh ? colio_last_error(fh) : colio_last_open_error();
-    if (getenv("COLIO_TEST_VERBOSE") && t_rank == 0)
-        printf("%-34s -> %-16s %s\n", what, colio_strerror(rc), want ? msg : "");
-    CHECK(rc == want, "%s: got %s (%d), expected %s; message: %s", what, colio_strerror(rc), rc,
-          colio_strerror(want), msg);
-    int64_t in[4] = {rc, -rc, (int64_t)(hash_str(msg) >> 1), -(int64_t)(hash_str(msg) >> 1)}, out[4];
-    MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-    CHECK(out[0] == -out[1], "%s: ranks returned different codes", what);
-    if (want != COLIO_SUCCESS && fh != NULL) {
-        CHECK(msg[0] != '\0', "%s: empty error message", what);
-        CHECK(out[2] == -out[3], "%s: ranks hold different messages (mine: %s)", what, msg);
-    }
-    if (must_contain && want != COLIO_SUCCESS)
-        CHECK(strstr(msg, must_contain) != NULL, "%s: message \"%s\" lacks \"%s\"", what, msg, must_contain);
-}
-
 static MPI_Info info1(const char *k, const char *v)
 {
     MPI_Info info;
@@ -77,10 +50,11 @@ static void open_errors(const char *path)
     colio_close(&fh);
     MPI_Info_free(&info);
 
+    save_env_hints();
     setenv("COLIO_HINTS", "cb_buffer_size=1k;cb_nodes=many", 1);
     rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     expect_all(rc, COLIO_ERR_HINT, NULL, "COLIO_HINTS bad value", NULL);
-    unsetenv("COLIO_HINTS");
+    restore_env_hints();
 
     char missing[600];
     snprintf(missing, sizeof missing, "%s.does-not-exist", path);
@@ -120,11 +94,8 @@ static void still_works(colio_file *fh, const char *path, const char *what)
     expect_all(rc, COLIO_SUCCESS, fh, what, NULL);
     MPI_Barrier(MPI_COMM_WORLD);
     unsigned char got[4];
-    FILE *f = fopen(path, "rb");
-    CHECK(f && fseek(f, off, SEEK_SET) == 0 && fread(got, 1, 4, f) == 4 && memcmp(got, b, 4) == 0,
-          "%s: handle no longer writes correctly", what);
-    if (f)
-        fclose(f);
+    CHECK(test_pread(path, got, 4, off) == 4 && memcmp(got, b, 4) == 0, "%s: handle no longer writes correctly",
+          what);
 }
 
 /*
@@ -156,14 +127,12 @@ static void spilling_filetype(colio_file *fh, const char *path)
     MPI_Type_free(&spill);
     MPI_Barrier(MPI_COMM_WORLD);
     unsigned char got[12];
-    FILE *f = fopen(path, "rb");
-    CHECK(f && fseek(f, base, SEEK_SET) == 0 && fread(got, 1, 12, f) == 12, "spilling tile: cannot read back");
-    for (int i = 0; f && i < 12; i++) {
+    int back = test_pread(path, got, 12, base) == 12;
+    CHECK(back, "spilling tile: cannot read back");
+    for (int i = 0; back && i < 12; i++) {
         int want = i < 4 ? b[i] : i < 8 ? pattern_old(base + i) : b[i - 4];
         CHECK(got[i] == want, "spilling tile: byte %d is %d, expected %d", i, got[i], want);
     }
-    if (f)
-        fclose(f);
 }
 
 static void argument_errors(const char *path)

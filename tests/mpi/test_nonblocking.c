@@ -67,8 +67,12 @@ static int64_t view_off(int q, int64_t i) { return (i / VBLK) * t_nprocs * VBLK 
 /* Pieces of rank q in a list operation: disjoint across ranks (block owner), random within. */
 static void list_pieces(op_t *o, int q, uint64_t seed, int64_t nblocks)
 {
-    uint64_t s = seed;
-    int64_t shift = rnd_below(&s, t_nprocs);
+    /* one shift for all ranks of the operation: blocks are dealt to ranks without overlap, since
+       overlapping writes of different ranks in one call are undefined in MPI-IO (with one
+       aggregator they happened to land in rank order, with several they need not) */
+    uint64_t s = seed, common = seed - (uint64_t)q;
+    int64_t shift = rnd_below(&common, t_nprocs);
+    rnd_below(&s, t_nprocs);
     o->n = 0;
     o->bytes = 0;
     if (rnd_below(&s, 8) == 0)

@@ -209,10 +209,7 @@ static void grown_file(const char *path)
         unsigned char tail[SIZE];
         for (int64_t x = half; x < SIZE; x++)
             tail[x - half] = pattern_old(x);
-        FILE *f = fopen(path, "r+b");
-        fseek(f, half, SEEK_SET);
-        fwrite(tail, 1, (size_t)(SIZE - half), f);
-        fclose(f);
+        CHECK(test_pwrite(path, tail, SIZE - half, half) == 0, "growing the file behind colio");
     }
     MPI_Barrier(MPI_COMM_WORLD);
     read_pattern(fh, 0, -1, expected, SIZE, "read of the grown file");

@@ -1,0 +1,373 @@
+/*
+ * Subfiling at the file level (TAPIOCA Sec. 5.4.2): whether PATH is or
+ * becomes a subfiled file, making and checking its subfiles, keeping the
+ * metadata's logical size true. PATH is then a small text file (format in
+ * subfile/layout.c, documented in docs/SUBFILING.md); the bytes live in the
+ * subfiles, reached through the subfiling store (store/subfile.c). All
+ * file system work goes through the hints' backend, so the fault backend
+ * injects failures here too and the null backend (which keeps nothing)
+ * makes every file new. Each collective step agrees on its errors; the
+ * subfiles' work is spread over the ranks (subfile k on rank k mod p).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/file.h"
+#include "store/backends.h"
+
+#define META_MAX ((int64_t)64 << 20) /* a metadata file larger than this is not one */
+#define STRIPE_DEFAULT ((int64_t)1 << 20)
+
+static int keeps_content(const colio_file *fh) { return !(fh->base->caps & COLIO_STORE_CAP_NO_CONTENT); }
+
+/* Metadata and subfile sizes go through the backend's bookkeeping one (no injected faults). */
+static const colio_store_ops_t *books(const colio_file *fh)
+{
+    return fh->base->bookkeeping ? fh->base->bookkeeping : fh->base;
+}
+
+static int errno_error(colio_err_t *err, int neg, const char *what, const char *path)
+{
+    return colio_err_set(err, colio_err_from_errno(-neg), "colio_open: %s: %s: %s (errno %d)", path, what,
+                         strerror(-neg), -neg);
+}
+
+/* ---- decide: what PATH is ---------------------------------------------------------- */
+
+typedef enum { PATH_ORDINARY = 0, PATH_SUBFILED = 1, PATH_NEW_SUBFILED = 2 } path_kind_t;
+
+/* Whole file through the backend into a NUL-terminated buffer (size known). */
+static int read_all(const colio_file *fh, colio_store_t *st, int64_t size, char **text_p)
+{
+    char *text = malloc((size_t)size + 1);
+    int64_t got = 0;
+    if (text == NULL)
+        return -ENOMEM;
+    int rc = colio_store_pread(books(fh), st, text, size, 0, &got);
+    if (rc == 0 && got != size)
+        rc = -EIO; /* it shrank while read: not trusted */
+    if (rc != 0) {
+        free(text);
+        return rc;
+    }
+    text[size] = '\0';
+    *text_p = text;
+    return 0;
+}
+
+/* Rank 0: does PATH exist, how large, and is it subfile metadata (then its text). */
+static int probe_path(const colio_file *fh, int *exists_p, int64_t *size_p, char **meta_p, colio_err_t *err)
+{
+    colio_store_t *st = NULL;
+    int readable = 0;
+    *exists_p = 0, *size_p = 0, *meta_p = NULL;
+    if (!keeps_content(fh))
+        return 0;
+    int rc = books(fh)->open(fh->path, COLIO_STORE_READ, &fh->hints, fh->rank, &st, &readable);
+    if (rc != 0) /* missing, or unreadable: the ordinary open decides and reports */
+        return 0;
+    *exists_p = 1;
+    char head[64];
+    int64_t got = 0;
+    rc = books(fh)->size(st, size_p);
+    if (rc == 0 && *size_p > 0)
+        rc = colio_store_pread(books(fh), st, head, (int64_t)sizeof head, 0, &got);
+    if (rc == 0 && colio_subfile_meta_is(head, (size_t)got)) {
+        if (*size_p > META_MAX)
+            colio_err_set(err, COLIO_ERR_IO, "colio_open: %s: subfile metadata larger than %lld bytes",
+                          fh->path, (long long)META_MAX);
+        else
+            rc = read_all(fh, st, *size_p, meta_p);
+    }
+    books(fh)->close(st);
+    if (rc != 0)
+        errno_error(err, rc, "reading it", fh->path);
+    return err->code;
+}
+
+/* Distinct storage targets of the nodes (ionode): 1 without a network model. */
+static int count_targets(const colio_topo_t *t)
+{
+    if (t->net == NULL)
+        return 1;
+    int n = colio_net_ntargets(t->net), count = 0;
+    char *used = calloc((size_t)n, 1);
+    if (used == NULL)
+        return 1;
+    for (int k = 0; k < t->nnodes; k++) {
+        int target = colio_net_io_target(t->net, k);
+        if (target >= 0 && target < n && !used[target])
+            used[target] = 1, count++;
+    }
+    free(used);
+    return count > 0 ? count : 1;
+}
+
+/* How many subfiles the hint asks for, on these nodes. */
+static int subfile_count(const colio_subfiles_spec_t *spec, const colio_topo_t *t)
+{
+    switch (spec->mode) {
+    case COLIO_SUBFILES_COUNT:
+        return spec->n;
+    case COLIO_SUBFILES_NODE:
+        return t->nnodes;
+    case COLIO_SUBFILES_GROUP:
+        return (t->nnodes + spec->n - 1) / spec->n;
+    case COLIO_SUBFILES_IONODE:
+        return count_targets(t);
+    default:
+        return 0;
+    }
+}
+
+static int64_t subfile_stripe(const colio_hints_t *h)
+{
+    return h->subfile_stripe > 0 ? h->subfile_stripe : h->striping_unit > 0 ? h->striping_unit : STRIPE_DEFAULT;
+}
+
+/* Rank 0: the metadata text every rank parses, and what PATH is. */
+static path_kind_t rank0_decide(colio_file *fh, const colio_topo_t *topo, char **text_p, colio_err_t *err)
+{
+    int exists = 0;
+    int64_t size = 0;
+    colio_subfiles_spec_t spec;
+    colio_subfiles_parse(fh->hints.subfiles, &spec);
+    if (probe_path(fh, &exists, &size, text_p, err) != 0 || *text_p)
+        return *text_p ? PATH_SUBFILED : PATH_ORDINARY;
+    /* like striping hints, a layout is chosen when the file is made: an existing file keeps its own
+       (an empty one too: it may be a device or a file another program holds) */
+    if (spec.mode == COLIO_SUBFILES_NONE || exists || !(fh->amode & MPI_MODE_CREATE))
+        return PATH_ORDINARY;
+    colio_subfile_layout_t lay;
+    if (colio_subfile_layout_new(&lay, fh->path, subfile_count(&spec, topo), subfile_stripe(&fh->hints)) != 0 ||
+        (*text_p = colio_subfile_meta_format(&lay, fh->path)) == NULL)
+        colio_err_set(err, COLIO_ERR_NOMEM, "colio_open: out of memory for the subfile layout");
+    colio_subfile_layout_free(&lay);
+    return *text_p ? PATH_NEW_SUBFILED : PATH_ORDINARY;
+}
+
+/* Every rank gets rank 0's text and parses it, so every rank holds the same layout. */
+static int share_layout(colio_file *fh, int64_t kind, int64_t len, char *text, colio_err_t *err)
+{
+    char *buf = fh->rank == 0 ? text : malloc((size_t)len + 1);
+    if (buf == NULL)
+        colio_err_set(err, COLIO_ERR_NOMEM, "colio_open: out of memory for the subfile metadata");
+    if (colio_err_agree(fh->comm, err) == 0) {
+        int rc = MPI_Bcast(buf, (int)len, MPI_CHAR, 0, fh->comm);
+        char msg[256];
+        if (rc != MPI_SUCCESS)
+            colio_err_from_mpi(err, rc, "MPI_Bcast of the subfile metadata");
+        else if (colio_subfile_meta_parse(buf, (size_t)len, fh->path, &fh->sub, msg, sizeof msg) != 0)
+            colio_err_set(err, COLIO_ERR_IO, "colio_open: %s: not valid colio subfile metadata: %s",
+                          fh->path, msg);
+        fh->sub_creating = kind == PATH_NEW_SUBFILED;
+    }
+    if (buf != text)
+        free(buf);
+    return colio_err_agree(fh->comm, err);
+}
+
+int colio_subfiling_decide(colio_file *fh, const colio_topo_t *topo, colio_err_t *err)
+{
+    char *text = NULL;
+    int64_t hdr[2] = {PATH_ORDINARY, 0};
+    if (fh->rank == 0 && err->code == 0) {
+        hdr[0] = rank0_decide(fh, topo, &text, err);
+        hdr[1] = text ? (int64_t)strlen(text) : 0;
+    }
+    if (colio_err_agree(fh->comm, err) != 0) {
+        free(text);
+        return err->code;
+    }
+    MPI_Bcast(hdr, 2, MPI_INT64_T, 0, fh->comm);
+    int rc = hdr[0] == PATH_ORDINARY ? COLIO_SUCCESS : share_layout(fh, hdr[0], hdr[1], text, err);
+    free(text);
+    return rc;
+}
+
+/* ---- open: make or check the subfiles ------------------------------------------------- */
+
+/* Write the metadata text for fh->sub into PATH (whole: written, then cut to its length). */
+static int write_meta(colio_file *fh, int flags, colio_err_t *err)
+{
+    char *text = colio_subfile_meta_format(&fh->sub, fh->path);
+    colio_store_t *st = NULL;
+    int readable = 0, rc = text ? 0 : -ENOMEM;
+    if (rc == 0)
+        rc = books(fh)->open(fh->path, flags | COLIO_STORE_WRITE, &fh->hints, fh->rank, &st, &readable);
+    if (rc == 0) {
+        int64_t len = (int64_t)strlen(text);
+        rc = colio_store_pwrite(books(fh), st, text, len, 0);
+        if (rc == 0)
+            rc = books(fh)->truncate(st, len);
+        int crc = books(fh)->close(st);
+        rc = rc ? rc : crc;
+    }
+    free(text);
+    if (rc != 0)
+        colio_err_set(err, colio_err_from_errno(-rc), "colio_open: %s: writing the subfile metadata: %s (errno %d)",
+                      fh->path, strerror(-rc), -rc);
+    return err->code;
+}
+
+/* Subfile k made empty (a new file's subfiles replace any stale ones of that name). */
+static int create_subfile(colio_file *fh, int k, colio_err_t *err)
+{
+    colio_store_t *st = NULL;
+    int readable = 0;
+    int rc = books(fh)->open(fh->sub.names[k], COLIO_STORE_WRITE | COLIO_STORE_CREATE, &fh->hints, fh->rank, &st,
+                            &readable);
+    if (rc == 0) {
+        rc = books(fh)->truncate(st, 0);
+        int crc = books(fh)->close(st);
+        rc = rc ? rc : crc;
+    }
+    if (rc != 0)
+        colio_err_set(err, colio_err_from_errno(-rc), "colio_open: %s: creating subfile %s: %s (errno %d)",
+                      fh->path, fh->sub.names[k], strerror(-rc), -rc);
+    return err->code;
+}
+
+/* Physical size of subfile k through the backend (flags: how to open it). */
+static int subfile_size(const colio_file *fh, int k, int flags, int64_t *size_p)
+{
+    colio_store_t *st = NULL;
+    int readable = 0;
+    int rc = books(fh)->open(fh->sub.names[k], flags, &fh->hints, fh->rank, &st, &readable);
+    if (rc != 0)
+        return rc;
+    rc = books(fh)->size(st, size_p);
+    int crc = books(fh)->close(st);
+    return rc ? rc : crc;
+}
+
+/* Subfile k of an existing file: there, and holding its part of the logical size. */
+static int check_subfile(colio_file *fh, int k, int flags, colio_err_t *err)
+{
+    int64_t size = 0, want = colio_subfile_expected(&fh->sub, k, fh->sub.size);
+    int rc = subfile_size(fh, k, flags, &size);
+    if (rc == -ENOENT)
+        return colio_err_set(err, COLIO_ERR_NOENT, "colio_open: %s: subfile %s is missing", fh->path,
+                             fh->sub.names[k]);
+    if (rc != 0)
+        return colio_err_set(err, colio_err_from_errno(-rc), "colio_open: %s: subfile %s: %s (errno %d)", fh->path,
+                             fh->sub.names[k], strerror(-rc), -rc);
+    if (size < want)
+        return colio_err_set(err, COLIO_ERR_IO,
+                             "colio_open: %s: subfile %s is truncated: %lld bytes, the logical size %lld needs %lld",
+                             fh->path, fh->sub.names[k], (long long)size, (long long)fh->sub.size, (long long)want);
+    return COLIO_SUCCESS;
+}
+
+/* The subfiles this rank aggregates for: its group's, opened at once. */
+static int own_subfiles(const colio_file *fh, int *eager)
+{
+    if (fh->cfg.ngroups == 0)
+        return 0;
+    eager[0] = fh->cfg.group_of_rank[fh->rank];
+    return 1;
+}
+
+int colio_subfiling_open(colio_file *fh, int flags, colio_err_t *err)
+{
+    int plain = flags & ~(COLIO_STORE_CREATE | COLIO_STORE_EXCL);
+    if (fh->sub_creating && keeps_content(fh)) {
+        if (fh->rank == 0 && err->code == 0)
+            write_meta(fh, flags & (COLIO_STORE_CREATE | COLIO_STORE_EXCL), err);
+        if (colio_err_agree(fh->comm, err) != 0)
+            return err->code;
+        for (int k = fh->rank; k < fh->sub.nsub && err->code == 0; k += fh->nprocs)
+            create_subfile(fh, k, err);
+    } else if (flags & COLIO_STORE_EXCL) { /* its metadata was read: it exists */
+        colio_err_set(err, COLIO_ERR_EXIST, "colio_open: %s: %s (errno %d)", fh->path, strerror(EEXIST), EEXIST);
+    } else if (keeps_content(fh)) {
+        for (int k = fh->rank; k < fh->sub.nsub && err->code == 0; k += fh->nprocs)
+            check_subfile(fh, k, plain, err);
+    }
+    if (colio_err_agree(fh->comm, err) != 0)
+        return err->code;
+    int eager[1];
+    int rc = colio_store_subfile_open(&fh->sub, fh->base, plain, &fh->hints, fh->rank, eager, own_subfiles(fh, eager),
+                                      &fh->st, &fh->readable);
+    if (rc != 0) {
+        fh->st = NULL;
+        errno_error(err, rc, "opening its subfiles", fh->path);
+    }
+    fh->store = &colio_store_subfile;
+    return err->code; /* agreed by the caller */
+}
+
+/* ---- settle: the metadata's logical size ------------------------------------------------ */
+
+/* The logical size the subfiles hold (their furthest byte), agreed over the ranks. */
+static int logical_size(colio_file *fh, int flags, int64_t *size_p, colio_err_t *err)
+{
+    int64_t mine = fh->sub.size, all = 0;
+    for (int k = fh->rank; k < fh->sub.nsub && err->code == 0; k += fh->nprocs) {
+        int64_t s = 0;
+        int rc = subfile_size(fh, k, flags, &s);
+        if (rc != 0)
+            colio_err_set(err, colio_err_from_errno(-rc), "%s: subfile %s: size: %s", fh->path, fh->sub.names[k],
+                          strerror(-rc));
+        int64_t end = colio_subfile_logical_end(&fh->sub, k, s);
+        mine = end > mine ? end : mine;
+    }
+    int rc = MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_MAX, fh->comm);
+    if (rc != MPI_SUCCESS && err->code == 0)
+        colio_err_from_mpi(err, rc, "MPI_Allreduce of the logical size");
+    *size_p = all;
+    return colio_err_agree(fh->comm, err);
+}
+
+/* Subfile k grown (a hole, no data) to its share of logical size size. */
+static int extend_subfile(colio_file *fh, int k, int flags, int64_t size, colio_err_t *err)
+{
+    int64_t have = 0, want = colio_subfile_expected(&fh->sub, k, size);
+    int rc = subfile_size(fh, k, flags, &have);
+    if (rc == 0 && have < want) {
+        colio_store_t *st = NULL;
+        int readable = 0;
+        rc = books(fh)->open(fh->sub.names[k], flags, &fh->hints, fh->rank, &st, &readable);
+        if (rc == 0) {
+            rc = books(fh)->truncate(st, want);
+            int crc = books(fh)->close(st);
+            rc = rc ? rc : crc;
+        }
+    }
+    if (rc != 0)
+        colio_err_set(err, colio_err_from_errno(-rc), "%s: subfile %s: extending to %lld bytes: %s", fh->path,
+                      fh->sub.names[k], (long long)want, strerror(-rc));
+    return err->code;
+}
+
+int colio_subfiling_settle(colio_file *fh, colio_err_t *err)
+{
+    if (fh->sub.nsub == 0 || !keeps_content(fh) || !(fh->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)))
+        return err->code;
+    int flags = COLIO_STORE_WRITE;
+    int64_t size = 0;
+    if (logical_size(fh, flags, &size, err) != 0)
+        return err->code;
+    for (int k = fh->rank; k < fh->sub.nsub && err->code == 0; k += fh->nprocs)
+        extend_subfile(fh, k, flags, size, err);
+    if (colio_err_agree(fh->comm, err) != 0)
+        return err->code;
+    int changed = size != fh->sub.size;
+    fh->sub.size = size;
+    if (changed && fh->rank == 0)
+        write_meta(fh, 0, err);
+    return colio_err_agree(fh->comm, err);
+}
+
+int colio_subfiling_unlink(colio_file *fh, colio_err_t *err)
+{
+    for (int k = fh->rank; k < fh->sub.nsub && keeps_content(fh); k += fh->nprocs) {
+        int rc = books(fh)->unlink(fh->sub.names[k]);
+        if (rc != 0 && err->code == 0)
+            colio_err_set(err, colio_err_from_errno(-rc), "colio_close: unlink %s: %s", fh->sub.names[k],
+                          strerror(-rc));
+    }
+    return colio_err_agree(fh->comm, err);
+}

@@ -1,0 +1,271 @@
+/*
+ * The subfiling store: a logical file over several subfiles of one base
+ * backend (posix, fault or null), by the layout of subfile/layout.h. Each
+ * access is cut at stripe boundaries and each piece goes to its subfile at
+ * its physical offset; the engine's file domains (place/domain_subfile.c)
+ * keep a round inside one stripe, so a collective round is one call.
+ * Subfiles are opened when first touched (an aggregator touches only its
+ * own group's), except those named at open; a short read inside a subfile
+ * is a hole (zeros) since the engine clips reads at the logical size.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hints.h"
+#include "store/backends.h"
+#include "store/store.h"
+#include "subfile/layout.h"
+
+struct colio_store {
+    colio_subfile_layout_t lay;    /* a copy; names shared with the caller's layout */
+    const colio_store_ops_t *base;
+    colio_hints_t hints;
+    int flags, rank;
+    colio_store_t **sub;           /* nsub handles, NULL until opened */
+    pthread_mutex_t lock;          /* lazy opens: the I/O helper thread accesses too */
+};
+
+/* The handle of subfile k, opened now if it was not. */
+static int sub_handle(colio_store_t *st, int k, colio_store_t **h_p)
+{
+    int rc = 0, readable = 0;
+    pthread_mutex_lock(&st->lock);
+    if (st->sub[k] == NULL)
+        rc = st->base->open(st->lay.names[k], st->flags & ~(COLIO_STORE_CREATE | COLIO_STORE_EXCL), &st->hints,
+                            st->rank, &st->sub[k], &readable);
+    *h_p = st->sub[k];
+    pthread_mutex_unlock(&st->lock);
+    return rc;
+}
+
+int colio_store_subfile_open(const colio_subfile_layout_t *lay, const colio_store_ops_t *base, int flags,
+                             const colio_hints_t *hints, int rank, const int *eager, int neager,
+                             colio_store_t **st_p, int *readable_p)
+{
+    colio_store_t *st = calloc(1, sizeof *st);
+    if (st == NULL || (st->sub = calloc((size_t)lay->nsub, sizeof *st->sub)) == NULL) {
+        free(st);
+        return -ENOMEM;
+    }
+    st->lay = *lay;
+    st->base = base;
+    st->hints = *hints;
+    st->flags = flags;
+    st->rank = rank;
+    pthread_mutex_init(&st->lock, NULL);
+    *readable_p = 1;
+    for (int i = 0; i < neager; i++) {
+        int readable = 0, k = eager[i];
+        int rc = st->sub[k] ? 0 : base->open(lay->names[k], flags, hints, rank, &st->sub[k], &readable);
+        if (rc != 0) {
+            st->sub[k] = NULL;
+            colio_store_subfile.close(st);
+            return rc;
+        }
+        *readable_p = *readable_p && readable;
+    }
+    *st_p = st;
+    return 0;
+}
+
+static int subfile_open(const char *path, int flags, const struct colio_hints *hints, int rank,
+                        colio_store_t **st_p, int *readable_p)
+{
+    (void)path, (void)flags, (void)hints, (void)rank, (void)st_p, (void)readable_p;
+    return -ENOTSUP; /* needs a layout: colio_store_subfile_open */
+}
+
+static int subfile_close(colio_store_t *st)
+{
+    int rc = 0;
+    for (int k = 0; k < st->lay.nsub; k++)
+        if (st->sub[k]) {
+            int r = st->base->close(st->sub[k]);
+            rc = rc ? rc : r;
+        }
+    pthread_mutex_destroy(&st->lock);
+    free(st->sub);
+    free(st);
+    return rc;
+}
+
+/* The part [skip, skip + len) of iov as a new vector in out (room for iovcnt entries); its count. */
+static int iov_slice(const struct iovec *iov, int iovcnt, int64_t skip, int64_t len, struct iovec *out)
+{
+    int n = 0;
+    for (int i = 0; i < iovcnt && len > 0; i++) {
+        int64_t l = (int64_t)iov[i].iov_len;
+        if (skip >= l) {
+            skip -= l;
+            continue;
+        }
+        int64_t take = l - skip < len ? l - skip : len;
+        out[n].iov_base = (char *)iov[i].iov_base + skip;
+        out[n++].iov_len = (size_t)take;
+        len -= take;
+        skip = 0;
+    }
+    return n;
+}
+
+static int64_t iov_total(const struct iovec *iov, int iovcnt)
+{
+    int64_t n = 0;
+    for (int i = 0; i < iovcnt; i++)
+        n += (int64_t)iov[i].iov_len;
+    return n;
+}
+
+typedef int (*piece_fn_t)(colio_store_t *st, colio_store_t *h, const struct iovec *iov, int n, int64_t phys,
+                          int64_t len);
+
+/* Cut [off, off + total) at stripe boundaries; do(piece) for each. */
+static int each_piece(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off, piece_fn_t fn)
+{
+    int64_t total = iov_total(iov, iovcnt), done = 0;
+    struct iovec one, *part = iovcnt > 1 ? malloc(sizeof *part * (size_t)iovcnt) : &one;
+    if (part == NULL)
+        return -ENOMEM;
+    int rc = 0;
+    while (rc == 0 && done < total) {
+        int k;
+        int64_t phys, stripe_end;
+        colio_subfile_locate(&st->lay, off + done, &k, &phys, &stripe_end);
+        int64_t len = stripe_end - (off + done) < total - done ? stripe_end - (off + done) : total - done;
+        colio_store_t *h = NULL;
+        rc = sub_handle(st, k, &h);
+        if (rc == 0)
+            rc = fn(st, h, part, iov_slice(iov, iovcnt, done, len, part), phys, len);
+        done += len;
+    }
+    if (part != &one)
+        free(part);
+    return rc;
+}
+
+static int write_piece(colio_store_t *st, colio_store_t *h, const struct iovec *iov, int n, int64_t phys,
+                       int64_t len)
+{
+    (void)len;
+    return st->base->pwritev(h, iov, n, phys);
+}
+
+/* A subfile that ends inside the piece has a hole there: zeros (the engine stops at the logical size). */
+static int read_piece(colio_store_t *st, colio_store_t *h, const struct iovec *iov, int n, int64_t phys,
+                      int64_t len)
+{
+    int64_t got = 0;
+    int rc = st->base->preadv(h, iov, n, phys, &got);
+    for (int i = 0; rc == 0 && i < n && got < len; i++) {
+        int64_t l = (int64_t)iov[i].iov_len;
+        if (got < l)
+            memset((char *)iov[i].iov_base + got, 0, (size_t)(l - got));
+        got = got > l ? got - l : 0;
+        len -= l;
+    }
+    return rc;
+}
+
+static int subfile_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
+{
+    return each_piece(st, iov, iovcnt, off, write_piece);
+}
+
+static int subfile_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off, int64_t *got_p)
+{
+    int rc = each_piece(st, iov, iovcnt, off, read_piece);
+    *got_p = rc == 0 ? iov_total(iov, iovcnt) : 0;
+    return rc;
+}
+
+static int subfile_sync(colio_store_t *st)
+{
+    int rc = 0;
+    for (int k = 0; k < st->lay.nsub; k++)
+        if (st->sub[k]) {
+            int r = st->base->sync(st->sub[k]);
+            rc = rc ? rc : r;
+        }
+    return rc;
+}
+
+/* Physical size of subfile k (opening it). */
+static int sub_size(colio_store_t *st, int k, int64_t *size_p)
+{
+    colio_store_t *h = NULL;
+    int rc = sub_handle(st, k, &h);
+    return rc ? rc : st->base->size(h, size_p);
+}
+
+/* The logical size: the furthest logical byte any subfile holds (a null store is endless). */
+static int subfile_size(colio_store_t *st, int64_t *size_p)
+{
+    int64_t size = 0;
+    for (int k = 0; k < st->lay.nsub; k++) {
+        int64_t s = 0;
+        int rc = sub_size(st, k, &s);
+        if (rc != 0)
+            return rc;
+        if (s >= COLIO_NULL_SIZE) {
+            *size_p = COLIO_NULL_SIZE;
+            return 0;
+        }
+        int64_t end = colio_subfile_logical_end(&st->lay, k, s);
+        size = end > size ? end : size;
+    }
+    *size_p = size;
+    return 0;
+}
+
+static int subfile_block_size(colio_store_t *st, int64_t *bs_p)
+{
+    colio_store_t *h = NULL;
+    int rc = sub_handle(st, 0, &h);
+    *bs_p = 0;
+    return rc ? rc : st->base->block_size ? st->base->block_size(h, bs_p) : 0;
+}
+
+static int subfile_truncate(colio_store_t *st, int64_t size)
+{
+    for (int k = 0; k < st->lay.nsub; k++) {
+        colio_store_t *h = NULL;
+        int rc = sub_handle(st, k, &h);
+        if (rc == 0)
+            rc = st->base->truncate(h, colio_subfile_expected(&st->lay, k, size));
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int subfile_unlink(const char *path)
+{
+    (void)path;
+    return -ENOTSUP; /* the file layer removes the subfiles it knows */
+}
+
+static int subfile_where(colio_store_t *st, int64_t off, char *buf, size_t len)
+{
+    int k;
+    int64_t phys, stripe_end;
+    colio_subfile_locate(&st->lay, off, &k, &phys, &stripe_end);
+    return snprintf(buf, len, "%s at %lld", st->lay.names[k], (long long)phys);
+}
+
+const colio_store_ops_t colio_store_subfile = {
+    .name = "subfile",
+    .caps = 0,
+    .open = subfile_open,
+    .close = subfile_close,
+    .pwritev = subfile_pwritev,
+    .preadv = subfile_preadv,
+    .sync = subfile_sync,
+    .size = subfile_size,
+    .block_size = subfile_block_size,
+    .truncate = subfile_truncate,
+    .unlink = subfile_unlink,
+    .where = subfile_where,
+};
