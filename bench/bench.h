@@ -110,6 +110,17 @@ void bench_engine_hints(const char *engine, const char *hints, char *out, size_t
 MPI_Info bench_info(const char *hints, int standard_only);
 /* colio's hints (and COLIO_HINTS) select the null backend: nothing is stored, no bytes to verify. */
 int bench_stores_nothing(const char *hints);
+/* Whether hints (and COLIO_HINTS) ask colio for a subfiled file. */
+int bench_subfiles(const char *hints);
+
+/* What a run stored, read back independently of colio (bench/stored.c): ordinary or subfiled. */
+typedef struct bench_stored bench_stored_t;
+bench_stored_t *bench_stored_open(const char *path); /* NULL: no such file */
+/* Bytes [off, off + len) into buf: how many there were (short at the end). */
+int64_t bench_stored_pread(bench_stored_t *s, unsigned char *buf, int64_t len, int64_t off);
+void bench_stored_close(bench_stored_t *s);
+/* Remove the file, and its subfiles when subfiled. */
+void bench_stored_remove(const char *path);
 
 /* Memory: reset the peak and read the resident set (bytes), Linux /proc. */
 void bench_rss_reset(void);

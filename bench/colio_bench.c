@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "colio.h"
 #include "run.h"
 
 static int world_rank;
@@ -55,23 +56,11 @@ static int64_t check_stream(const unsigned char *buf, const bench_access_t *a, i
     return bad;
 }
 
-static int64_t pread_all(int fd, unsigned char *buf, int64_t len, int64_t off)
-{
-    int64_t got = 0;
-    while (got < len) {
-        ssize_t k = pread(fd, buf + got, (size_t)(len - got), off + got);
-        if (k <= 0)
-            break;
-        got += k;
-    }
-    return got;
-}
-
-/* After a write: read this rank's bytes back with plain pread (8 MiB windows) and check them. */
+/* After a write: read this rank's bytes back independently (8 MiB windows) and check them. */
 static int64_t verify_file(const char *path, const bench_access_t *a, int64_t region, uint64_t seed)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+    bench_stored_t *f = bench_stored_open(path);
+    if (f == NULL)
         return a->bytes ? a->bytes : 1;
     const int64_t window = 8 << 20;
     unsigned char *tmp = malloc((size_t)window);
@@ -82,7 +71,7 @@ static int64_t verify_file(const char *path, const bench_access_t *a, int64_t re
         for (int64_t at = off; at < off + len;) {
             if (at < wlo || at >= whi) {
                 wlo = at;
-                whi = wlo + pread_all(fd, tmp, window, wlo);
+                whi = wlo + bench_stored_pread(f, tmp, window, wlo);
                 if (whi == wlo) { /* short file: the rest is missing */
                     bad += off + len - at;
                     break;
@@ -94,7 +83,7 @@ static int64_t verify_file(const char *path, const bench_access_t *a, int64_t re
         }
     }
     free(tmp);
-    close(fd);
+    bench_stored_close(f);
     return bad;
 }
 
@@ -102,7 +91,7 @@ static int64_t verify_file(const char *path, const bench_access_t *a, int64_t re
 static void prepare_file(const char *path, const bench_access_t *a, uint64_t seed)
 {
     if (rank == 0)
-        unlink(path);
+        bench_stored_remove(path);
     MPI_Barrier(comm);
     int fd = open(path, O_WRONLY | O_CREAT, 0644);
     int64_t lo = a->file_size * rank / nprocs, hi = a->file_size * (rank + 1) / nprocs;
@@ -118,6 +107,32 @@ static void prepare_file(const char *path, const bench_access_t *a, uint64_t see
     if (fd >= 0)
         close(fd);
     MPI_Barrier(comm);
+}
+
+/*
+ * Before colio reads with colio_subfiles: the content as a subfiled file,
+ * written through colio with those hints (each rank its share, one call);
+ * the read is then checked against the known content as any other.
+ */
+static void prepare_subfiled(const char *path, const bench_access_t *a, uint64_t seed, const char *hints)
+{
+    if (rank == 0)
+        bench_stored_remove(path);
+    MPI_Barrier(comm);
+    int64_t lo = a->file_size * rank / nprocs, hi = a->file_size * (rank + 1) / nprocs;
+    unsigned char *tmp = malloc((size_t)(hi - lo) + 1);
+    bench_fill(tmp, lo, hi - lo, seed);
+    MPI_Info info = bench_info(hints, 0);
+    colio_file *fh = NULL;
+    int rc = colio_open(comm, path, MPI_MODE_WRONLY | MPI_MODE_CREATE, info, &fh);
+    if (rc == COLIO_SUCCESS)
+        rc = colio_write_at_all(fh, lo, tmp, hi - lo, MPI_BYTE, MPI_STATUS_IGNORE);
+    if (fh && colio_close(&fh) != COLIO_SUCCESS && rc == COLIO_SUCCESS)
+        rc = COLIO_ERR_IO;
+    if (rc != COLIO_SUCCESS && rank == 0)
+        fprintf(stderr, "colio-bench: preparing the subfiled %s failed: %s\n", path, colio_strerror(rc));
+    MPI_Info_free(&info);
+    free(tmp);
 }
 
 /* ---- one measured run ------------------------------------------------------------ */
@@ -156,7 +171,7 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
     bench_engine_ctx_t c = {comm, rank, nprocs, j->path, hints, j->o->use_lists, j->o->steps};
     if (j->write) { /* the buffer was filled once for the job: writes leave it as it is */
         if (rank == 0)
-            unlink(j->path);
+            bench_stored_remove(j->path);
     } else {
         memset(buf, 0, (size_t)a->bytes);
     }
@@ -351,18 +366,26 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
     snprintf(path, sizeof path, "%s/colio-bench.%s.dat", o->dir, wname);
     unsigned char *buf = data_alloc(o, (size_t)a.bytes + 1);
     for (int op = 0; op < o->nops; op++) {
-        if (!o->ops[op])
-            prepare_file(path, &a, o->params.seed);
+        int prepared = -1; /* the layout of the file prepared for reads: 0 ordinary, 1 subfiled */
         for (int e = 0; e < o->nengines; e++) {
             job_t j = {o, wname, size, bench_engine_find(o->engines[e]), o->engines[e], o->ops[op], path, &a, 0};
             char hints[1024];
             bench_engine_hints(j.engine_name, o->hints, hints, sizeof hints);
-            j.unstored = strncmp(j.engine_name, "colio", 5) == 0 && bench_stores_nothing(hints);
+            int colio = strncmp(j.engine_name, "colio", 5) == 0;
+            j.unstored = colio && bench_stores_nothing(hints);
+            int subfiled = colio && bench_subfiles(hints); /* other engines read the same bytes as one file */
+            if (!o->ops[op] && (prepared != subfiled || subfiled)) {
+                if (subfiled)
+                    prepare_subfiled(path, &a, o->params.seed, hints);
+                else
+                    prepare_file(path, &a, o->params.seed);
+                prepared = subfiled;
+            }
             run_job(&j, buf, &runs[(*nruns)++]);
         }
     }
     if (rank == 0)
-        unlink(path);
+        bench_stored_remove(path);
     data_free(buf);
     bench_access_free(&a);
     return 0;

@@ -48,6 +48,15 @@ int bench_stores_nothing(const char *hints)
     return strcmp(env[0] ? env : mine, "null") == 0;
 }
 
+int bench_subfiles(const char *hints)
+{
+    char mine[64], env[64];
+    hint_value(hints, "colio_subfiles", mine, sizeof mine);
+    hint_value(getenv("COLIO_HINTS"), "colio_subfiles", env, sizeof env);
+    const char *v = env[0] ? env : mine;
+    return v[0] && strcmp(v, "none") != 0 && strcmp(v, "disable") != 0;
+}
+
 static int64_t status_kib(const char *key)
 {
     FILE *f = fopen("/proc/self/status", "r");

@@ -105,6 +105,12 @@ typedef struct colio_stats {
 int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_file **fh);
 /** Collectively close; *fh is NULL on return whatever the outcome. */
 int colio_close(colio_file **fh);
+/**
+ * Local, as MPI_File_delete: remove @p path and, when it is a subfiled file
+ * (hint colio_subfiles), every subfile its metadata names. COLIO_ERR_NOENT
+ * when there is no such file; the message is colio_last_open_error().
+ */
+int colio_delete(const char *path, MPI_Info info);
 /** Set the file view, as MPI_File_set_view with datarep "native". Resets the file pointer. */
 int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                    MPI_Info info);

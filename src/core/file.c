@@ -408,6 +408,19 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
     return COLIO_SUCCESS;
 }
 
+int colio_delete(const char *path, MPI_Info info)
+{
+    colio_err_t err = {0};
+    colio_hints_t h;
+    colio_hints_default(&h);
+    if (path == NULL || path[0] == '\0')
+        colio_err_set(&err, COLIO_ERR_BAD_FILE, "colio_delete: empty or NULL path");
+    else if (colio_hints_apply(&h, info, &err) == 0)
+        colio_subfiling_delete(path, &h, &err);
+    snprintf(last_open_error, sizeof last_open_error, "%s", err.msg);
+    return err.code;
+}
+
 /* ---- close ---------------------------------------------------------------------- */
 
 /* Every operation in flight on the file completes before a call that changes the file handle. */

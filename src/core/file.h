@@ -93,6 +93,8 @@ int colio_subfiling_decide(colio_file *fh, const colio_topo_t *topo, colio_err_t
 int colio_subfiling_open(colio_file *fh, int flags, colio_err_t *err);
 int colio_subfiling_settle(colio_file *fh, colio_err_t *err);
 int colio_subfiling_unlink(colio_file *fh, colio_err_t *err);
+/* Local (colio_delete): path and, when subfiled, its subfiles, through the backend h names. */
+int colio_subfiling_delete(const char *path, const colio_hints_t *h, colio_err_t *err);
 
 /* Record the outcome of a collective call on the handle and return its code. */
 int colio_file_result(colio_file *fh, const colio_err_t *err);

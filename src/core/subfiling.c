@@ -371,3 +371,41 @@ int colio_subfiling_unlink(colio_file *fh, colio_err_t *err)
     }
     return colio_err_agree(fh->comm, err);
 }
+
+/* ---- colio_delete ------------------------------------------------------------------------ */
+
+/* The subfiles of path, when it is a subfiled file (a layout with nsub > 0), through backend ops. */
+static int layout_of(const colio_store_ops_t *ops, const colio_hints_t *h, const char *path,
+                     colio_subfile_layout_t *lay, colio_err_t *err)
+{
+    colio_file probe = {.path = (char *)path, .base = ops, .hints = *h};
+    int exists = 0;
+    int64_t size = 0;
+    char *text = NULL, msg[256];
+    memset(lay, 0, sizeof *lay);
+    if (probe_path(&probe, &exists, &size, &text, err) != 0 || text == NULL)
+        return err->code;
+    if (colio_subfile_meta_parse(text, strlen(text), path, lay, msg, sizeof msg) != 0)
+        colio_err_set(err, COLIO_ERR_IO, "colio_delete: %s: not valid colio subfile metadata: %s", path, msg);
+    free(text);
+    return err->code;
+}
+
+int colio_subfiling_delete(const char *path, const colio_hints_t *h, colio_err_t *err)
+{
+    const colio_store_ops_t *ops = colio_store_find(h->backend);
+    ops = ops->bookkeeping ? ops->bookkeeping : ops;
+    colio_subfile_layout_t lay;
+    if (layout_of(ops, h, path, &lay, err) != 0)
+        return err->code;
+    for (int k = 0; k < lay.nsub; k++) { /* subfiles first: the metadata goes last, so a failure leaves it */
+        int rc = ops->unlink(lay.names[k]);
+        if (rc != 0 && rc != -ENOENT && err->code == 0)
+            colio_err_set(err, colio_err_from_errno(-rc), "colio_delete: %s: %s", lay.names[k], strerror(-rc));
+    }
+    colio_subfile_layout_free(&lay);
+    int rc = err->code == 0 ? ops->unlink(path) : 0;
+    if (rc != 0)
+        colio_err_set(err, colio_err_from_errno(-rc), "colio_delete: %s: %s", path, strerror(-rc));
+    return err->code;
+}

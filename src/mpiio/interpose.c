@@ -11,7 +11,8 @@
  * it (MPI_File_get_position), runs colio at that explicit offset, and moves
  * it (MPI_File_seek). Views are set on both handles. A file colio cannot
  * take (a datarep other than native, sequential mode, a path colio cannot
- * open) or a file in atomic mode goes to the MPI library unchanged; with
+ * open) or a file in atomic mode goes to the MPI library unchanged; a
+ * colio subfiled file cannot be opened (MPI_ERR_UNSUPPORTED_OPERATION); with
  * COLIO_VERBOSE=1, rank 0 says so once per file. COLIO_DISABLE=1 turns
  * interception off.
  */
@@ -26,6 +27,7 @@
 #include "colio.h"
 #include "core/grequest.h"
 #include "mpiio/real.h"
+#include "subfile/layout.h"
 
 /* Present in a process whose MPI-IO calls go through colio: colio-bench looks it up (dlsym) to label its runs. */
 __attribute__((visibility("default"))) const char colio_mpiio_interposer[] = "libcolio_mpiio";
@@ -176,11 +178,44 @@ static void attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     verbose(comm, "%s: through colio%s", filename, "");
 }
 
+/*
+ * Collective: whether filename is a colio subfiled file (rank 0 reads its
+ * first bytes). Such a file is refused: the MPI library's own handle, which
+ * serves the calls colio does not take, would read and write the metadata
+ * as data. (Files the MPI library creates are never subfiled, whatever
+ * colio_subfiles says: colio opens them after they exist.)
+ */
+static int refuse_subfiled(MPI_Comm comm, const char *filename)
+{
+    const char *path = plain_path(filename);
+    int rank = 0, yes = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && path) {
+        char head[64];
+        FILE *f = fopen(path, "rb");
+        size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+        if (f)
+            fclose(f);
+        yes = colio_subfile_meta_is(head, n);
+        if (yes)
+            fprintf(stderr, "libcolio_mpiio: %s is a colio subfiled file; MPI-IO programs cannot open it through the "
+                            "interposer (make one ordinary file with: colio-subfile join %s OUT)\n", filename, path);
+    }
+    MPI_Bcast(&yes, 1, MPI_INT, 0, comm);
+    if (yes) /* as a failed open: through the default file error handler */
+        MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_UNSUPPORTED_OPERATION);
+    return yes;
+}
+
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     const colio_real_t *r = colio_real();
     if (inside || env_on("COLIO_DISABLE"))
         return r->File_open(comm, filename, amode, info, fh);
+    if (refuse_subfiled(comm, filename)) {
+        *fh = MPI_FILE_NULL;
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
     inside = 1;
     int rc = r->File_open(comm, filename, amode, info, fh);
     if (rc == MPI_SUCCESS)

@@ -311,6 +311,36 @@ static void case_sieving_off(void)
     MPI_Info_free(&info);
 }
 
+/*
+ * 8. A colio subfiled file (written here by hand: metadata naming one
+ * subfile) cannot be opened through the interposer: the MPI library's own
+ * handle would read the metadata as data. The open fails on every rank with
+ * MPI_ERR_UNSUPPORTED_OPERATION (without the interposer MPI opens the text).
+ */
+static void case_subfiled(void)
+{
+    if (!interposed)
+        return;
+    if (rank == 0) {
+        FILE *f = fopen(path_of("sub"), "w"), *g = fopen(path_of("sub.sub.0"), "w");
+        CHECK(f && g, "making the subfiled file");
+        if (f)
+            fputs("colio-subfile 1\nstripe 4096\nlogical_size 3\nsubfiles 1\nsubfile 0 errors.sub.sub.0\n", f), fclose(f);
+        if (g)
+            fputs("abc", g), fclose(g);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File fh;
+    MPI_File_set_errhandler(MPI_FILE_NULL, handler); /* open errors are raised on MPI_FILE_NULL */
+    int rc = MPI_File_open(MPI_COMM_WORLD, path_of("sub"), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    expect_error("8. open of a colio subfiled file", rc, MPI_ERR_UNSUPPORTED_OPERATION, MPI_ERR_UNSUPPORTED_OPERATION);
+    if (rc == MPI_SUCCESS)
+        MPI_File_close(&fh);
+    MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
+    if (rank == 0)
+        unlink(path_of("sub")), unlink(path_of("sub.sub.0"));
+}
+
 int main(int argc, char **argv)
 {
     client_init(&argc, &argv);
@@ -340,6 +370,7 @@ int main(int argc, char **argv)
     case_fault();
     case_bad_hint();
     case_sieving_off();
+    case_subfiled();
 
     MPI_Errhandler_free(&handler);
     int total = 0;

@@ -211,27 +211,11 @@ int test_is_subfiled(const char *path)
     return tsub_load(path, &t);
 }
 
-/* COLIO_TEST_SUBFILING="colio_subfiles=...;..." : the hints prefilled files are made with. */
-static const char *subfiling_tests(void)
+/* COLIO_TEST_SUBFILING=1: files are prefilled through colio, so COLIO_HINTS (colio_subfiles=...) subfile them. */
+static int subfiling_tests(void)
 {
     const char *v = getenv("COLIO_TEST_SUBFILING");
-    return v && *v ? v : NULL;
-}
-
-static MPI_Info info_from(const char *spec)
-{
-    MPI_Info info;
-    char buf[512], *save = NULL;
-    MPI_Info_create(&info);
-    snprintf(buf, sizeof buf, "%s", spec);
-    for (char *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-        char *eq = strchr(kv, '=');
-        if (eq) {
-            *eq = '\0';
-            MPI_Info_set(info, kv, eq + 1);
-        }
-    }
-    return info;
+    return v && *v && strcmp(v, "0") != 0;
 }
 
 void test_unlink_local(const char *path)
@@ -261,10 +245,8 @@ static void prefill_through_colio(const char *path, int64_t size, const unsigned
 {
     colio_file *fh = NULL;
     char msg[600] = "";
-    MPI_Info info = info_from(subfiling_tests());
     test_unlink(path);
-    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh);
-    MPI_Info_free(&info);
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     snprintf(msg, sizeof msg, "%s", colio_last_open_error());
     if (rc == COLIO_SUCCESS)
         rc = colio_write_at_all(fh, 0, buf, t_rank == 0 ? size : 0, MPI_BYTE, MPI_STATUS_IGNORE);

@@ -69,10 +69,10 @@ static inline unsigned char pattern_new(int rank, int64_t i, int salt)
 
 /*
  * Rank 0 writes size bytes of pattern_old with plain pwrite, truncating first.
- * With COLIO_TEST_SUBFILING="colio_subfiles=N;..." (the correctness matrix
- * under subfiling) the file is removed and made again through colio with
- * those hints, so it is subfiled; every read below then goes through the
- * tests' own reader of subfiled files (testutil.c), independent of colio.
+ * With COLIO_TEST_SUBFILING=1 (the correctness matrix under subfiling) the
+ * file is removed and made again through colio, so it is subfiled as
+ * COLIO_HINTS (colio_subfiles=...) ask; every read below then goes through
+ * the tests' own reader of subfiled files (testutil.c), independent of colio.
  */
 void test_prefill(const char *path, int64_t size);
 /* Read the whole file (size given) on the calling rank: plain pread, or through the subfiles. */
