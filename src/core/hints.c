@@ -161,7 +161,9 @@ static const hint_def_t hint_table[] = {
     {"colio_null_route", HK_PATH, F(null_route), 0, 0, null_route_valid, "",
      "null backend, SimGrid SMPI build only: a file of lines \"HOST TARGET\" (sim/platforms/NAME.storage); each "
      "storage access first moves its bytes over the simulated network between the rank's host and its TARGET host "
-     "(the I/O leg: aggregator to bridge node), then costs the model's time; elsewhere a non-empty value is invalid"},
+     "(the I/O leg: aggregator to bridge node), then costs the model's time. Lines \"file TARGET\" and \"sub:K "
+     "TARGET\" put an ordinary file, or subfile K of a subfiled one, on one storage host for every rank (they win "
+     "over the host lines). Elsewhere a non-empty value is invalid"},
     {"colio_progress", HK_NAME, F(progress), 0, 0, progress_valid, "auto",
      "who moves nonblocking operations: none (only colio calls: test, wait, any later call, like ROMIO), "
      "thread (a progress thread, so I/O overlaps computation; needs MPI_THREAD_MULTIPLE, else "

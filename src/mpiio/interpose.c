@@ -179,6 +179,27 @@ static void attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info
 }
 
 /*
+ * A failed open's error goes through the file error handler of
+ * MPI_FILE_NULL. MPICH takes MPI_File_call_errhandler(MPI_FILE_NULL);
+ * Open MPI refuses it (MPI_ERR_ARG, fatal), so there the handler is raised
+ * on a read-only handle of the same file, which takes MPI_FILE_NULL's
+ * handler when opened, and that handle is closed again.
+ */
+static void raise_open_error(MPI_Comm comm, const char *filename, int code)
+{
+#ifdef OPEN_MPI
+    MPI_File tmp;
+    if (colio_real()->File_open(comm, filename, MPI_MODE_RDONLY, MPI_INFO_NULL, &tmp) == MPI_SUCCESS) {
+        MPI_File_call_errhandler(tmp, code);
+        colio_real()->File_close(&tmp);
+    }
+#else
+    (void)comm, (void)filename;
+    MPI_File_call_errhandler(MPI_FILE_NULL, code);
+#endif
+}
+
+/*
  * Collective: whether filename is a colio subfiled file (rank 0 reads its
  * first bytes). Such a file is refused: the MPI library's own handle, which
  * serves the calls colio does not take, would read and write the metadata
@@ -202,8 +223,8 @@ static int refuse_subfiled(MPI_Comm comm, const char *filename)
                             "interposer (make one ordinary file with: colio-subfile join %s OUT)\n", filename, path);
     }
     MPI_Bcast(&yes, 1, MPI_INT, 0, comm);
-    if (yes) /* as a failed open: through the default file error handler */
-        MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_UNSUPPORTED_OPERATION);
+    if (yes)
+        raise_open_error(comm, filename, MPI_ERR_UNSUPPORTED_OPERATION);
     return yes;
 }
 

@@ -12,8 +12,9 @@
  * first moves its bytes between the rank's host and the storage host the
  * route file names for it (sg_host_sendto: SimGrid routes and shares the
  * links with every other flow), as an aggregator's writes cross the torus
- * to its bridge node on a Blue Gene/Q (TAPIOCA sec. 5.1). The model's time
- * (the bridge-to-storage part) follows.
+ * to its bridge node on a Blue Gene/Q (TAPIOCA sec. 5.1), or to the storage
+ * host of the file (one target per file or per subfile: the subfiling
+ * experiment). The model's time (the bridge-to-storage part) follows.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -77,23 +78,41 @@ static int64_t iov_bytes(const struct iovec *iov, int iovcnt)
 }
 
 #ifdef COLIO_SMPI
-/* The storage host route names for this rank's host: 0, -ENOENT (no file) or -EINVAL (host not listed). */
-static int route_target(const char *route, colio_store_t *st)
+/* Which route line applies to this file: "file" (an ordinary file), "sub:K" (subfile K, path "*.sub.K"). */
+static int file_rule(const char *rule, const char *path)
+{
+    if (strcmp(rule, "file") == 0)
+        return strstr(path, ".sub.") == NULL;
+    if (strncmp(rule, "sub:", 4) != 0)
+        return 0;
+    const char *dot = strrchr(path, '.');
+    return dot && dot - path >= 4 && strncmp(dot - 4, ".sub", 4) == 0 && strcmp(dot + 1, rule + 4) == 0;
+}
+
+/*
+ * The storage host route names for this rank and file: 0, -ENOENT (no file)
+ * or -EINVAL (nothing listed, or an unknown host). A line "file TARGET" or
+ * "sub:K TARGET" places the file itself (an ordinary file, subfile K) on a
+ * storage host, for every rank (one storage target per file or per group:
+ * docs/SUBFILING.md); else "HOST TARGET" routes each host to its own.
+ */
+static int route_target(const char *route, const char *path, colio_store_t *st)
 {
     FILE *f = fopen(route, "r");
     if (f == NULL)
         return -ENOENT;
     const char *me = sg_host_get_name(st->self);
-    char host[256], target[256];
-    int rc = -EINVAL;
-    while (fscanf(f, "%255s %255s", host, target) == 2)
-        if (strcmp(host, me) == 0) {
-            st->target = sg_host_by_name(target);
-            rc = st->target ? 0 : -EINVAL;
-            break;
-        }
+    char first[256], target[256], by_host[256] = "", by_file[256] = "";
+    while (fscanf(f, "%255s %255s", first, target) == 2) {
+        if (file_rule(first, path))
+            snprintf(by_file, sizeof by_file, "%s", target);
+        else if (strcmp(first, me) == 0)
+            snprintf(by_host, sizeof by_host, "%s", target);
+    }
     fclose(f);
-    return rc;
+    const char *name = by_file[0] ? by_file : by_host;
+    st->target = name[0] ? sg_host_by_name(name) : NULL;
+    return st->target ? 0 : -EINVAL;
 }
 
 /* Move bytes between the rank's host and its storage host (writes out, reads back). */
@@ -119,7 +138,7 @@ static int null_open(const char *path, int flags, const struct colio_hints *hint
 #ifdef COLIO_SMPI
     st->self = sg_host_self();
     st->target = NULL;
-    int rc = hints->null_route[0] ? route_target(hints->null_route, st) : 0;
+    int rc = hints->null_route[0] ? route_target(hints->null_route, path, st) : 0;
     if (rc != 0) {
         free(st);
         return rc;

@@ -7,8 +7,8 @@
  * it back and updates it in place; `colio-subfile split` of the ordinary
  * file reads back the same through colio. Then the errors: a missing or
  * truncated subfile, bad metadata, EXCL, a real ENOSPC on one subfile
- * (/dev/full), an injected EIO, read-only; and DELETE_ON_CLOSE removes
- * every subfile. Usage: test_subfile PATH-OF-colio-subfile
+ * (/dev/full), an injected EIO, read-only; and DELETE_ON_CLOSE and
+ * colio_delete remove every subfile. Usage: test_subfile PATH-OF-colio-subfile
  */
 #include <stdlib.h>
 #include <string.h>
@@ -371,6 +371,21 @@ static void injected_and_modes(const char *path)
         CHECK(access(sub, F_OK) != 0, "%s left behind by DELETE_ON_CLOSE", sub);
     }
     CHECK(access(path, F_OK) != 0, "metadata left behind by DELETE_ON_CLOSE");
+
+    /* colio_delete (local, as MPI_File_delete): subfiles and metadata; then there is nothing to delete */
+    write_file(path, info, 4);
+    if (t_rank == 0) {
+        CHECK(colio_delete(path, MPI_INFO_NULL) == COLIO_SUCCESS, "colio_delete: %s", colio_last_open_error());
+        for (int k = 0; k < 3; k++) {
+            snprintf(sub, sizeof sub, "%s.sub.%d", path, k);
+            CHECK(access(sub, F_OK) != 0, "%s left behind by colio_delete", sub);
+        }
+        CHECK(access(path, F_OK) != 0, "metadata left behind by colio_delete");
+        rc = colio_delete(path, MPI_INFO_NULL);
+        CHECK(rc == COLIO_ERR_NOENT && strstr(colio_last_open_error(), path), "colio_delete of nothing: %d %s", rc,
+              colio_last_open_error());
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Info_free(&info);
 }
 
