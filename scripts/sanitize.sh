@@ -13,7 +13,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # with colio_pipeline=1 (test_nonblocking and the default colio_pipeline=2
 # cover that code here), the 4-rank benchmark smoke test and the 3-4 rank client runs.
 ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build/asan --output-on-failure --parallel "$(nproc)" \
-  -LE 'large|kernels|placement|pipeline|nbmatrix' -E 'bench_smoke.np4|client\..*\.np[34]'
+  -LE 'large|kernels|placement|pipeline|nbmatrix|submatrix' -E 'bench_smoke.np4|client\..*\.np[34]'
 # every exchange kernel once under the sanitizers (the full matrix per kernel runs in the plain builds)
 for k in issend spread balanced pairwise tam rma; do
   COLIO_HINTS="colio_exchange=$k;colio_meta_exchange=$k;colio_throttle=1;colio_node_size=2;romio_cb_write=enable;romio_cb_read=enable" \
@@ -26,9 +26,15 @@ for p in greedy shortest longest topology lap; do
     COLIO_TEST_ROTATE="colio_domain=even,stripe,block" ASAN_OPTIONS=detect_leaks=0 mpiexec.mpich -n 3 build/asan/tests/test_lists >/dev/null ||
     { echo "sanitize: test_lists with placement $p failed"; exit 1; }
 done
+# the matrix on subfiled files once (test_subfile itself runs above)
+COLIO_HINTS="colio_subfiles=3;colio_subfile_stripe=97;romio_cb_write=enable;romio_cb_read=enable" COLIO_TEST_SUBFILING=1 \
+  ASAN_OPTIONS=detect_leaks=0 mpiexec.mpich -n 3 build/asan/tests/test_lists >/dev/null ||
+  { echo "sanitize: test_lists on subfiled files failed"; exit 1; }
 log=$(mktemp)
-for t in test_views test_lists test_errors test_semantics test_plans test_rma test_placement; do
-  ASAN_OPTIONS=detect_leaks=1:exitcode=0 mpiexec.mpich -n 2 "build/asan/tests/$t" >"$log" 2>&1 || true
+for t in test_views test_lists test_errors test_semantics test_plans test_rma test_placement test_subfile; do
+  args=()
+  [ "$t" = test_subfile ] && args=(build/asan/tools/colio-subfile)
+  ASAN_OPTIONS=detect_leaks=1:exitcode=0 mpiexec.mpich -n 2 "build/asan/tests/$t" "${args[@]}" >"$log" 2>&1 || true
   if grep -A30 "leak of" "$log" | grep -qE " in colio_|$PWD/(src|tests)/"; then
     grep -A30 'leak of' "$log" | head -60
     echo "sanitize: $t leaks memory allocated by colio"; exit 1
