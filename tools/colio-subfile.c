@@ -220,7 +220,7 @@ static int write_meta(const colio_subfile_layout_t *l, const char *path)
 static int split(const char *in, const char *path, const char *count, const char *stripe)
 {
     int64_t n = 0, s = (int64_t)1 << 20, size = file_size(in);
-    if (parse_count(count, COLIO_SUBFILE_MAX, &n) != 0 || (stripe && parse_count(stripe, INT64_MAX / 2, &s) != 0))
+    if (parse_count(count, COLIO_SUBFILE_MAX, &n) != 0 || (stripe && parse_count(stripe, COLIO_SUBFILE_STRIPE_MAX, &s) != 0))
         return fail("bad subfile count %s or stripe %s", count, stripe ? stripe : "");
     if (size < 0)
         return fail("%s: %s", in, strerror(errno));

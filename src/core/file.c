@@ -446,9 +446,11 @@ int colio_close(colio_file **fh_p)
     colio_err_agree(fh->comm, &err); /* also: everyone has closed before the unlink */
     if (err.code == 0 && !(fh->amode & MPI_MODE_DELETE_ON_CLOSE))
         colio_subfiling_settle(fh, &err); /* the metadata's logical size, for the next open */
+    int subfiles_gone = 1;
     if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE) && fh->sub.nsub > 0)
-        colio_subfiling_unlink(fh, &err);
-    if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE) && fh->rank == 0) {
+        subfiles_gone = colio_subfiling_unlink(fh, &err) == 0;
+    /* the metadata goes last, and stays while a subfile it names could not be removed */
+    if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE) && fh->rank == 0 && subfiles_gone) {
         int urc = fh->base->unlink(fh->path);
         if (urc != 0 && err.code == 0)
             colio_err_set(&err, colio_err_from_errno(-urc), "colio_close: unlink %s: %s", fh->path, strerror(-urc));
@@ -565,10 +567,10 @@ int colio_get_info(colio_file *fh, MPI_Info *info_used)
     if (fh == NULL || info_used == NULL)
         return COLIO_ERR_ARG;
     int rc = colio_hints_to_info(&fh->hints, fh->cfg.naggs, info_used);
-    if (rc == COLIO_SUCCESS && fh->sub.nsub > 0) { /* the file's own layout, whatever the hints asked */
+    if (rc == COLIO_SUCCESS) { /* the file's own layout, whatever the hints asked */
         char v[32];
         snprintf(v, sizeof v, "%d", fh->sub.nsub);
-        MPI_Info_set(*info_used, "colio_subfiles", v);
+        MPI_Info_set(*info_used, "colio_subfiles", fh->sub.nsub > 0 ? v : "none");
         snprintf(v, sizeof v, "%lld", (long long)fh->sub.stripe);
         MPI_Info_set(*info_used, "colio_subfile_stripe", v);
     }

@@ -184,6 +184,8 @@ int colio_subfiling_decide(colio_file *fh, const colio_topo_t *topo, colio_err_t
     MPI_Bcast(hdr, 2, MPI_INT64_T, 0, fh->comm);
     int rc = hdr[0] == PATH_ORDINARY ? COLIO_SUCCESS : share_layout(fh, hdr[0], hdr[1], text, err);
     free(text);
+    if (rc != 0) /* agreed: every rank then goes on as with an ordinary file, so their collectives match */
+        colio_subfile_layout_free(&fh->sub);
     return rc;
 }
 
@@ -280,7 +282,7 @@ int colio_subfiling_open(colio_file *fh, int flags, colio_err_t *err)
             return err->code;
         for (int k = fh->rank; k < fh->sub.nsub && err->code == 0; k += fh->nprocs)
             create_subfile(fh, k, err);
-    } else if (flags & COLIO_STORE_EXCL) { /* its metadata was read: it exists */
+    } else if (!fh->sub_creating && (flags & COLIO_STORE_EXCL)) { /* its metadata was read: it exists */
         colio_err_set(err, COLIO_ERR_EXIST, "colio_open: %s: %s (errno %d)", fh->path, strerror(EEXIST), EEXIST);
     } else if (keeps_content(fh)) {
         for (int k = fh->rank; k < fh->sub.nsub && err->code == 0; k += fh->nprocs)

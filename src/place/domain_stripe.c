@@ -16,19 +16,6 @@
 
 #define STRIPE_DEFAULT ((int64_t)1 << 20)
 
-/* x * y, or INT64_MAX when it overflows. */
-static int64_t mul_sat(int64_t x, int64_t y)
-{
-    int64_t v;
-    return __builtin_mul_overflow(x, y, &v) ? INT64_MAX : v;
-}
-
-static int64_t add_sat(int64_t x, int64_t y)
-{
-    int64_t v;
-    return __builtin_add_overflow(x, y, &v) ? INT64_MAX : v;
-}
-
 static int64_t pieces_per_stripe(const colio_domains_t *d) { return (d->unit + d->round_size - 1) / d->round_size; }
 
 /* The first stripe of aggregator a at or after the first stripe of the extent. */
@@ -58,9 +45,9 @@ static int stripe_plan(const colio_domain_input_t *in, colio_domains_t *d)
 /* Piece p of stripe k, clipped to the extent. */
 static void piece_extent(const colio_domains_t *d, int64_t k, int64_t p, int64_t *s, int64_t *e)
 {
-    int64_t base = mul_sat(k, d->unit);
-    int64_t stripe_end = add_sat(base, d->unit);
-    int64_t ps = add_sat(base, mul_sat(p, d->round_size)), pe = add_sat(ps, d->round_size);
+    int64_t base = colio_mul_sat(k, d->unit);
+    int64_t stripe_end = colio_add_sat(base, d->unit);
+    int64_t ps = colio_add_sat(base, colio_mul_sat(p, d->round_size)), pe = colio_add_sat(ps, d->round_size);
     pe = pe < stripe_end ? pe : stripe_end;
     *s = ps > d->lo ? ps : d->lo;
     *e = pe < d->hi ? pe : d->hi;
@@ -80,7 +67,7 @@ static void stripe_locate(const colio_domains_t *d, int64_t off, int *agg, int64
 static void stripe_round_extent(const colio_domains_t *d, int agg, int64_t r, int64_t *s, int64_t *e)
 {
     int64_t per = pieces_per_stripe(d);
-    int64_t k = add_sat(first_stripe(d, agg), mul_sat(r / per, d->naggs));
+    int64_t k = colio_add_sat(first_stripe(d, agg), colio_mul_sat(r / per, d->naggs));
     if (k > (d->hi - 1) / d->unit) {
         *s = *e = d->hi; /* past the extent: an empty round */
         return;

@@ -74,8 +74,8 @@ static int subfile_plan(const colio_domain_input_t *in, colio_domains_t *d)
 /* Piece p of logical stripe k, clipped to the extent. */
 static void piece_extent(const colio_domains_t *d, int64_t k, int64_t p, int64_t *s, int64_t *e)
 {
-    int64_t base = k * d->unit, stripe_end = base + d->unit;
-    int64_t ps = base + p * d->round_size, pe = ps + d->round_size;
+    int64_t base = colio_mul_sat(k, d->unit), stripe_end = colio_add_sat(base, d->unit);
+    int64_t ps = colio_add_sat(base, colio_mul_sat(p, d->round_size)), pe = colio_add_sat(ps, d->round_size);
     pe = pe < stripe_end ? pe : stripe_end;
     *s = ps > d->lo ? ps : d->lo;
     *e = pe < d->hi ? pe : d->hi;
@@ -98,12 +98,12 @@ static void subfile_round_extent(const colio_domains_t *d, int agg, int64_t r, i
 {
     int i, g = group_of(d, agg, &i);
     int64_t per = pieces_per_stripe(d);
-    int64_t q = agg_first_q(d, g, i) + (r / per) * aggs_of(d, g);
+    int64_t q = colio_add_sat(agg_first_q(d, g, i), colio_mul_sat(r / per, aggs_of(d, g)));
     if (q > last_q(d, g)) {
         *s = *e = d->hi; /* past the extent: an empty round */
         return;
     }
-    piece_extent(d, q * d->nsub + g, r % per, s, e);
+    piece_extent(d, colio_add_sat(colio_mul_sat(q, d->nsub), g), r % per, s, e);
 }
 
 const colio_domain_ops_t colio_domain_subfile = {

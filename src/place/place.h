@@ -118,6 +118,18 @@ int colio_place_measure(const colio_place_input_t *in, const int *aggs, colio_pl
 
 /* ---- file domains ------------------------------------------------------------ */
 
+/* x * y and x + y, or INT64_MAX when they overflow (extents reach up to INT64_MAX). */
+static inline int64_t colio_mul_sat(int64_t x, int64_t y)
+{
+    int64_t v;
+    return __builtin_mul_overflow(x, y, &v) ? INT64_MAX : v;
+}
+static inline int64_t colio_add_sat(int64_t x, int64_t y)
+{
+    int64_t v;
+    return __builtin_add_overflow(x, y, &v) ? INT64_MAX : v;
+}
+
 typedef struct colio_domain_input {
     int naggs;
     int64_t lo, hi;         /* global extent of the access, hi exclusive, lo < hi */

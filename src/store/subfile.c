@@ -192,12 +192,23 @@ static int subfile_sync(colio_store_t *st)
     return rc;
 }
 
-/* Physical size of subfile k (opening it). */
+/* Physical size of subfile k; one not open yet is opened for the query only (thousands of subfiles
+   must not hold thousands of descriptors on the rank that sizes the file). */
 static int sub_size(colio_store_t *st, int k, int64_t *size_p)
 {
-    colio_store_t *h = NULL;
-    int rc = sub_handle(st, k, &h);
-    return rc ? rc : st->base->size(h, size_p);
+    pthread_mutex_lock(&st->lock);
+    colio_store_t *h = st->sub[k];
+    pthread_mutex_unlock(&st->lock);
+    if (h)
+        return st->base->size(h, size_p);
+    int readable = 0;
+    int rc = st->base->open(st->lay.names[k], st->flags & ~(COLIO_STORE_CREATE | COLIO_STORE_EXCL), &st->hints,
+                            st->rank, &h, &readable);
+    if (rc != 0)
+        return rc;
+    rc = st->base->size(h, size_p);
+    int crc = st->base->close(h);
+    return rc ? rc : crc;
 }
 
 /* The logical size: the furthest logical byte any subfile holds (a null store is endless). */

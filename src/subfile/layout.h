@@ -16,19 +16,21 @@
 
 #define COLIO_SUBFILE_FORMAT 1          /* the metadata format this colio writes and reads */
 #define COLIO_SUBFILE_MAGIC "colio-subfile" /* first word of the metadata file */
-#define COLIO_SUBFILE_MAX 1048576        /* most subfiles one file may have */
+#define COLIO_SUBFILE_MAX 65536          /* most subfiles one file may have */
+#define COLIO_SUBFILE_STRIPE_MAX ((int64_t)1 << 40) /* largest stripe, as the hint's */
 
 typedef struct colio_subfile_layout {
     int nsub;          /* 0: an ordinary file */
     int64_t stripe;    /* bytes of one stripe (> 0) */
     int64_t size;      /* logical size the metadata records */
     char **names;      /* nsub subfile paths, resolved against PATH's directory */
+    char **written;    /* the same as the metadata writes them (relative to PATH's directory, or absolute) */
 } colio_subfile_layout_t;
 
-/* Where logical byte off lives: subfile, physical offset, and the end of its stripe (logical). */
+/* Where logical byte off lives: subfile, physical offset, and the end of its stripe (logical, at most INT64_MAX). */
 void colio_subfile_locate(const colio_subfile_layout_t *l, int64_t off, int *sub_p, int64_t *phys_p,
                           int64_t *stripe_end_p);
-/* Logical offset of physical byte phys of subfile sub. */
+/* Logical offset of physical byte phys of subfile sub (INT64_MAX when beyond any file). */
 int64_t colio_subfile_logical(const colio_subfile_layout_t *l, int sub, int64_t phys);
 /* The logical end (one past the last byte) that subfile sub of phys_size bytes holds; 0 if empty. */
 int64_t colio_subfile_logical_end(const colio_subfile_layout_t *l, int sub, int64_t phys_size);
@@ -42,7 +44,8 @@ char *colio_subfile_name(const char *path, int k);
 int colio_subfile_meta_is(const char *text, size_t len);
 /*
  * Parse metadata text read from path; names are resolved against path's
- * directory. 0, or -1 with a message naming what is wrong in msg.
+ * directory. 0, or -1 with a message naming what is wrong in msg (the line
+ * when there is one).
  */
 int colio_subfile_meta_parse(const char *text, size_t len, const char *path, colio_subfile_layout_t *l,
                              char *msg, size_t msglen);

@@ -52,6 +52,12 @@ static void arithmetic(void)
               (long long)size, bad);
     }
     colio_subfile_layout_t l = {.nsub = 3, .stripe = 10};
+    int k0;
+    int64_t phys0, end0;
+    colio_subfile_layout_t big = {.nsub = 3, .stripe = 1000};
+    colio_subfile_locate(&big, INT64_MAX - 3, &k0, &phys0, &end0);
+    CHECK(end0 == INT64_MAX && colio_subfile_logical(&big, k0, phys0) == INT64_MAX - 3,
+          "the last stripe before INT64_MAX: end %lld", (long long)end0);
     CHECK(colio_subfile_expected(&l, 2, 25) == 5 && colio_subfile_expected(&l, 0, 25) == 10 && colio_subfile_expected(&l, 1, 9) == 0 &&
               colio_subfile_expected(&l, 0, 31) == 11 && colio_subfile_expected(&l, 1, 31) == 10,
           "worked example: 3 subfiles of stripe 10");
@@ -81,25 +87,57 @@ static void metadata(void)
     free(text);
     colio_subfile_layout_free(&l);
 
-    const char *absolute = "colio-subfile 1\nstripe 8\nlogical_size 0\nsubfiles 1\nsubfile 0 /elsewhere/x\n";
-    CHECK(colio_subfile_meta_parse(absolute, strlen(absolute), "/d/f", &back, msg, sizeof msg) == 0 &&
-              strcmp(back.names[0], "/elsewhere/x") == 0,
-          "absolute names stay");
+    /* names as written survive a rewrite: absolute, in a subdirectory, with spaces */
+    const char *kept = "colio-subfile 1\nstripe 8\nlogical_size 0\nsubfiles 3\nsubfile 0 /elsewhere/x\n"
+                       "subfile 1 ost1/f.sub.1\nsubfile 2 my data.sub.2\r\n";
+    CHECK(colio_subfile_meta_parse(kept, strlen(kept), "/d/f", &back, msg, sizeof msg) == 0, "parse: %s", msg);
+    CHECK(back.names && strcmp(back.names[0], "/elsewhere/x") == 0 && strcmp(back.names[1], "/d/ost1/f.sub.1") == 0 &&
+              strcmp(back.names[2], "/d/my data.sub.2") == 0,
+          "absolute, subdirectory and spaced names resolved");
+    back.size = 77;
+    char *again = back.names ? colio_subfile_meta_format(&back, "/d/f") : NULL;
+    colio_subfile_layout_t twice;
+    CHECK(again && colio_subfile_meta_parse(again, strlen(again), "/d/f", &twice, msg, sizeof msg) == 0 &&
+              twice.size == 77 && strcmp(twice.names[1], "/d/ost1/f.sub.1") == 0 &&
+              strcmp(twice.names[2], "/d/my data.sub.2") == 0,
+          "a rewritten metadata file names the same subfiles");
+    colio_subfile_layout_free(&twice);
+    free(again);
     colio_subfile_layout_free(&back);
+    /* a path with a space: every subfile its own file */
+    CHECK(colio_subfile_layout_new(&l, "/tmp/my data", 3, 10) == 0, "new layout");
+    text = colio_subfile_meta_format(&l, "/tmp/my data");
+    CHECK(text && colio_subfile_meta_parse(text, strlen(text), "/tmp/my data", &back, msg, sizeof msg) == 0 &&
+              strcmp(back.names[2], "/tmp/my data.sub.2") == 0,
+          "spaces in the path: %s", msg);
+    colio_subfile_layout_free(&back);
+    colio_subfile_layout_free(&l);
+    free(text);
+    char *longline = malloc(6000);
+    int at = snprintf(longline, 6000, "colio-subfile 1\nstripe 8\nlogical_size 0\nsubfiles 1\nsubfile 0 ");
+    memset(longline + at, 'n', 5000);
+    CHECK(colio_subfile_meta_parse(longline, (size_t)at + 5000, "/d/f", &back, msg, sizeof msg) != 0 &&
+              strstr(msg, "longer than"),
+          "a line longer than the buffer is refused, not cut: %s", msg);
+    free(longline);
 
     struct {
         const char *text, *says;
     } refused[] = {
-        {"colio-subfile 2\nstripe 8\nsubfiles 1\nsubfile 0 a\n", "version 2"},
-        {"colio-subfile 1\nstripe 8\nsubfile 0 a\n", "before the subfile count"},
-        {"colio-subfile 1\nstripe 8\nsubfiles 2\nsubfile 0 a\n", "subfile 1 is not named"},
-        {"colio-subfile 1\nstripe 8\nsubfiles 2\nsubfile 2 a\nsubfile 0 b\n", "out of range"},
-        {"colio-subfile 1\nstripe 8\nsubfiles 1\nsubfile 0 a\nsubfile 0 b\n", "named twice"},
-        {"colio-subfile 1\nstripe 0\nsubfiles 1\nsubfile 0 a\n", "stripe must be positive"},
-        {"colio-subfile 1\nsubfiles 1\nsubfile 0 a\n", "missing"},
-        {"colio-subfile 1\nstripe 8\nsubfiles 0\n", "subfile count"},
-        {"colio-subfile 1\nstripe x\nsubfiles 1\nsubfile 0 a\n", "without a number"},
+        {"colio-subfile 2\nstripe 8\nlogical_size 0\nsubfiles 1\nsubfile 0 a\n", "version 2"},
+        {"colio-subfile 1\nstripe 8\nlogical_size 0\nsubfile 0 a\n", "before the subfile count"},
+        {"colio-subfile 1\nstripe 8\nlogical_size 0\nsubfiles 2\nsubfile 0 a\n", "subfile 1 is not named"},
+        {"colio-subfile 1\nstripe 8\nlogical_size 0\nsubfiles 2\nsubfile 2 a\nsubfile 0 b\n", "out of range"},
+        {"colio-subfile 1\nstripe 8\nlogical_size 0\nsubfiles 1\nsubfile 0 a\nsubfile 0 b\n", "named twice"},
+        {"colio-subfile 1\nstripe 0\nlogical_size 0\nsubfiles 1\nsubfile 0 a\n", "stripe must be"},
+        {"colio-subfile 1\nlogical_size 0\nsubfiles 1\nsubfile 0 a\n", "no stripe line"},
+        {"colio-subfile 1\nstripe 8\nsubfiles 1\nsubfile 0 a\n", "no logical_size line"},
+        {"colio-subfile 1\nstripe 8\nlogical_size 0\nsubfiles 0\n", "subfile count"},
+        {"colio-subfile 1\nstripe x\nlogical_size 0\nsubfiles 1\nsubfile 0 a\n", "whole number"},
+        {"colio-subfile 1\nstripe 4m\nlogical_size 0\nsubfiles 1\nsubfile 0 a\n", "whole number"},
         {"colio-subfile 1\nstripe 8\nlogical_size -5\nsubfiles 1\nsubfile 0 a\n", "negative"},
+        {"colio-subfile 1\nstripe 8\nlogical_size 0\nsubfiles 2\nsubfile 0 a\nsubfile 1 a\n", "used twice"},
+        {"colio-subfile 1\nstripe 8\nlogical_size 0\nsubfiles 1\nsubfile 0 f\n", "metadata file"},
         {"colio-subfile\n", "line 1"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
@@ -189,6 +227,8 @@ static void subfile_domains(void)
         int naggs = first[nsub], bad = 0;
         colio_domain_input_t in = {.naggs = naggs, .lo = (int64_t)(next() % 500), .round_size = 1 + (int64_t)(next() % 40),
                                    .striping_unit = 1 + (int64_t)(next() % 60), .nsub = nsub, .sub_first = first};
+        if (round % 5 == 4) /* extents ending near INT64_MAX: no overflow */
+            in.lo = INT64_MAX - 4000 + (int64_t)(next() % 500);
         in.hi = in.lo + 1 + (int64_t)(next() % 3000);
         colio_domains_t d = {.ops = ops, .naggs = naggs, .lo = in.lo, .hi = in.hi, .round_size = in.round_size};
         ops->plan(&in, &d);
