@@ -206,18 +206,23 @@ static void raise_open_error(MPI_Comm comm, const char *filename, int code)
  * as data. (Files the MPI library creates are never subfiled, whatever
  * colio_subfiles says: colio opens them after they exist.)
  */
+static int path_is_subfiled(const char *path)
+{
+    char head[64];
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return colio_subfile_meta_is(head, n);
+}
+
 static int refuse_subfiled(MPI_Comm comm, const char *filename)
 {
     const char *path = plain_path(filename);
     int rank = 0, yes = 0;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0 && path) {
-        char head[64];
-        FILE *f = fopen(path, "rb");
-        size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-        if (f)
-            fclose(f);
-        yes = colio_subfile_meta_is(head, n);
+        yes = path_is_subfiled(path);
         if (yes)
             fprintf(stderr, "libcolio_mpiio: %s is a colio subfiled file; MPI-IO programs cannot open it through the "
                             "interposer (make one ordinary file with: colio-subfile join %s OUT)\n", filename, path);
@@ -243,6 +248,17 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         attach(comm, filename, amode, info, *fh);
     inside = 0;
     return rc;
+}
+
+/* MPI_File_delete of a subfiled file removes its subfiles too (colio_delete); any other file is MPI's. */
+int MPI_File_delete(const char *filename, MPI_Info info)
+{
+    const colio_real_t *r = colio_real();
+    const char *path = filename ? plain_path(filename) : NULL;
+    if (inside || env_on("COLIO_DISABLE") || !path_is_subfiled(path))
+        return r->File_delete(filename, info);
+    int rc = colio_delete(path, info);
+    return rc == COLIO_SUCCESS ? MPI_SUCCESS : colio_mpi_error_class(rc);
 }
 
 int MPI_File_close(MPI_File *fh)

@@ -44,6 +44,7 @@
 #define COLIO_WRAPPED_FUNCS(X)                                                                                  \
     X(File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))                \
     X(File_close, (MPI_File * fh))                                                                             \
+    X(File_delete, (const char *filename, MPI_Info info))                                                      \
     X(File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,               \
                       const char *datarep, MPI_Info info))                                                     \
     X(File_set_info, (MPI_File fh, MPI_Info info))                                                             \

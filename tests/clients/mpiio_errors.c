@@ -315,7 +315,8 @@ static void case_sieving_off(void)
  * 8. A colio subfiled file (written here by hand: metadata naming one
  * subfile) cannot be opened through the interposer: the MPI library's own
  * handle would read the metadata as data. The open fails on every rank with
- * MPI_ERR_UNSUPPORTED_OPERATION (without the interposer MPI opens the text).
+ * MPI_ERR_UNSUPPORTED_OPERATION (without the interposer MPI opens the text),
+ * and MPI_File_delete removes it with its subfile.
  */
 static void case_subfiled(void)
 {
@@ -337,8 +338,13 @@ static void case_subfiled(void)
     if (rc == MPI_SUCCESS)
         MPI_File_close(&fh);
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
-    if (rank == 0)
-        unlink(path_of("sub")), unlink(path_of("sub.sub.0"));
+    /* MPI_File_delete through the interposer removes the subfiles with the metadata */
+    if (rank == 0) {
+        CHECK(MPI_File_delete(path_of("sub"), MPI_INFO_NULL) == MPI_SUCCESS, "8. MPI_File_delete of the subfiled file");
+        CHECK(access(path_of("sub"), F_OK) != 0 && access(path_of("sub.sub.0"), F_OK) != 0,
+              "8. MPI_File_delete left the metadata or its subfile behind");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)
