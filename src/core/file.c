@@ -80,7 +80,9 @@ int colio_file_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *
 
 /*
  * A subfiled file: each subfile's aggregators come from its own group of
- * ranks (subfile/groups.h) and its domains follow the subfile layout; with
+ * ranks (subfile/groups.h: blocks of nodes, or with colio_subfiles=ionode
+ * the nodes of each storage target when the file has one subfile per
+ * target) and its domains follow the subfile layout; with
  * more subfiles than ranks there are no groups and the stripe layout deals
  * the same stripes to any aggregator.
  */
@@ -92,8 +94,15 @@ static int config_subfiles(const colio_file *fh, const colio_hints_t *h, colio_c
     cfg->group_first = malloc(sizeof(int) * ((size_t)n + 1));
     if (!cfg->group_of_rank || !cfg->group_first)
         return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the subfile groups");
-    int naggs = colio_subfile_groups(&cfg->topo, n, h->cb_nodes, h->aggs_per_node, cfg->group_of_rank,
-                                     cfg->group_first);
+    colio_subfiles_spec_t spec;
+    colio_subfiles_parse(h->subfiles, &spec);
+    int *by_target = spec.mode == COLIO_SUBFILES_IONODE ? malloc(sizeof(int) * (size_t)cfg->topo.nnodes) : NULL;
+    int naggs = by_target && colio_subfile_target_groups(&cfg->topo, n, by_target) == 0
+                    ? colio_subfile_groups_by_node(&cfg->topo, n, by_target, h->cb_nodes, h->aggs_per_node,
+                                                   cfg->group_of_rank, cfg->group_first)
+                    : colio_subfile_groups(&cfg->topo, n, h->cb_nodes, h->aggs_per_node, cfg->group_of_rank,
+                                           cfg->group_first);
+    free(by_target);
     if (naggs < 0)
         return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the subfile groups");
     if (naggs == 0) { /* more subfiles than ranks */

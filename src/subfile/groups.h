@@ -20,5 +20,13 @@
  */
 int colio_subfile_groups(const colio_topo_t *t, int nsub, int cb_nodes, int per_node, int *group_of_rank,
                          int *group_first);
+/*
+ * The same with the groups given per node (node_group[n] in 0..nsub-1, every
+ * group holding a node): `ionode` subfiling, one group per storage target.
+ */
+int colio_subfile_groups_by_node(const colio_topo_t *t, int nsub, const int *node_group, int cb_nodes, int per_node,
+                                 int *group_of_rank, int *group_first);
+/* node_group (t->nnodes) from the network model's storage targets: 0, or -1 when they are not nsub. */
+int colio_subfile_target_groups(const colio_topo_t *t, int nsub, int *node_group);
 
 #endif

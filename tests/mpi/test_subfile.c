@@ -1,6 +1,7 @@
 /*
  * Subfiling (docs/SUBFILING.md): for N = 1, 2, 3 subfiles, one per emulated
- * node and one per group of nodes, colio makes the subfiled file, the
+ * node, one per group of nodes and one per storage target of a torus model,
+ * colio makes the subfiled file, the
  * tests' own reader (testutil.c) finds the expected bytes in it, and
  * `colio-subfile join` gives a file byte-identical to the same writes into
  * an ordinary file; a different process count with different hints reads
@@ -35,6 +36,8 @@ static MPI_Info layout_info(const char *subfiles, const char *node_size)
     MPI_Info_set(info, "romio_cb_read", "enable");
     if (node_size)
         MPI_Info_set(info, "colio_node_size", node_size);
+    if (subfiles && strcmp(subfiles, "ionode") == 0) /* nodes of 1 rank, 2 per pset and storage target */
+        MPI_Info_set(info, "colio_topology", "torus:dims=4,psets=2,bridges=1");
     return info;
 }
 
@@ -398,7 +401,7 @@ int main(int argc, char **argv)
     snprintf(plain, sizeof plain, "%s.plain", path);
     int half = (t_nprocs + 1) / 2;
     layout_case_t cases[] = {{"1", NULL, 1}, {"2", NULL, 2}, {"3", NULL, 3}, {"node", "2", half},
-                             {"group:2", "1", half}};
+                             {"group:2", "1", half}, {"ionode", "1", half}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         one_layout(path, plain, &cases[i]);
     split_then_read(path, plain);

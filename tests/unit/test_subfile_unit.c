@@ -12,6 +12,7 @@
 #include "place/registry.h"
 #include "subfile/groups.h"
 #include "subfile/layout.h"
+#include "topo/net.h"
 #include "testutil.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
@@ -216,6 +217,30 @@ static void groups(void)
     }
 }
 
+/* ionode: one group per storage target of the network model (a torus of 16 nodes, psets of 4, 1 bridge each). */
+static void target_groups(void)
+{
+    int node_of[32];
+    for (int r = 0; r < 32; r++)
+        node_of[r] = r / 2; /* 16 nodes of 2 ranks */
+    colio_topo_t t;
+    CHECK(colio_topo_from_nodes(32, node_of, &t) == 0, "topology");
+    colio_net_opts_t o = {.nnodes = t.nnodes};
+    colio_err_t e = {0};
+    CHECK(colio_net_create("torus:dims=4x4,psets=4,bridges=1", &o, &t.net, &e) == 0, "torus: %s", e.msg);
+    int ntargets = colio_net_ntargets(t.net), node_group[16], g[32], first[64];
+    CHECK(colio_subfile_target_groups(&t, ntargets, node_group) == 0, "%d targets make %d groups", ntargets, ntargets);
+    CHECK(colio_subfile_target_groups(&t, ntargets + 1, node_group) != 0, "a count that is not the targets' is refused");
+    colio_subfile_target_groups(&t, ntargets, node_group);
+    int naggs = colio_subfile_groups_by_node(&t, ntargets, node_group, 0, 1, g, first), bad = 0;
+    for (int a = 0; a < 32; a++)
+        for (int b = 0; b < 32; b++) /* same group exactly when the same storage target */
+            bad += (g[a] == g[b]) != (colio_net_io_target(t.net, t.node_of[a]) == colio_net_io_target(t.net, t.node_of[b]));
+    CHECK(ntargets == 4 && bad == 0 && naggs == 16, "groups by target: %d targets, %d mismatches, %d aggregators",
+          ntargets, bad, naggs);
+    colio_topo_free(&t);
+}
+
 /* Every byte: one aggregator of its subfile's group, one round inside one stripe, rounds ascending. */
 static void subfile_domains(void)
 {
@@ -315,6 +340,7 @@ int main(void)
     metadata();
     hint_values();
     groups();
+    target_groups();
     subfile_domains();
     grouped_placement();
     return unit_finish("test_subfile_unit");
