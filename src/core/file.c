@@ -298,8 +298,6 @@ static int open_everywhere(colio_file *fh, colio_err_t *err)
         colio_subfiling_open(fh, store_flags(fh->amode, 1), err);
     else
         open_plain(fh, err);
-    if (colio_err_agree(fh->comm, err) != 0)
-        return err->code;
     if (err->code == 0 && (fh->amode & MPI_MODE_APPEND)) { /* file pointers start at the end */
         int64_t size = 0;
         int rc = fh->store->size(fh->st, &size);
