@@ -191,26 +191,53 @@ int colio_subfiling_decide(colio_file *fh, const colio_topo_t *topo, colio_err_t
 
 /* ---- open: make or check the subfiles ------------------------------------------------- */
 
-/* Write the metadata text for fh->sub into PATH (whole: written, then cut to its length). */
+/* text into path through the bookkeeping backend: written whole, cut to its length, synced when asked. */
+static int put_text(colio_file *fh, const char *path, int flags, const char *text, int sync)
+{
+    colio_store_t *st = NULL;
+    int readable = 0, rc = books(fh)->open(path, flags | COLIO_STORE_WRITE, &fh->hints, fh->rank, &st, &readable);
+    if (rc != 0)
+        return rc;
+    int64_t len = (int64_t)strlen(text);
+    rc = colio_store_pwrite(books(fh), st, text, len, 0);
+    if (rc == 0)
+        rc = books(fh)->truncate(st, len);
+    if (rc == 0 && sync)
+        rc = books(fh)->sync(st);
+    int crc = books(fh)->close(st);
+    return rc ? rc : crc;
+}
+
+/*
+ * The metadata text for fh->sub into PATH. A new file's is written in place
+ * (flags: CREATE, EXCL as asked); a rewrite (logical size at close and
+ * sync) goes to PATH.colio-new, synced, then renamed over PATH, so a crash
+ * leaves the old metadata or the new one, never half of one (a backend
+ * without rename rewrites in place).
+ */
 static int write_meta(colio_file *fh, int flags, colio_err_t *err)
 {
-    char *text = colio_subfile_meta_format(&fh->sub, fh->path);
-    colio_store_t *st = NULL;
-    int readable = 0, rc = text ? 0 : -ENOMEM;
-    if (rc == 0)
-        rc = books(fh)->open(fh->path, flags | COLIO_STORE_WRITE, &fh->hints, fh->rank, &st, &readable);
-    if (rc == 0) {
-        int64_t len = (int64_t)strlen(text);
-        rc = colio_store_pwrite(books(fh), st, text, len, 0);
+    char *text = colio_subfile_meta_format(&fh->sub, fh->path), *tmp = NULL;
+    int rc = text ? 0 : -ENOMEM;
+    if (rc == 0 && ((flags & COLIO_STORE_CREATE) || books(fh)->rename == NULL))
+        rc = put_text(fh, fh->path, flags, text, 0);
+    else if (rc == 0) {
+        size_t len = strlen(fh->path) + 16;
+        rc = (tmp = malloc(len)) ? 0 : -ENOMEM;
+        if (rc == 0) {
+            snprintf(tmp, len, "%s.colio-new", fh->path);
+            rc = put_text(fh, tmp, COLIO_STORE_CREATE, text, 1);
+        }
         if (rc == 0)
-            rc = books(fh)->truncate(st, len);
-        int crc = books(fh)->close(st);
-        rc = rc ? rc : crc;
+            rc = books(fh)->rename(tmp, fh->path);
+        if (rc != 0 && tmp)
+            books(fh)->unlink(tmp);
     }
     free(text);
+    free(tmp);
     if (rc != 0)
-        colio_err_set(err, colio_err_from_errno(-rc), "colio_open: %s: writing the subfile metadata: %s (errno %d)",
-                      fh->path, strerror(-rc), -rc);
+        colio_err_set(err, colio_err_from_errno(-rc), "%s: writing the subfile metadata: %s (errno %d)", fh->path,
+                      strerror(-rc), -rc);
     return err->code;
 }
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -169,6 +170,8 @@ static int posix_truncate(colio_store_t *st, int64_t size)
 
 static int posix_unlink(const char *path) { return unlink(path) == 0 ? 0 : -errno; }
 
+static int posix_rename(const char *from, const char *to) { return rename(from, to) == 0 ? 0 : -errno; }
+
 const colio_store_ops_t colio_store_posix = {
     .name = "posix",
     .caps = COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY,
@@ -181,4 +184,5 @@ const colio_store_ops_t colio_store_posix = {
     .block_size = posix_block_size,
     .truncate = posix_truncate,
     .unlink = posix_unlink,
+    .rename = posix_rename,
 };

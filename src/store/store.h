@@ -47,6 +47,8 @@ typedef struct colio_store_ops {
     int (*block_size)(colio_store_t *st, int64_t *bs_p);
     int (*truncate)(colio_store_t *st, int64_t size);
     int (*unlink)(const char *path);
+    /* Optional: replace path `to` by `from` at once (rename(2)); NULL: colio rewrites its small files in place. */
+    int (*rename)(const char *from, const char *to);
     /* Optional: names where logical byte off is stored (a subfile and its offset) for messages. */
     int (*where)(colio_store_t *st, int64_t off, char *buf, size_t len);
     /* The backend for colio's own bookkeeping (subfiling metadata, subfile sizes); NULL: this one.

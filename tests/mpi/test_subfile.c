@@ -134,6 +134,9 @@ static void check_metadata(const char *path, int n)
     }
     if (f)
         fclose(f);
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.colio-new", path);
+    CHECK(access(tmp, F_OK) != 0, "the metadata rewrite left %s behind", tmp);
     CHECK(first_ok && stripe == atoll(STRIPE) && size == SIZE && count == n,
           "metadata: header %d stripe %lld logical_size %lld subfiles %d (expected %d)", first_ok, stripe, size, count,
           n);
