@@ -39,13 +39,13 @@ static int errno_error(colio_err_t *err, int neg, const char *what, const char *
 typedef enum { PATH_ORDINARY = 0, PATH_SUBFILED = 1, PATH_NEW_SUBFILED = 2 } path_kind_t;
 
 /* Whole file through the backend into a NUL-terminated buffer (size known). */
-static int read_all(const colio_file *fh, colio_store_t *st, int64_t size, char **text_p)
+static int read_all(const colio_store_ops_t *ops, colio_store_t *st, int64_t size, char **text_p)
 {
     char *text = malloc((size_t)size + 1);
     int64_t got = 0;
     if (text == NULL)
         return -ENOMEM;
-    int rc = colio_store_pread(books(fh), st, text, size, 0, &got);
+    int rc = colio_store_pread(ops, st, text, size, 0, &got);
     if (rc == 0 && got != size)
         rc = -EIO; /* it shrank while read: not trusted */
     if (rc != 0) {
@@ -57,33 +57,33 @@ static int read_all(const colio_file *fh, colio_store_t *st, int64_t size, char 
     return 0;
 }
 
-/* Rank 0: does PATH exist, how large, and is it subfile metadata (then its text). */
-static int probe_path(const colio_file *fh, int *exists_p, int64_t *size_p, char **meta_p, colio_err_t *err)
+/* Does path exist, how large, and is it subfile metadata (then its text); ops: a bookkeeping backend. */
+static int probe_path(const colio_store_ops_t *ops, const colio_hints_t *h, const char *path, int *exists_p,
+                      int64_t *size_p, char **meta_p, colio_err_t *err)
 {
     colio_store_t *st = NULL;
     int readable = 0;
     *exists_p = 0, *size_p = 0, *meta_p = NULL;
-    if (!keeps_content(fh))
+    if (ops->caps & COLIO_STORE_CAP_NO_CONTENT)
         return 0;
-    int rc = books(fh)->open(fh->path, COLIO_STORE_READ, &fh->hints, fh->rank, &st, &readable);
+    int rc = ops->open(path, COLIO_STORE_READ, h, 0, &st, &readable);
     if (rc != 0) /* missing, or unreadable: the ordinary open decides and reports */
         return 0;
     *exists_p = 1;
     char head[64];
     int64_t got = 0;
-    rc = books(fh)->size(st, size_p);
+    rc = ops->size(st, size_p);
     if (rc == 0 && *size_p > 0)
-        rc = colio_store_pread(books(fh), st, head, (int64_t)sizeof head, 0, &got);
+        rc = colio_store_pread(ops, st, head, (int64_t)sizeof head, 0, &got);
     if (rc == 0 && colio_subfile_meta_is(head, (size_t)got)) {
         if (*size_p > META_MAX)
-            colio_err_set(err, COLIO_ERR_IO, "colio_open: %s: subfile metadata larger than %lld bytes",
-                          fh->path, (long long)META_MAX);
+            colio_err_set(err, COLIO_ERR_IO, "%s: subfile metadata larger than %lld bytes", path, (long long)META_MAX);
         else
-            rc = read_all(fh, st, *size_p, meta_p);
+            rc = read_all(ops, st, *size_p, meta_p);
     }
-    books(fh)->close(st);
+    ops->close(st);
     if (rc != 0)
-        errno_error(err, rc, "reading it", fh->path);
+        errno_error(err, rc, "reading it", path);
     return err->code;
 }
 
@@ -134,7 +134,7 @@ static path_kind_t rank0_decide(colio_file *fh, const colio_topo_t *topo, char *
     int64_t size = 0;
     colio_subfiles_spec_t spec;
     colio_subfiles_parse(fh->hints.subfiles, &spec);
-    if (probe_path(fh, &exists, &size, text_p, err) != 0 || *text_p)
+    if (probe_path(books(fh), &fh->hints, fh->path, &exists, &size, text_p, err) != 0 || *text_p)
         return *text_p ? PATH_SUBFILED : PATH_ORDINARY;
     /* like striping hints, a layout is chosen when the file is made: an existing file keeps its own
        (an empty one too: it may be a device or a file another program holds) */
@@ -330,17 +330,19 @@ int colio_subfiling_open(colio_file *fh, int flags, colio_err_t *err)
 
 /* ---- settle: the metadata's logical size ------------------------------------------------ */
 
-/* The logical size the subfiles hold (their furthest byte), agreed over the ranks. */
-static int logical_size(colio_file *fh, int flags, int64_t *size_p, colio_err_t *err)
+/*
+ * The logical size the subfiles hold (their furthest byte), agreed over the
+ * ranks; have[i] keeps the size of this rank's i-th subfile (rank + i*p).
+ */
+static int logical_size(colio_file *fh, int flags, int64_t *have, int64_t *size_p, colio_err_t *err)
 {
     int64_t mine = fh->sub.size, all = 0;
-    for (int k = fh->rank; k < fh->sub.nsub && err->code == 0; k += fh->nprocs) {
-        int64_t s = 0;
-        int rc = subfile_size(fh, k, flags, &s);
+    for (int k = fh->rank, i = 0; k < fh->sub.nsub && err->code == 0; k += fh->nprocs, i++) {
+        int rc = subfile_size(fh, k, flags, &have[i]);
         if (rc != 0)
             colio_err_set(err, colio_err_from_errno(-rc), "%s: subfile %s: size: %s", fh->path, fh->sub.names[k],
                           strerror(-rc));
-        int64_t end = colio_subfile_logical_end(&fh->sub, k, s);
+        int64_t end = colio_subfile_logical_end(&fh->sub, k, have[i]);
         mine = end > mine ? end : mine;
     }
     int rc = MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_MAX, fh->comm);
@@ -350,20 +352,19 @@ static int logical_size(colio_file *fh, int flags, int64_t *size_p, colio_err_t 
     return colio_err_agree(fh->comm, err);
 }
 
-/* Subfile k grown (a hole, no data) to its share of logical size size. */
-static int extend_subfile(colio_file *fh, int k, int flags, int64_t size, colio_err_t *err)
+/* Subfile k, of have bytes, grown (a hole, no data) to its share of logical size size. */
+static int extend_subfile(colio_file *fh, int k, int flags, int64_t have, int64_t size, colio_err_t *err)
 {
-    int64_t have = 0, want = colio_subfile_expected(&fh->sub, k, size);
-    int rc = subfile_size(fh, k, flags, &have);
-    if (rc == 0 && have < want) {
-        colio_store_t *st = NULL;
-        int readable = 0;
-        rc = books(fh)->open(fh->sub.names[k], flags, &fh->hints, fh->rank, &st, &readable);
-        if (rc == 0) {
-            rc = books(fh)->truncate(st, want);
-            int crc = books(fh)->close(st);
-            rc = rc ? rc : crc;
-        }
+    int64_t want = colio_subfile_expected(&fh->sub, k, size);
+    colio_store_t *st = NULL;
+    int readable = 0, rc = 0;
+    if (have >= want)
+        return err->code;
+    rc = books(fh)->open(fh->sub.names[k], flags, &fh->hints, fh->rank, &st, &readable);
+    if (rc == 0) {
+        rc = books(fh)->truncate(st, want);
+        int crc = books(fh)->close(st);
+        rc = rc ? rc : crc;
     }
     if (rc != 0)
         colio_err_set(err, colio_err_from_errno(-rc), "%s: subfile %s: extending to %lld bytes: %s", fh->path,
@@ -375,12 +376,17 @@ int colio_subfiling_settle(colio_file *fh, colio_err_t *err)
 {
     if (fh->sub.nsub == 0 || !keeps_content(fh) || !(fh->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)))
         return err->code;
-    int flags = COLIO_STORE_WRITE;
-    int64_t size = 0;
-    if (logical_size(fh, flags, &size, err) != 0)
+    int flags = COLIO_STORE_WRITE, mine = fh->rank < fh->sub.nsub ? (fh->sub.nsub - fh->rank - 1) / fh->nprocs + 1 : 0;
+    int64_t size = 0, *have = calloc((size_t)mine + 1, sizeof(int64_t));
+    if (have == NULL)
+        colio_err_set(err, COLIO_ERR_NOMEM, "%s: out of memory settling the subfiles", fh->path);
+    if (logical_size(fh, flags, have, &size, err) != 0) { /* a failed allocation joins the agreement */
+        free(have);
         return err->code;
-    for (int k = fh->rank; k < fh->sub.nsub && err->code == 0; k += fh->nprocs)
-        extend_subfile(fh, k, flags, size, err);
+    }
+    for (int k = fh->rank, i = 0; k < fh->sub.nsub && err->code == 0; k += fh->nprocs, i++)
+        extend_subfile(fh, k, flags, have[i], size, err);
+    free(have);
     if (colio_err_agree(fh->comm, err) != 0)
         return err->code;
     int changed = size != fh->sub.size;
@@ -407,12 +413,11 @@ int colio_subfiling_unlink(colio_file *fh, colio_err_t *err)
 static int layout_of(const colio_store_ops_t *ops, const colio_hints_t *h, const char *path,
                      colio_subfile_layout_t *lay, colio_err_t *err)
 {
-    colio_file probe = {.path = (char *)path, .base = ops, .hints = *h};
     int exists = 0;
     int64_t size = 0;
     char *text = NULL, msg[256];
     memset(lay, 0, sizeof *lay);
-    if (probe_path(&probe, &exists, &size, &text, err) != 0 || text == NULL)
+    if (probe_path(ops, h, path, &exists, &size, &text, err) != 0 || text == NULL)
         return err->code;
     if (colio_subfile_meta_parse(text, strlen(text), path, lay, msg, sizeof msg) != 0)
         colio_err_set(err, COLIO_ERR_IO, "colio_delete: %s: not valid colio subfile metadata: %s", path, msg);

@@ -3,6 +3,7 @@
  * for, the per-node cap, and TATP's rank distance (Liu et al. Sec. 4.2).
  */
 #include "place/place.h"
+#include "place/registry.h"
 
 int colio_place_count(const colio_topo_t *topo, int cb_nodes, int per_node)
 {
@@ -44,4 +45,18 @@ double colio_place_bandwidth(const colio_topo_t *topo) { return topo->net ? coli
 double colio_place_io_bandwidth(const colio_topo_t *topo)
 {
     return topo->net ? colio_net_io_bandwidth(topo->net) : 5e9;
+}
+
+int64_t colio_domain_pieces_per_stripe(const colio_domains_t *d) { return (d->unit + d->round_size - 1) / d->round_size; }
+
+void colio_domain_stripe_piece(const colio_domains_t *d, int64_t k, int64_t p, int64_t *s, int64_t *e)
+{
+    int64_t base = colio_mul_sat(k, d->unit);
+    int64_t stripe_end = colio_add_sat(base, d->unit);
+    int64_t ps = colio_add_sat(base, colio_mul_sat(p, d->round_size)), pe = colio_add_sat(ps, d->round_size);
+    pe = pe < stripe_end ? pe : stripe_end;
+    *s = ps > d->lo ? ps : d->lo;
+    *e = pe < d->hi ? pe : d->hi;
+    if (*s > *e)
+        *s = *e;
 }

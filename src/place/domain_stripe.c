@@ -16,8 +16,6 @@
 
 #define STRIPE_DEFAULT ((int64_t)1 << 20)
 
-static int64_t pieces_per_stripe(const colio_domains_t *d) { return (d->unit + d->round_size - 1) / d->round_size; }
-
 /* The first stripe of aggregator a at or after the first stripe of the extent. */
 static int64_t first_stripe(const colio_domains_t *d, int a)
 {
@@ -38,21 +36,8 @@ static int stripe_plan(const colio_domain_input_t *in, colio_domains_t *d)
         int64_t count = k <= last ? (last - k) / in->naggs + 1 : 0;
         most = count > most ? count : most;
     }
-    d->nrounds = most * pieces_per_stripe(d);
+    d->nrounds = most * colio_domain_pieces_per_stripe(d);
     return COLIO_SUCCESS;
-}
-
-/* Piece p of stripe k, clipped to the extent. */
-static void piece_extent(const colio_domains_t *d, int64_t k, int64_t p, int64_t *s, int64_t *e)
-{
-    int64_t base = colio_mul_sat(k, d->unit);
-    int64_t stripe_end = colio_add_sat(base, d->unit);
-    int64_t ps = colio_add_sat(base, colio_mul_sat(p, d->round_size)), pe = colio_add_sat(ps, d->round_size);
-    pe = pe < stripe_end ? pe : stripe_end;
-    *s = ps > d->lo ? ps : d->lo;
-    *e = pe < d->hi ? pe : d->hi;
-    if (*s > *e)
-        *s = *e;
 }
 
 static void stripe_locate(const colio_domains_t *d, int64_t off, int *agg, int64_t *round, int64_t *run_end)
@@ -60,19 +45,19 @@ static void stripe_locate(const colio_domains_t *d, int64_t off, int *agg, int64
     int64_t k = off / d->unit, p = (off - k * d->unit) / d->round_size, s;
     int a = (int)(k % d->naggs);
     *agg = a;
-    *round = (k - first_stripe(d, a)) / d->naggs * pieces_per_stripe(d) + p;
-    piece_extent(d, k, p, &s, run_end);
+    *round = (k - first_stripe(d, a)) / d->naggs * colio_domain_pieces_per_stripe(d) + p;
+    colio_domain_stripe_piece(d, k, p, &s, run_end);
 }
 
 static void stripe_round_extent(const colio_domains_t *d, int agg, int64_t r, int64_t *s, int64_t *e)
 {
-    int64_t per = pieces_per_stripe(d);
+    int64_t per = colio_domain_pieces_per_stripe(d);
     int64_t k = colio_add_sat(first_stripe(d, agg), colio_mul_sat(r / per, d->naggs));
     if (k > (d->hi - 1) / d->unit) {
         *s = *e = d->hi; /* past the extent: an empty round */
         return;
     }
-    piece_extent(d, k, r % per, s, e);
+    colio_domain_stripe_piece(d, k, r % per, s, e);
 }
 
 const colio_domain_ops_t colio_domain_stripe = {

@@ -31,8 +31,6 @@ static int group_of(const colio_domains_t *d, int a, int *i_p)
 
 static int64_t aggs_of(const colio_domains_t *d, int g) { return d->sub_first[g + 1] - d->sub_first[g]; }
 
-static int64_t pieces_per_stripe(const colio_domains_t *d) { return (d->unit + d->round_size - 1) / d->round_size; }
-
 /* First stripe (within subfile g) of the extent, and the last. */
 static int64_t first_q(const colio_domains_t *d, int g)
 {
@@ -67,20 +65,8 @@ static int subfile_plan(const colio_domain_input_t *in, colio_domains_t *d)
             int64_t count = q <= last ? (last - q) / aggs_of(d, g) + 1 : 0;
             most = count > most ? count : most;
         }
-    d->nrounds = most * pieces_per_stripe(d);
+    d->nrounds = most * colio_domain_pieces_per_stripe(d);
     return COLIO_SUCCESS;
-}
-
-/* Piece p of logical stripe k, clipped to the extent. */
-static void piece_extent(const colio_domains_t *d, int64_t k, int64_t p, int64_t *s, int64_t *e)
-{
-    int64_t base = colio_mul_sat(k, d->unit), stripe_end = colio_add_sat(base, d->unit);
-    int64_t ps = colio_add_sat(base, colio_mul_sat(p, d->round_size)), pe = colio_add_sat(ps, d->round_size);
-    pe = pe < stripe_end ? pe : stripe_end;
-    *s = ps > d->lo ? ps : d->lo;
-    *e = pe < d->hi ? pe : d->hi;
-    if (*s > *e)
-        *s = *e;
 }
 
 static void subfile_locate(const colio_domains_t *d, int64_t off, int *agg, int64_t *round, int64_t *run_end)
@@ -90,20 +76,20 @@ static void subfile_locate(const colio_domains_t *d, int64_t off, int *agg, int6
     int64_t q = k / d->nsub, m = aggs_of(d, g);
     int i = (int)(q % m);
     *agg = d->sub_first[g] + i;
-    *round = (q - agg_first_q(d, g, i)) / m * pieces_per_stripe(d) + p;
-    piece_extent(d, k, p, &s, run_end);
+    *round = (q - agg_first_q(d, g, i)) / m * colio_domain_pieces_per_stripe(d) + p;
+    colio_domain_stripe_piece(d, k, p, &s, run_end);
 }
 
 static void subfile_round_extent(const colio_domains_t *d, int agg, int64_t r, int64_t *s, int64_t *e)
 {
     int i, g = group_of(d, agg, &i);
-    int64_t per = pieces_per_stripe(d);
+    int64_t per = colio_domain_pieces_per_stripe(d);
     int64_t q = colio_add_sat(agg_first_q(d, g, i), colio_mul_sat(r / per, aggs_of(d, g)));
     if (q > last_q(d, g)) {
         *s = *e = d->hi; /* past the extent: an empty round */
         return;
     }
-    piece_extent(d, colio_add_sat(colio_mul_sat(q, d->nsub), g), r % per, s, e);
+    colio_domain_stripe_piece(d, colio_add_sat(colio_mul_sat(q, d->nsub), g), r % per, s, e);
 }
 
 const colio_domain_ops_t colio_domain_subfile = {

@@ -15,6 +15,11 @@ extern const colio_domain_ops_t colio_domain_stripe;
 extern const colio_domain_ops_t colio_domain_block;
 extern const colio_domain_ops_t colio_domain_subfile; /* not selectable: a subfiled file's own */
 
+/* Striped layouts (stripe, subfile): rounds per stripe of d->unit bytes, and the extent of piece p of stripe
+   k (rounds of d->round_size), clipped to [d->lo, d->hi). */
+int64_t colio_domain_pieces_per_stripe(const colio_domains_t *d);
+void colio_domain_stripe_piece(const colio_domains_t *d, int64_t k, int64_t p, int64_t *s, int64_t *e);
+
 /* Layouts with one contiguous share per aggregator (start/end): the share holding off. */
 int colio_domain_share_of(const colio_domains_t *d, int64_t off);
 

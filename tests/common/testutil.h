@@ -60,6 +60,15 @@ void test_unlink(const char *path);
 /* The same on the calling rank only, no barrier. */
 void test_unlink_local(const char *path);
 
+/* xorshift64: the unit tests' reproducible random numbers (each keeps its own state). */
+static inline uint64_t test_xorshift(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 /* Deterministic content generators. */
 static inline unsigned char pattern_old(int64_t off) { return (unsigned char)((off * 131 + 17) ^ 0xA5); }
 static inline unsigned char pattern_new(int rank, int64_t i, int salt)

@@ -8,13 +8,7 @@
 #include "testutil.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1DULL;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next(void) { return test_xorshift(&rng); }
 
 /* A random extent: small, or near INT64_MAX (overflow), with random alignments. */
 static colio_domain_input_t random_input(int round)

@@ -15,10 +15,7 @@
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static int rnd(int n)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (int)(rng % (uint64_t)n);
+    return (int)(test_xorshift(&rng) % (uint64_t)n);
 }
 
 static MPI_Datatype base_type(void)

@@ -13,13 +13,7 @@
 #include "testutil.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1DULL;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next(void) { return test_xorshift(&rng); }
 static int below(int k) { return (int)(next() % (uint64_t)k); }
 static double unit_real(void) { return (double)(next() >> 11) / 9007199254740992.0; } /* [0, 1) */
 

@@ -7,13 +7,7 @@
 #include "testutil.h"
 
 static uint64_t rng = 88172645463325252ULL;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next(void) { return test_xorshift(&rng); }
 
 static int by_off(const void *a, const void *b)
 {

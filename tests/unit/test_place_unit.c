@@ -13,13 +13,7 @@
 #include "testutil.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1DULL;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next(void) { return test_xorshift(&rng); }
 
 /* A pattern from a dense nprocs x ndom matrix of bytes (zeros skipped). */
 static void pattern_from_dense(colio_pattern_t *p, int np, int nd, const int64_t *c)

@@ -9,10 +9,7 @@
 static uint64_t rng = 0x853c49e6748fea9bULL;
 static int64_t rnd(int64_t n)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (int64_t)(rng % (uint64_t)n);
+    return (int64_t)(test_xorshift(&rng) % (uint64_t)n);
 }
 
 static colio_run_t random_run(void)

@@ -11,13 +11,7 @@
 #include "testutil.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next(void) { return test_xorshift(&rng); }
 
 typedef struct world {
     colio_xchg_ctx_t ctx;
