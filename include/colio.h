@@ -16,13 +16,20 @@
 extern "C" {
 #endif
 
+/* What libcolio exports: the declarations below and nothing else (it is built with hidden visibility). */
+#if defined(__GNUC__) || defined(__clang__)
+#define COLIO_API __attribute__((visibility("default")))
+#else
+#define COLIO_API
+#endif
+
 #define COLIO_VERSION_MAJOR 0
 #define COLIO_VERSION_MINOR 1
 #define COLIO_VERSION_PATCH 0
 
 /** Opaque handle to a collectively opened file. */
 typedef struct colio_file colio_file;
-/** Opaque handle to a nonblocking operation (nonblocking API, later release). */
+/** Opaque handle to a nonblocking operation (colio_iwrite_all and the other colio_i* calls). */
 typedef struct colio_request colio_request;
 
 /*
@@ -102,30 +109,30 @@ typedef struct colio_stats {
 } colio_stats;
 
 /** Collectively open @p path. On failure *fh is set to NULL. */
-int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_file **fh);
+COLIO_API int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_file **fh);
 /** Collectively close; *fh is NULL on return whatever the outcome. */
-int colio_close(colio_file **fh);
+COLIO_API int colio_close(colio_file **fh);
 /**
  * Local, as MPI_File_delete: remove @p path and, when it is a subfiled file
  * (hint colio_subfiles), every subfile its metadata names. COLIO_ERR_NOENT
  * when there is no such file; the message is colio_last_open_error().
  */
-int colio_delete(const char *path, MPI_Info info);
+COLIO_API int colio_delete(const char *path, MPI_Info info);
 /** Set the file view, as MPI_File_set_view with datarep "native". Resets the file pointer. */
-int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+COLIO_API int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                    MPI_Info info);
 
 /** Collective write at the individual file pointer (which advances, in etypes). */
-int colio_write_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype memtype,
+COLIO_API int colio_write_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype memtype,
                     MPI_Status *status);
 /** Collective read at the individual file pointer (which advances, in etypes). */
-int colio_read_all(colio_file *fh, void *buf, MPI_Count count, MPI_Datatype memtype,
+COLIO_API int colio_read_all(colio_file *fh, void *buf, MPI_Count count, MPI_Datatype memtype,
                    MPI_Status *status);
 /** Collective write at @p offset (in etypes, relative to the view). */
-int colio_write_at_all(colio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+COLIO_API int colio_write_at_all(colio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
                        MPI_Datatype memtype, MPI_Status *status);
 /** Collective read at @p offset (in etypes, relative to the view). */
-int colio_read_at_all(colio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+COLIO_API int colio_read_at_all(colio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
                       MPI_Datatype memtype, MPI_Status *status);
 
 /**
@@ -134,10 +141,10 @@ int colio_read_at_all(colio_file *fh, MPI_Offset offset, void *buf, MPI_Count co
  * @p buf in list order. Lists need not be sorted; pieces of one call must not
  * overlap (COLIO_ERR_ARG).
  */
-int colio_write_list_all(colio_file *fh, MPI_Count n, const MPI_Offset offsets[],
+COLIO_API int colio_write_list_all(colio_file *fh, MPI_Count n, const MPI_Offset offsets[],
                          const MPI_Offset lengths[], const void *buf);
 /** Collective read of an explicit request list; see colio_write_list_all. */
-int colio_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset offsets[],
+COLIO_API int colio_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset offsets[],
                         const MPI_Offset lengths[], void *buf);
 
 /*
@@ -151,26 +158,26 @@ int colio_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset offsets[],
  * the call that completes the operation. Operations progress inside any
  * colio call and, with colio_progress=thread, in a progress thread.
  */
-int colio_iwrite_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype memtype,
+COLIO_API int colio_iwrite_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype memtype,
                      colio_request **req);
-int colio_iread_all(colio_file *fh, void *buf, MPI_Count count, MPI_Datatype memtype,
+COLIO_API int colio_iread_all(colio_file *fh, void *buf, MPI_Count count, MPI_Datatype memtype,
                     colio_request **req);
-int colio_iwrite_at_all(colio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
+COLIO_API int colio_iwrite_at_all(colio_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
                         MPI_Datatype memtype, colio_request **req);
-int colio_iread_at_all(colio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
+COLIO_API int colio_iread_at_all(colio_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
                        MPI_Datatype memtype, colio_request **req);
-int colio_iwrite_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[],
+COLIO_API int colio_iwrite_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[],
                           const void *buf, colio_request **req);
-int colio_iread_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[],
+COLIO_API int colio_iread_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const MPI_Offset len[],
                          void *buf, colio_request **req);
 /** Progress; when the operation is done set *flag, fill status, free and NULL *req. A NULL *req is done. */
-int colio_test(colio_request **req, int *flag, MPI_Status *status);
+COLIO_API int colio_test(colio_request **req, int *flag, MPI_Status *status);
 /** Complete the operation: fill status, free and NULL *req; returns the operation's agreed result. */
-int colio_wait(colio_request **req, MPI_Status *status);
+COLIO_API int colio_wait(colio_request **req, MPI_Status *status);
 /** Complete all (any order of completion is safe); statuses[i].MPI_ERROR holds each result; returns the first error. */
-int colio_waitall(int n, colio_request *reqs[], MPI_Status statuses[]);
+COLIO_API int colio_waitall(int n, colio_request *reqs[], MPI_Status statuses[]);
 /** Progress all; *flag when every one is done (then as colio_waitall), else nothing is released. */
-int colio_testall(int n, colio_request *reqs[], int *flag, MPI_Status statuses[]);
+COLIO_API int colio_testall(int n, colio_request *reqs[], int *flag, MPI_Status statuses[]);
 /**
  * A generalized MPI request for the operation, completed by the progress
  * thread (colio_progress=thread; COLIO_ERR_UNSUPPORTED otherwise), usable
@@ -179,32 +186,45 @@ int colio_testall(int n, colio_request *reqs[], int *flag, MPI_Status statuses[]
  * status carries the byte count and, in MPI_ERROR, an MPI error class for a
  * failed operation (set MPI_ERRORS_RETURN to see it instead of aborting).
  */
-int colio_request_get_mpi(colio_request *req, MPI_Request *mreq);
+COLIO_API int colio_request_get_mpi(colio_request *req, MPI_Request *mreq);
 
 /** Collective: flush every rank's writes to storage. */
-int colio_sync(colio_file *fh);
+COLIO_API int colio_sync(colio_file *fh);
 /** Local: current size of the file in bytes. */
-int colio_get_size(colio_file *fh, MPI_Offset *size);
+COLIO_API int colio_get_size(colio_file *fh, MPI_Offset *size);
 /** Collective: change hints between operations (invalid values: COLIO_ERR_HINT). */
-int colio_set_info(colio_file *fh, MPI_Info info);
+COLIO_API int colio_set_info(colio_file *fh, MPI_Info info);
 /** Local: a new info object with every hint in effect; free it with MPI_Info_free. */
-int colio_get_info(colio_file *fh, MPI_Info *info_used);
+COLIO_API int colio_get_info(colio_file *fh, MPI_Info *info_used);
+/**
+ * Local, as MPI_Info_get on what colio_get_info returns, without building
+ * the MPI_Info: *flag is 1 and value holds the hint's value in effect (cut to
+ * valuelen - 1 characters), or *flag is 0 for an unknown or empty key.
+ */
+COLIO_API int colio_get_hint(colio_file *fh, const char *key, char *value, int valuelen, int *flag);
 /** Local: statistics of the last operation and totals since open. */
-int colio_get_stats(colio_file *fh, colio_stats *stats);
+COLIO_API int colio_get_stats(colio_file *fh, colio_stats *stats);
 /** Local: the individual file pointer, in etypes relative to the view. */
-int colio_get_position(colio_file *fh, MPI_Offset *offset);
+COLIO_API int colio_get_position(colio_file *fh, MPI_Offset *offset);
+/**
+ * Local, as MPI_File_seek: move the individual file pointer to offset etypes
+ * (MPI_SEEK_SET), offset past where it is (MPI_SEEK_CUR) or offset past the
+ * end of file (MPI_SEEK_END: past the view's data below the file's size).
+ * A position before the view's start is COLIO_ERR_ARG.
+ */
+COLIO_API int colio_seek(colio_file *fh, MPI_Offset offset, int whence);
 /** Local: text of an error code. Never NULL. */
-const char *colio_strerror(int err);
+COLIO_API const char *colio_strerror(int err);
 /** Local: the MPI error class closest to a colio error code (MPI_SUCCESS for COLIO_SUCCESS). */
-int colio_mpi_error_class(int err);
+COLIO_API int colio_mpi_error_class(int err);
 /**
  * Local: the detailed message of the last error on this handle (path, errno
  * text, failing rank), identical on every rank for collective errors; "" if
  * none. For failures of colio_open (no handle), see colio_last_open_error().
  */
-const char *colio_last_error(const colio_file *fh);
+COLIO_API const char *colio_last_error(const colio_file *fh);
 /** Local: detailed message of the last failed colio_open on this rank. */
-const char *colio_last_open_error(void);
+COLIO_API const char *colio_last_open_error(void);
 
 #ifdef __cplusplus
 }

@@ -1,22 +1,35 @@
 #!/usr/bin/env bash
-# Install a built colio into a staging prefix and build a small program
-# against it twice: with CMake's find_package(colio) and with pkg-config.
+# Install a built colio into a fresh prefix outside the system's library
+# path, then, with no LD_LIBRARY_PATH: build a small program against it with
+# CMake's find_package(colio) and with pkg-config, run an unmodified MPI-IO
+# program with the installed libcolio_mpiio preloaded (its collective calls
+# must go through colio), and run the installed colio-bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mpi=${1:?usage: scripts/install-check.sh mpich|openmpi}
 source scripts/env.sh
-stage=$PWD/build/$mpi/stage
-rm -rf "$stage" "build/$mpi/consumer"
-cmake --install "build/$mpi" --prefix "$stage" >/dev/null
-cmake -S tests/install -B "build/$mpi/consumer" -DCMAKE_PREFIX_PATH="$stage" \
-      -DMPI_C_COMPILER="mpicc.$mpi" >/dev/null
-cmake --build "build/$mpi/consumer" >/dev/null
+unset LD_LIBRARY_PATH
+build=$PWD/build/$mpi
+prefix=$(mktemp -d /tmp/colio-prefix.XXXXXX)
 dir=$(mktemp -d /dev/shm/colio-install.XXXXXX 2>/dev/null || mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-"mpiexec.$mpi" -n 2 "build/$mpi/consumer/consumer" "$dir/cmake.dat"
-export PKG_CONFIG_PATH="$stage/lib/pkgconfig:$stage/lib/x86_64-linux-gnu/pkgconfig"
+trap 'rm -rf "$prefix" "$dir"' EXIT
+rm -rf "$build/consumer"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+libdir=$(dirname "$(find "$prefix" -name libcolio.so -print -quit)")
+
+cmake -S tests/install -B "$build/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DMPI_C_COMPILER="mpicc.$mpi" >/dev/null
+cmake --build "$build/consumer" >/dev/null
+"mpiexec.$mpi" -n 2 "$build/consumer/consumer" "$dir/cmake.dat"
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
 flags=$(pkg-config --cflags --libs colio)
-libdir=$(pkg-config --variable=libdir colio)
-"mpicc.$mpi" tests/install/consumer.c $flags -Wl,-rpath,"$libdir" -o "$dir/consumer-pc"
+"mpicc.$mpi" tests/install/consumer.c $flags -Wl,-rpath,"$(pkg-config --variable=libdir colio)" -o "$dir/consumer-pc"
 "mpiexec.$mpi" -n 2 "$dir/consumer-pc" "$dir/pkgconfig.dat"
-echo "install check ($mpi): find_package(colio) and pkg-config colio both build and run"
+
+# an MPI-IO program that knows nothing of colio, the installed interposer preloaded
+"mpicc.$mpi" -Wno-stringop-overflow tests/clients/mpiio_basic.c -Itests/clients -o "$dir/mpiio_basic" # (GCC 12 misreads MPICH's MPI_STATUSES_IGNORE)
+"mpiexec.$mpi" -n 2 env LD_PRELOAD="$libdir/libcolio_mpiio.so" COLIO_HINTS="colio_stats=$dir/stats.jsonl" \
+  "$dir/mpiio_basic" "$dir/preloaded.dat" >/dev/null
+[ -s "$dir/stats.jsonl" ] || { echo "install check ($mpi): the preloaded program's calls did not go through colio" >&2; exit 1; }
+"mpiexec.$mpi" -n 2 "$prefix/bin/colio-bench" --workload interleaved --repeat 1 --warmup 0 --dir "$dir" --quiet >/dev/null
+echo "install check ($mpi): installed to $prefix; find_package(colio), pkg-config, a preloaded MPI-IO program" \
+     "and colio-bench all run without LD_LIBRARY_PATH"

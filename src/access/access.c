@@ -9,10 +9,13 @@ static void access_take(colio_access_t *acc, colio_runs_t *v)
 {
     acc->runs = v->r;
     acc->n = v->n;
-    acc->nbytes = acc->npieces = 0;
+    acc->nbytes = acc->npieces = acc->end = 0;
+    acc->overlaps = 0;
     for (int64_t i = 0; i < v->n; i++) {
         acc->nbytes += colio_run_bytes(&v->r[i]);
         acc->npieces += v->r[i].count;
+        acc->overlaps |= i > 0 && v->r[i].off < acc->end;
+        acc->end = colio_run_end(&v->r[i]) > acc->end ? colio_run_end(&v->r[i]) : acc->end;
     }
 }
 
@@ -38,6 +41,40 @@ static int64_t find_run(const colio_flat_t *f, int64_t within)
             hi = mid - 1;
     }
     return lo;
+}
+
+/* Bytes of run r (file offsets relative to base) below limit. */
+static int64_t run_bytes_below(const colio_run_t *r, int64_t base, int64_t limit)
+{
+    int64_t off = base + r->off;
+    if (limit <= off)
+        return 0;
+    int64_t started = (limit - off - 1) / r->stride + 1; /* pieces starting below limit */
+    if (started > r->count)
+        started = r->count;
+    int64_t last = off + (started - 1) * r->stride, part = limit - last < r->len ? limit - last : r->len;
+    return (started - 1) * r->len + part;
+}
+
+int64_t colio_view_bytes_below(const colio_view_t *view, int64_t limit)
+{
+    const colio_flat_t *f = view->ftype;
+    if (f->size == 0 || f->runs.n == 0 || limit <= view->disp)
+        return 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN; /* the data's span within one tile */
+    for (int64_t i = 0; i < f->runs.n; i++) {
+        lo = f->runs.r[i].off < lo ? f->runs.r[i].off : lo;
+        hi = colio_run_end(&f->runs.r[i]) > hi ? colio_run_end(&f->runs.r[i]) : hi;
+    }
+    if (f->extent <= 0) /* every tile at the same place: one tile's worth, or none */
+        return limit >= view->disp + hi ? f->size : 0;
+    int64_t whole = (limit - view->disp - hi) / f->extent + 1; /* tiles wholly below limit */
+    whole = limit - view->disp < hi ? 0 : whole;
+    int64_t bytes = whole * f->size;
+    for (int64_t t = whole; view->disp + t * f->extent + lo < limit; t++) /* tiles cut by limit (one or two) */
+        for (int64_t i = 0; i < f->runs.n; i++)
+            bytes += run_bytes_below(&f->runs.r[i], view->disp + t * f->extent, limit);
+    return bytes;
 }
 
 int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbytes, colio_access_t *acc,
@@ -166,20 +203,24 @@ int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offse
 
 int colio_access_clip(colio_access_t *acc, int64_t eof)
 {
-    if (acc->n == 0 || colio_run_end(&acc->runs[acc->n - 1]) <= eof)
+    if (acc->n == 0 || acc->end <= eof)
         return 0; /* all before the end of file: the common case */
-    int64_t keep = 0;
-    while (keep < acc->n && colio_run_end(&acc->runs[keep]) <= eof)
-        keep++;
-    colio_runs_t tail = {0}, v = {acc->runs, keep, keep};
-    int rc = 0;
-    if (keep < acc->n && acc->runs[keep].off < eof) /* the run across the end of file: its part before */
-        rc = colio_run_slice_file(&acc->runs[keep], acc->runs[keep].off, eof, &tail);
-    for (int64_t i = 0; i < tail.n && rc == 0; i++)
-        rc = colio_runs_append(&v, tail.r[i]);
-    colio_runs_free(&tail);
+    colio_runs_t v = {0};
+    int rc = colio_runs_reserve(&v, acc->n + 2);
+    for (int64_t i = 0; i < acc->n && rc == 0; i++) { /* runs may overlap (read-only views): each on its own */
+        const colio_run_t *r = &acc->runs[i];
+        if (colio_run_end(r) <= eof)
+            rc = colio_runs_append(&v, *r);
+        else if (r->off < eof) /* a run across the end of file: its part before */
+            rc = colio_run_slice_file(r, r->off, eof, &v);
+    }
+    if (rc != 0) {
+        colio_runs_free(&v);
+        return rc;
+    }
+    free(acc->runs);
     access_take(acc, &v);
-    return rc;
+    return 0;
 }
 
 void colio_access_free(colio_access_t *acc)

@@ -24,6 +24,8 @@ typedef struct colio_access {
     int64_t n;             /* runs */
     int64_t nbytes;        /* sum of the runs' bytes */
     int64_t npieces;       /* sum of the runs' counts */
+    int64_t end;           /* the largest run end (the last run's, unless a read-only view overlaps) */
+    int overlaps;          /* a run starts before an earlier one ends (read-only views): no two-phase */
     int stream_order;      /* stream positions increase with file offsets (always for views) */
 } colio_access_t;
 
@@ -35,6 +37,12 @@ typedef struct colio_view {
     colio_flat_t *ftype;          /* flattened filetype */
     int ftype_owned;              /* 1: ours to free; 0: cached on the filetype duplicate */
 } colio_view_t;
+
+/*
+ * Bytes of the view's data stream that lie in the file below byte limit
+ * (where MPI_SEEK_END puts the file pointer: the data before the end of file).
+ */
+int64_t colio_view_bytes_below(const colio_view_t *view, int64_t limit);
 
 /*
  * Pieces of nbytes of the view's data stream starting at etype offset

@@ -540,6 +540,7 @@ static void flat_classify(colio_flat_t *f)
 {
     const colio_runs_t *v = &f->runs;
     f->monotonic = 1;
+    f->ordered = 1;
     f->nonneg = 1;
     for (int64_t i = 0; i < v->n; i++) {
         const colio_run_t *r = &v->r[i];
@@ -547,6 +548,8 @@ static void flat_classify(colio_flat_t *f)
             f->nonneg = 0;
         if (i > 0 && r->off < colio_run_end(&v->r[i - 1]))
             f->monotonic = 0;
+        if (i > 0 && (r->off < v->r[i - 1].off || (v->r[i - 1].count > 1 && r->off < colio_run_end(&v->r[i - 1]))))
+            f->ordered = 0; /* a strided run's later pieces start past r */
     }
     /*
      * Data spanning more than the extent: tiles k and k+1 overlap. MPI

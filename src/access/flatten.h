@@ -19,6 +19,7 @@ typedef struct colio_flat {
     int64_t lb;        /* MPI lower bound */
     int64_t extent;    /* MPI extent: instance k starts at k * extent */
     int monotonic;     /* pieces of one instance in increasing, non-overlapping order */
+    int ordered;       /* pieces start at non-decreasing offsets (may overlap: MPI allows it for reading) */
     int spills;        /* data outside [0, extent) of its instance's span: consecutive instances overlap */
     int nonneg;        /* every displacement >= 0 */
     int refs;          /* datatypes holding it as their cached flattening */

@@ -63,7 +63,8 @@ static void sieve_chunk(colio_op_t *op, int64_t *i, int64_t *k, char *tmp, int64
         colio_piece_t p = piece_at(acc, ei, ek);
         if (p.off + p.len - first.off > tmp_size)
             break;
-        n++, bytes += p.len, end = p.off + p.len;
+        n++, bytes += p.len;
+        end = p.off + p.len > end ? p.off + p.len : end; /* overlapping pieces (read-only views) may end earlier */
         next_piece(acc, &ei, &ek);
     }
     colio_toggle_t ds = op->fh->hints.ds_read;

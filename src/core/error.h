@@ -44,6 +44,17 @@ int colio_err_agree(MPI_Comm comm, colio_err_t *e);
    becomes 1 on every rank if it was non-zero on some rank. */
 int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what, int *any);
 /*
+ * colio_err_agree with, in the same reduction, the smallest and largest of
+ * each rank's words[i] (i < n <= 4): lo[i] and hi[i] on every rank.
+ */
+int colio_err_agree_range(MPI_Comm comm, colio_err_t *e, const int64_t *words, int n, int64_t *lo, int64_t *hi);
+/*
+ * colio_err_agree, carrying rank 0's words[0..n) (n <= 4) to every rank in
+ * the same reduction (the others' words are overwritten): an agreement and a
+ * broadcast for the price of one collective.
+ */
+int colio_err_agree_root(MPI_Comm comm, colio_err_t *e, int64_t *words, int n);
+/*
  * After the agreed key is known and e->msg holds the failing rank's detail
  * (broadcast from it), set e to the agreed code with "rank R: detail".
  */

@@ -3,10 +3,12 @@
  * operations: open, close, set_view, set_info, sync; plus local queries.
  * Every collective call agrees on one error code before it returns.
  */
+#include "core/commpool.h"
 #include "core/file.h"
 #include "nb/nb.h"
 #include "place/registry.h"
 #include "subfile/groups.h"
+#include "subfile/layout.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -307,8 +309,7 @@ static int open_everywhere(colio_file *fh, colio_err_t *err)
     }
     if (err->code == 0 && fh->rank == 0 && fh->store->block_size && fh->store->block_size(fh->st, &fh->blksize) != 0)
         fh->blksize = 0; /* a preference only: unknown is fine */
-    MPI_Bcast(&fh->blksize, 1, MPI_INT64_T, 0, fh->comm); /* every rank plans domains alike */
-    return colio_err_agree(fh->comm, err);
+    return colio_err_agree_root(fh->comm, err, &fh->blksize, 1); /* rank 0's block size: every rank plans alike */
 }
 
 static int default_view(colio_file *fh, colio_err_t *err)
@@ -328,7 +329,7 @@ static void file_free(colio_file *fh)
     if (fh == NULL)
         return;
     colio_nb_file_close(fh);
-    if (fh->aio_ref) /* pipelined rounds used the helper: the last file closing stops it */
+    if (fh->aio_ref) /* pipelined rounds used the helper (it stays for the next file) */
         colio_aio_release();
     if (fh->st)
         fh->store->close(fh->st);
@@ -336,8 +337,7 @@ static void file_free(colio_file *fh)
     colio_topo_free(&fh->topo_mpi);
     colio_plancache_clear(&fh->plans, &fh->bufs);
     colio_config_free(&fh->cfg);
-    if (fh->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&fh->comm);
+    colio_comm_give_back(fh->comm_slot, &fh->comm);
     colio_bufcache_free(&fh->bufs);
     colio_subfile_layout_free(&fh->sub);
     free(fh->path);
@@ -361,24 +361,103 @@ static int open_prepare(colio_file *fh, const char *path, int amode, MPI_Info in
     return default_view(fh, err);
 }
 
-static int open_collective(colio_file *fh, const char *path, int amode, MPI_Info info, colio_err_t *err)
+/* A hash of the hints as parsed (word by word: the struct is about 4 KiB), equal on ranks given the same hints. */
+static int64_t hints_hash(const colio_hints_t *h)
+{
+    uint64_t x = 1469598103934665603ull, w;
+    size_t i = 0;
+    for (; i + sizeof w <= sizeof *h; i += sizeof w) {
+        memcpy(&w, (const char *)h + i, sizeof w);
+        x = (x ^ w) * 1099511628211ull;
+        x ^= x >> 29;
+    }
+    for (; i < sizeof *h; i++)
+        x = (x ^ ((const unsigned char *)h)[i]) * 1099511628211ull;
+    return (int64_t)(x >> 1); /* never INT64_MIN */
+}
+
+/*
+ * One agreement for what open was given: errors so far, the same amode
+ * everywhere (else COLIO_ERR_NOT_SAME), and whether the hints differ; only
+ * then are rank 0's broadcast (MPI lets info differ between ranks).
+ */
+static int agree_open_args(colio_file *fh, int amode, colio_err_t *err)
+{
+    int64_t words[2] = {amode, hints_hash(&fh->hints)}, lo[2], hi[2];
+    if (colio_err_agree_range(fh->comm, err, words, 2, lo, hi) != 0)
+        return err->code;
+    if (lo[0] != hi[0])
+        return colio_err_set(err, COLIO_ERR_NOT_SAME, "amode differs across ranks"); /* known to all alike */
+    return lo[1] != hi[1] ? hints_from_rank0(fh, &fh->hints, err) : COLIO_SUCCESS;
+}
+
+/*
+ * Reopening an existing file (no CREATE, no APPEND) with a backend that is
+ * its own bookkeeping and no one-sided window: decided from agreed facts
+ * only (amode, hints), so alike on every rank.
+ */
+static int can_open_quickly(const colio_file *fh)
+{
+    const colio_store_ops_t *ops = colio_store_find(fh->hints.backend);
+    return !(fh->amode & (MPI_MODE_CREATE | MPI_MODE_APPEND)) && ops && ops->bookkeeping == NULL &&
+           !wants_window(&fh->hints);
+}
+
+/* Rank 0, quick open: whether its first bytes are colio subfile metadata (unreadable: an ordinary file). */
+static int64_t head_is_subfiled(colio_file *fh)
+{
+    char head[64];
+    int64_t got = 0;
+    if (!fh->readable || colio_store_pread(fh->store, fh->st, head, (int64_t)sizeof head, 0, &got) != 0)
+        return 0;
+    return colio_subfile_meta_is(head, (size_t)got);
+}
+
+/*
+ * The quick open (can_open_quickly): every rank opens PATH as an ordinary
+ * file at once and rank 0 looks at its first bytes through its own handle;
+ * one agreement carries the errors, what PATH is and rank 0's block size
+ * (the long way costs three). 1: done (opened, or failed alike everywhere);
+ * 0: PATH is a subfiled file, closed again, to be opened the long way.
+ */
+static int open_quickly(colio_file *fh, colio_err_t *err)
+{
+    int64_t facts[2] = {0, 0}; /* subfiled, block size */
+    if (err->code == 0)
+        open_store(fh, 0, err);
+    if (err->code == 0 && fh->rank == 0) {
+        facts[0] = head_is_subfiled(fh);
+        if (fh->store->block_size && fh->store->block_size(fh->st, &facts[1]) != 0)
+            facts[1] = 0; /* a preference only: unknown is fine */
+    }
+    if (colio_err_agree_root(fh->comm, err, facts, 2) != 0 || !facts[0]) {
+        fh->blksize = facts[1];
+        return 1;
+    }
+    fh->store->close(fh->st);
+    fh->st = NULL;
+    return 0;
+}
+
+static int open_collective(colio_file *fh, MPI_Comm user_comm, const char *path, int amode, MPI_Info info,
+                           colio_err_t *err)
 {
     if (colio_nb_file_open(fh, err) == 0)
         open_prepare(fh, path, amode, info, err);
-    if (colio_err_agree_same(fh->comm, err, amode, "amode", NULL) != 0)
+    if (agree_open_args(fh, amode, err) != 0)
         return err->code;
-    if (hints_from_rank0(fh, &fh->hints, err) == 0) {
-        if (colio_topo_build(fh->comm, &fh->topo_mpi, err) == 0) {
-            fh->store = fh->base = colio_store_find(fh->hints.backend);
-            colio_file_configure(fh, &fh->hints, &fh->cfg, err);
-        }
-        /* collective: what PATH is (an existing or new subfiled file changes the configuration) */
-        if (colio_subfiling_decide(fh, &fh->cfg.topo, err) == 0 && fh->sub.nsub > 0) {
-            colio_config_free(&fh->cfg);
-            colio_file_configure(fh, &fh->hints, &fh->cfg, err);
-        }
-        colio_config_window(fh, &fh->hints, &fh->cfg, err); /* collective: every rank, whatever failed */
+    if (colio_topo_build_cached(user_comm, fh->comm, &fh->topo_mpi, err) == 0) {
+        fh->store = fh->base = colio_store_find(fh->hints.backend);
+        colio_file_configure(fh, &fh->hints, &fh->cfg, err);
     }
+    if (can_open_quickly(fh) && open_quickly(fh, err))
+        return err->code;
+    /* collective: what PATH is (an existing or new subfiled file changes the configuration) */
+    if (colio_subfiling_decide(fh, &fh->cfg.topo, err) == 0 && fh->sub.nsub > 0) {
+        colio_config_free(&fh->cfg);
+        colio_file_configure(fh, &fh->hints, &fh->cfg, err);
+    }
+    colio_config_window(fh, &fh->hints, &fh->cfg, err); /* collective: every rank, whatever failed */
     return open_everywhere(fh, err); /* skips the file system after an error, still agrees */
 }
 
@@ -393,7 +472,13 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
         return COLIO_ERR_ARG;
     }
     colio_file *fh = calloc(1, sizeof *fh);
-    if (fh == NULL || MPI_Comm_dup(comm, &fh->comm) != MPI_SUCCESS) {
+    if (fh)
+        fh->comm = MPI_COMM_NULL;
+    if (fh == NULL || colio_comm_take(comm, &fh->comm, &fh->comm_slot) != MPI_SUCCESS) {
+        if (fh) {
+            fh->comm = MPI_COMM_NULL; /* what a failed MPI_Comm_dup left is not ours to free */
+            colio_comm_give_back(fh->comm_slot, &fh->comm);
+        }
         free(fh);
         snprintf(last_open_error, sizeof last_open_error, "colio_open: out of memory or MPI_Comm_dup failed");
         return COLIO_ERR_NOMEM;
@@ -403,7 +488,7 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
     MPI_Comm_size(fh->comm, &fh->nprocs);
     fh->amode = amode;
     colio_err_t err = {0};
-    int rc = open_collective(fh, path, amode, info, &err);
+    int rc = open_collective(fh, comm, path, amode, info, &err);
     if (rc != 0) {
         snprintf(last_open_error, sizeof last_open_error, "%s", err.msg);
         file_free(fh);
@@ -481,7 +566,11 @@ static void view_free(colio_view_t *v)
     memset(v, 0, sizeof *v);
 }
 
-/* MPI-IO's rules for etype and filetype: non-negative, monotonic, whole etypes. */
+/*
+ * MPI-IO's rules for etype and filetype: non-negative, non-decreasing
+ * displacements, whole etypes; no overlap where the file is open for
+ * writing (MPI-4.1 sec. 14.3: a read-only file's view may name a byte twice).
+ */
 static int check_view_types(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                             colio_flat_t **ftype_p, int *owned_p, int64_t *esize_p, colio_err_t *err)
 {
@@ -503,8 +592,11 @@ static int check_view_types(colio_file *fh, MPI_Offset disp, MPI_Datatype etype,
     const colio_flat_t *f = *ftype_p;
     if (!f->nonneg)
         return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: filetype has a negative displacement");
-    if (!f->monotonic)
-        return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: filetype pieces overlap or are not in increasing order");
+    if (!f->ordered)
+        return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: filetype displacements decrease");
+    if (!f->monotonic && !(fh->amode & MPI_MODE_RDONLY))
+        return colio_err_set(err, COLIO_ERR_TYPE,
+                             "colio_set_view: filetype pieces overlap, which MPI allows only on a file opened read-only");
     if (f->size % esize != 0)
         return colio_err_set(err, COLIO_ERR_TYPE, "colio_set_view: filetype size %lld is not a multiple of the etype size %lld",
                              (long long)f->size, (long long)esize);
@@ -569,19 +661,42 @@ int colio_set_info(colio_file *fh, MPI_Info info)
     return colio_file_result(fh, &err);
 }
 
+/* What colio_get_info reports for key: the hints in effect, and the file's own subfile layout. */
+static int file_hint(const colio_file *fh, const char *key, char *value, int len)
+{
+    if (strcmp(key, "colio_subfiles") == 0 && fh->sub.nsub == 0)
+        snprintf(value, len, "none");
+    else if (strcmp(key, "colio_subfiles") == 0)
+        snprintf(value, len, "%d", fh->sub.nsub);
+    else if (strcmp(key, "colio_subfile_stripe") == 0)
+        snprintf(value, len, "%lld", (long long)fh->sub.stripe);
+    else
+        return colio_hints_report(&fh->hints, fh->cfg.naggs, key, value, len);
+    return COLIO_SUCCESS;
+}
+
 int colio_get_info(colio_file *fh, MPI_Info *info_used)
 {
     if (fh == NULL || info_used == NULL)
         return COLIO_ERR_ARG;
-    int rc = colio_hints_to_info(&fh->hints, fh->cfg.naggs, info_used);
-    if (rc == COLIO_SUCCESS) { /* the file's own layout, whatever the hints asked */
-        char v[32];
-        snprintf(v, sizeof v, "%d", fh->sub.nsub);
-        MPI_Info_set(*info_used, "colio_subfiles", fh->sub.nsub > 0 ? v : "none");
-        snprintf(v, sizeof v, "%lld", (long long)fh->sub.stripe);
-        MPI_Info_set(*info_used, "colio_subfile_stripe", v);
-    }
-    return rc;
+    if (MPI_Info_create(info_used) != MPI_SUCCESS)
+        return COLIO_ERR_MPI;
+    char value[COLIO_PATH_LEN];
+    for (int i = 0; colio_hints_key(i, NULL, NULL) != NULL; i++)
+        if (file_hint(fh, colio_hints_key(i, NULL, NULL), value, sizeof value) == COLIO_SUCCESS && value[0] != '\0')
+            MPI_Info_set(*info_used, colio_hints_key(i, NULL, NULL), value);
+    return COLIO_SUCCESS;
+}
+
+int colio_get_hint(colio_file *fh, const char *key, char *value, int valuelen, int *flag)
+{
+    if (fh == NULL || key == NULL || value == NULL || valuelen <= 0 || flag == NULL)
+        return COLIO_ERR_ARG;
+    char v[COLIO_PATH_LEN];
+    *flag = file_hint(fh, key, v, sizeof v) == COLIO_SUCCESS && v[0] != '\0';
+    if (*flag)
+        snprintf(value, (size_t)valuelen, "%s", v);
+    return COLIO_SUCCESS;
 }
 
 int colio_sync(colio_file *fh)
@@ -625,5 +740,36 @@ int colio_get_position(colio_file *fh, MPI_Offset *offset)
     if (fh == NULL || offset == NULL)
         return COLIO_ERR_ARG;
     *offset = (MPI_Offset)fh->fp;
+    return COLIO_SUCCESS;
+}
+
+/* The end of file in etypes of the view (rounded up: a partial etype counts). */
+static int end_of_file_etypes(colio_file *fh, int64_t *end_p)
+{
+    int64_t size = 0;
+    int rc = fh->store->size(fh->st, &size);
+    if (rc != 0)
+        return colio_err_from_errno(-rc);
+    int64_t bytes = colio_view_bytes_below(&fh->view, size);
+    *end_p = (bytes + fh->view.etype_size - 1) / fh->view.etype_size;
+    return COLIO_SUCCESS;
+}
+
+int colio_seek(colio_file *fh, MPI_Offset offset, int whence)
+{
+    if (fh == NULL)
+        return COLIO_ERR_ARG;
+    int64_t base = 0;
+    if (whence == MPI_SEEK_CUR)
+        base = fh->fp;
+    else if (whence == MPI_SEEK_END) {
+        int rc = end_of_file_etypes(fh, &base);
+        if (rc != COLIO_SUCCESS)
+            return rc;
+    } else if (whence != MPI_SEEK_SET)
+        return COLIO_ERR_ARG;
+    if ((offset < 0 && base + offset < 0) || (offset > 0 && base > INT64_MAX - offset))
+        return COLIO_ERR_ARG;
+    fh->fp = base + offset;
     return COLIO_SUCCESS;
 }

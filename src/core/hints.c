@@ -81,6 +81,11 @@ static const hint_def_t hint_table[] = {
      "number of stripes (recorded and reported)"},
     {"romio_no_indep_rw", HK_BOOL, F(no_indep_rw), 0, 0, NULL, "false",
      "true: never take the direct (independent) path in automatic mode"},
+    {"colio_lock_writes", HK_BOOL, F(lock_writes), 0, 0, NULL, "false",
+     "true: every storage write holds a POSIX byte-range write lock on its bytes, and aggregators write holes "
+     "around (no read-modify-write), so another MPI-IO handle's data sieving on the same file (ROMIO and OMPIO "
+     "lock the span they read back) cannot carry stale bytes over colio's; libcolio_mpiio sets it on every file "
+     "it takes"},
     {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "262144",
      "automatic mode goes direct (no aggregation) when every rank's pieces average at least this size (or it has none)"},
     {"colio_typed_min", HK_BYTES, F(typed_min), 0, INT64_MAX, NULL, "2048",
@@ -180,7 +185,8 @@ static const hint_def_t hint_table[] = {
      "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
      "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator; "
      "delay:N (fault backend): fail nothing, every write and read sleeps N microseconds first (slow storage)"},
-    {"colio_stats", HK_PATH, F(stats_path), 0, 0, NULL, "", "append one JSON line per operation"},
+    {"colio_stats", HK_PATH, F(stats_path), 0, 0, NULL, "",
+     "append one JSON line per operation to this file (empty, 0, none, off, false or disable: no file)"},
 };
 #undef F
 
@@ -419,21 +425,14 @@ int colio_hints_get(const colio_hints_t *h, const char *key, char *out, int outl
     return COLIO_SUCCESS;
 }
 
-int colio_hints_to_info(const colio_hints_t *h, int naggs, MPI_Info *info)
+int colio_hints_report(const colio_hints_t *h, int naggs, const char *key, char *out, int outlen)
 {
-    if (MPI_Info_create(info) != MPI_SUCCESS)
-        return COLIO_ERR_MPI;
-    for (int i = 0; i < N_HINTS; i++) {
-        char value[COLIO_PATH_LEN];
-        colio_hints_get(h, hint_table[i].key, value, sizeof value);
-        if (strcmp(hint_table[i].key, "cb_nodes") == 0)
-            snprintf(value, sizeof value, "%d", naggs);
-        if (strcmp(hint_table[i].key, "colio_meta_exchange") == 0 && value[0] == '\0')
-            snprintf(value, sizeof value, "%s", h->exchange);
-        if (value[0] != '\0')
-            MPI_Info_set(*info, hint_table[i].key, value);
-    }
-    return COLIO_SUCCESS;
+    int rc = colio_hints_get(h, key, out, outlen);
+    if (rc == COLIO_SUCCESS && strcmp(key, "cb_nodes") == 0)
+        snprintf(out, outlen, "%d", naggs);
+    if (rc == COLIO_SUCCESS && strcmp(key, "colio_meta_exchange") == 0 && out[0] == '\0')
+        snprintf(out, outlen, "%s", h->exchange);
+    return rc;
 }
 
 const char *colio_hints_key(int i, const char **doc, const char **dflt)

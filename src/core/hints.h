@@ -31,6 +31,7 @@ typedef struct colio_hints {
     int64_t striping_unit;   /* 0 = unknown; aligns file domains */
     int striping_factor;     /* recorded and reported; colio does not set striping */
     int no_indep_rw;         /* romio_no_indep_rw: never take the direct path */
+    int lock_writes;         /* colio_lock_writes: byte-range lock around each storage write (store/posix.c) */
     int64_t direct_min;      /* colio_direct_min: contiguous bytes per rank for the direct path */
     int64_t typed_min;       /* colio_typed_min: average piece size for derived-datatype messages */
     int read_sieve_ratio;    /* colio_read_sieve_ratio: automatic reads go independent below it (0: never) */
@@ -76,8 +77,12 @@ int colio_hints_apply(colio_hints_t *h, MPI_Info info, colio_err_t *err);
 /* Apply one key=value (used by both sources). */
 int colio_hints_set(colio_hints_t *h, const char *key, const char *value, colio_err_t *err);
 
-/* Fill a new MPI_Info with every hint; naggs is the aggregator count in effect. */
-int colio_hints_to_info(const colio_hints_t *h, int naggs, MPI_Info *info);
+/*
+ * The value reported for key (MPI_File_get_info style): cb_nodes is the
+ * aggregator count in effect (naggs), an unset colio_meta_exchange is
+ * colio_exchange's. COLIO_ERR_ARG for an unknown key.
+ */
+int colio_hints_report(const colio_hints_t *h, int naggs, const char *key, char *out, int outlen);
 
 /* Value of one key as text (for get_info and diagnostics). */
 int colio_hints_get(const colio_hints_t *h, const char *key, char *out, int outlen);

@@ -384,9 +384,15 @@ static MPI_Op setup_op(void)
     return op;
 }
 
-/* Pieces this large gain nothing from aggregation (one storage call each either way). */
+/*
+ * Pieces this large gain nothing from aggregation (one storage call each
+ * either way): 1. An access whose pieces overlap (a read-only view may name
+ * a byte twice) must go direct: -1, which the MIN agreement hands to all.
+ */
 static int direct_eligible(const colio_op_t *op)
 {
+    if (op->acc.overlaps)
+        return -1;
     return op->acc.npieces == 0 || op->acc.nbytes / op->acc.npieces >= op->fh->hints.direct_min;
 }
 
@@ -477,13 +483,13 @@ int colio_step_start(colio_op_t *op)
     int64_t *in = op->agree_in;
     in[0] = colio_err_key(op->err.code, fh->rank);
     in[1] = acc->n ? acc->runs[0].off : INT64_MAX;
-    in[2] = acc->n ? -colio_run_end(&acc->runs[acc->n - 1]) : INT64_MAX;
+    in[2] = acc->n ? -acc->end : INT64_MAX;
     in[3] = eof;
     in[4] = direct_eligible(op);
     int64_t cand = plan_candidate(op);
     in[5] = cand;
     in[6] = -cand;
-    in[7] = acc->n ? colio_run_end(&acc->runs[acc->n - 1]) - acc->runs[0].off : 0; /* my extent */
+    in[7] = acc->n ? acc->end - acc->runs[0].off : 0; /* my extent */
     in[8] = acc->nbytes;
     int rc = colio_coll_allreduce(&op->coll, in, op->agree_out, COLIO_SETUP_WORDS, MPI_INT64_T, setup_op(), op->comm);
     if (rc != MPI_SUCCESS) {
@@ -522,7 +528,7 @@ static int use_direct_path(const colio_op_t *op)
 {
     const colio_hints_t *h = &op->fh->hints;
     colio_toggle_t cb = op->args.kind == COLIO_OP_WRITE ? h->cb_write : h->cb_read;
-    if (cb == COLIO_DISABLE)
+    if (cb == COLIO_DISABLE || op->agree_out[4] < 0) /* by hint, or some rank's pieces overlap */
         return 1;
     if (cb == COLIO_ENABLE || h->no_indep_rw)
         return 0;

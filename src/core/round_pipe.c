@@ -75,7 +75,7 @@ int colio_round_pipe_ready(colio_op_t *op, int64_t r, int has_data)
 void colio_round_pipe_submit(colio_op_t *op, colio_round_buf_t *b)
 {
     colio_file *fh = op->fh;
-    if (!fh->aio_ref) { /* the helper lives until the last file that used it closes */
+    if (!fh->aio_ref) { /* counted while the file is open (store/aio.h) */
         colio_aio_acquire();
         fh->aio_ref = 1;
     }

@@ -103,12 +103,22 @@ static void append_line(const char *stats_path, const char *line, int len)
     close(fd);
 }
 
+/* colio_stats names a file; "", "0", "none", "off", "false" and "disable" mean no statistics file. */
+static int stats_file_wanted(const char *path)
+{
+    static const char *const off[] = {"", "0", "none", "off", "false", "disable"};
+    for (size_t i = 0; i < sizeof off / sizeof *off; i++)
+        if (strcmp(path, off[i]) == 0)
+            return 0;
+    return 1;
+}
+
 void colio_stats_record(colio_file *fh, const colio_op_stats *op, const char *api)
 {
     fh->stats.operations++;
     fh->stats.last = *op;
     accumulate(&fh->stats.total, op);
-    if (fh->hints.stats_path[0] == '\0')
+    if (!stats_file_wanted(fh->hints.stats_path))
         return;
     char line[2048];
     int len = colio_stats_json(line, (int)sizeof line - 1, op, api, fh->rank, fh->path);

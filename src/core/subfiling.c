@@ -177,11 +177,10 @@ int colio_subfiling_decide(colio_file *fh, const colio_topo_t *topo, colio_err_t
         hdr[0] = rank0_decide(fh, topo, &text, err);
         hdr[1] = text ? (int64_t)strlen(text) : 0;
     }
-    if (colio_err_agree(fh->comm, err) != 0) {
+    if (colio_err_agree_root(fh->comm, err, hdr, 2) != 0) { /* rank 0's decision travels with the agreement */
         free(text);
         return err->code;
     }
-    MPI_Bcast(hdr, 2, MPI_INT64_T, 0, fh->comm);
     int rc = hdr[0] == PATH_ORDINARY ? COLIO_SUCCESS : share_layout(fh, hdr[0], hdr[1], text, err);
     free(text);
     if (rc != 0) /* agreed: every rank then goes on as with an ordinary file, so their collectives match */

@@ -6,10 +6,16 @@
  * and Fortran programs alike; the real functions come from real.c.
  *
  * The real MPI file handle stays open and is what the program holds:
- * every call not intercepted keeps working on it. The individual file
- * pointer lives there only: an intercepted call at the file pointer reads
- * it (MPI_File_get_position), runs colio at that explicit offset, and moves
- * it (MPI_File_seek). Views are set on both handles. A file colio cannot
+ * every call not intercepted keeps working on it. colio keeps the
+ * individual file pointer itself (the MPI library's answer can be wrong:
+ * MPICH 4.0.2 reports -1 after a view whose filetype has a lower bound
+ * above 0): MPI_File_seek and MPI_File_get_position are answered from
+ * colio's pointer, the MPI library's independent calls at the pointer move
+ * it by what they asked for, and colio's calls at the pointer move the MPI
+ * library's too (MPI_File_seek), so its own independent calls start right.
+ * Views are set on both handles. colio's writes to a file it takes hold
+ * byte-range locks (colio_lock_writes), so the MPI library's data sieving
+ * on its own handle stays safe beside them. A file colio cannot
  * take (a datarep other than native, sequential mode, a path colio cannot
  * open) or a file in atomic mode goes to the MPI library unchanged; a
  * colio subfiled file cannot be opened (MPI_ERR_UNSUPPORTED_OPERATION); with
@@ -85,6 +91,17 @@ static int env_on(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* One line to stderr in one write(2), so it never interleaves with the program's own lines. */
+static void say_line(const char *line)
+{
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "libcolio_mpiio: %s\n", line);
+    if (n >= (int)sizeof buf)
+        n = (int)sizeof buf - 1, buf[n - 1] = '\n';
+    fwrite(buf, 1, (size_t)n, stderr);
+    fflush(stderr);
+}
+
 /* With COLIO_VERBOSE set, rank 0 of comm says what happens to a file (MPI_COMM_NULL: stay silent). */
 static void verbose(MPI_Comm comm, const char *fmt, const char *a, const char *b)
 {
@@ -93,9 +110,9 @@ static void verbose(MPI_Comm comm, const char *fmt, const char *a, const char *b
         return;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
-        fprintf(stderr, "libcolio_mpiio: ");
-        fprintf(stderr, fmt, a, b);
-        fputc('\n', stderr);
+        char line[900];
+        snprintf(line, sizeof line, fmt, a, b);
+        say_line(line);
     }
 }
 
@@ -132,50 +149,77 @@ static const char *plain_path(const char *name)
 }
 
 /*
- * ROMIO's data sieving writes read a whole span and write it back under its
- * own file locks, which colio's writes do not take: such a span could carry
- * stale bytes back over colio's (a colio nonblocking write in flight while
- * the program writes independently nearby). Off on the MPI library's handle
- * of every file colio takes; each contiguous piece is then written as is.
- * Collective (MPI_File_set_info); other MPI libraries ignore the key.
+ * colio's hints for a file the interposer takes: the program's, plus byte-range
+ * locks on colio's writes (the MPI library's own handle may sieve beside them).
  */
-static void keep_sieving_off(MPI_File fh)
+static MPI_Info colio_info(MPI_Info info)
 {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "romio_ds_write", "disable");
-    colio_real()->File_set_info(fh, info);
-    MPI_Info_free(&info);
+    MPI_Info mine = MPI_INFO_NULL;
+    if (info == MPI_INFO_NULL ? MPI_Info_create(&mine) : MPI_Info_dup(info, &mine))
+        return info;
+    MPI_Info_set(mine, "colio_lock_writes", "true");
+    return mine;
 }
 
-/* Collective: open the file with colio too, when every rank can; else leave it to MPI. */
-static void attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File fh)
+/* Whether colio found a subfiled file (its metadata at the path): local. */
+static int colio_subfiled(colio_file *cf)
 {
-    const char *path = plain_path(filename);
-    int ok = path != NULL && !(amode & MPI_MODE_SEQUENTIAL), all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) {
-        verbose(comm, "%s: left to MPI-IO (%s)", filename, "sequential mode or a file system prefix colio lacks");
-        return;
+    char value[32] = "none";
+    int found = 0;
+    colio_get_hint(cf, "colio_subfiles", value, sizeof value, &found);
+    return found && strcmp(value, "none") != 0;
+}
+
+/*
+ * Collective: open the file with colio too; 1 when colio took it, 0 when it
+ * is left to MPI, -1 when it is a colio subfiled file (refused: the MPI
+ * library's own handle, which serves the calls colio does not take, would
+ * read and write the metadata as data). No communication of its own: a rank
+ * whose file name colio cannot open as a path still takes part in
+ * colio_open with no path, whose agreed error leaves the file to MPI on
+ * every rank. (Files the MPI library creates are never subfiled, whatever
+ * colio_subfiles says: colio opens them after they exist.)
+ */
+static int attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File fh)
+{
+    if (amode & MPI_MODE_SEQUENTIAL) { /* the same amode on every rank (MPI) */
+        verbose(comm, "%s: left to MPI-IO (%s)", filename, "sequential mode");
+        return 0;
     }
     /* the real open created the file and handled EXCL; DELETE_ON_CLOSE is the real close's */
     int cmode = amode & ~(MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_CREATE);
     colio_file *cf = NULL;
-    if (colio_open(comm, path, cmode, info, &cf) != COLIO_SUCCESS) {
+    MPI_Info hints = colio_info(info);
+    int rc = colio_open(comm, plain_path(filename), cmode, hints, &cf);
+    if (hints != info)
+        MPI_Info_free(&hints);
+    if (rc != COLIO_SUCCESS) {
         verbose(comm, "%s: left to MPI-IO (colio_open: %s)", filename, colio_last_open_error());
-        return;
+        return 0;
+    }
+    if (colio_subfiled(cf)) { /* agreed: every rank read the same metadata */
+        int rank = 0;
+        MPI_Comm_rank(comm, &rank);
+        if (rank == 0) {
+            char line[900];
+            snprintf(line, sizeof line, "%s is a colio subfiled file; MPI-IO programs cannot open it through the "
+                     "interposer (make one ordinary file with: colio-subfile join %s OUT)", filename, filename);
+            say_line(line);
+        }
+        colio_close(&cf);
+        return -1;
     }
     managed_t *m = calloc(1, sizeof *m);
     if (m == NULL) { /* collective from here on would diverge: give it up everywhere */
         colio_close(&cf);
-        return;
+        return 0;
     }
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     *m = (managed_t){.fh = fh, .cf = cf, .etype_size = 1, .speaker = rank == 0 ? MPI_COMM_SELF : MPI_COMM_NULL};
     add(m);
-    keep_sieving_off(fh);
     verbose(comm, "%s: through colio%s", filename, "");
+    return 1;
 }
 
 /*
@@ -199,13 +243,7 @@ static void raise_open_error(MPI_Comm comm, const char *filename, int code)
 #endif
 }
 
-/*
- * Collective: whether filename is a colio subfiled file (rank 0 reads its
- * first bytes). Such a file is refused: the MPI library's own handle, which
- * serves the calls colio does not take, would read and write the metadata
- * as data. (Files the MPI library creates are never subfiled, whatever
- * colio_subfiles says: colio opens them after they exist.)
- */
+/* Whether path is a colio subfiled file: its first bytes are subfiling metadata. */
 static int path_is_subfiled(const char *path)
 {
     char head[64];
@@ -216,21 +254,20 @@ static int path_is_subfiled(const char *path)
     return colio_subfile_meta_is(head, n);
 }
 
-static int refuse_subfiled(MPI_Comm comm, const char *filename)
+/*
+ * Close the MPI library's handle of a refused open. MPICH 4.0.2 releases a
+ * file's error handler at close without having taken it at open, so a
+ * program that then frees its handler fails an assertion (plain MPICH does
+ * the same after any open and close): one reference is taken first, which
+ * at worst keeps a handler object alive elsewhere.
+ */
+static void forget_file(MPI_File *fh)
 {
-    const char *path = plain_path(filename);
-    int rank = 0, yes = 0;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0 && path) {
-        yes = path_is_subfiled(path);
-        if (yes)
-            fprintf(stderr, "libcolio_mpiio: %s is a colio subfiled file; MPI-IO programs cannot open it through the "
-                            "interposer (make one ordinary file with: colio-subfile join %s OUT)\n", filename, path);
-    }
-    MPI_Bcast(&yes, 1, MPI_INT, 0, comm);
-    if (yes)
-        raise_open_error(comm, filename, MPI_ERR_UNSUPPORTED_OPERATION);
-    return yes;
+#ifdef MPICH
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    MPI_File_get_errhandler(*fh, &eh);
+#endif
+    colio_real()->File_close(fh);
 }
 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
@@ -238,14 +275,14 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     const colio_real_t *r = colio_real();
     if (inside || env_on("COLIO_DISABLE"))
         return r->File_open(comm, filename, amode, info, fh);
-    if (refuse_subfiled(comm, filename)) {
-        *fh = MPI_FILE_NULL;
-        return MPI_ERR_UNSUPPORTED_OPERATION;
-    }
     inside = 1;
     int rc = r->File_open(comm, filename, amode, info, fh);
-    if (rc == MPI_SUCCESS)
-        attach(comm, filename, amode, info, *fh);
+    if (rc == MPI_SUCCESS && attach(comm, filename, amode, info, *fh) < 0) {
+        forget_file(fh);
+        raise_open_error(comm, filename, MPI_ERR_UNSUPPORTED_OPERATION);
+        *fh = MPI_FILE_NULL;
+        rc = MPI_ERR_UNSUPPORTED_OPERATION;
+    }
     inside = 0;
     return rc;
 }
@@ -314,11 +351,8 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
         release(m, "set_view", "a data representation other than native");
     else if (colio_set_view(m->cf, disp, etype, filetype, info) != COLIO_SUCCESS)
         release_refused(m, "set_view");
-    else {
+    else
         MPI_Type_size(etype, &m->etype_size);
-        if (info != MPI_INFO_NULL)
-            keep_sieving_off(fh); /* the view's hints may have turned it on */
-    }
     inside = 0;
     return rc;
 }
@@ -332,8 +366,6 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
         inside = 1;
         if (colio_set_info(m->cf, info) != COLIO_SUCCESS)
             release_refused(m, "set_info");
-        else
-            keep_sieving_off(fh);
         inside = 0;
     }
     return rc;
@@ -377,11 +409,44 @@ static MPI_Count request_bytes(MPI_Count count, MPI_Datatype type)
     return count * size;
 }
 
-/* The explicit offset of a call: given, or the real handle's file pointer. */
+/* The explicit offset of a call: given, or colio's individual file pointer. */
 static int where(managed_t *m, MPI_Offset off, MPI_Offset *at)
 {
     *at = off;
-    return off == AT_POINTER ? colio_real()->File_get_position(m->fh, at) : MPI_SUCCESS;
+    return off == AT_POINTER ? mpi_result(m->fh, colio_get_position(m->cf, at)) : MPI_SUCCESS;
+}
+
+/*
+ * After a call at the file pointer that started at etype `at`: both
+ * pointers past the request (also for reads that met the end of file, as
+ * ROMIO and OMPIO do); the MPI library's is moved too, for its own
+ * independent calls.
+ */
+static int move_pointers(managed_t *m, MPI_Offset at, MPI_Count count, MPI_Datatype type)
+{
+    MPI_Offset to = at + request_bytes(count, type) / m->etype_size;
+    int rc = mpi_result(m->fh, colio_seek(m->cf, to, MPI_SEEK_SET));
+    return rc != MPI_SUCCESS ? rc : colio_real()->File_seek(m->fh, to, MPI_SEEK_SET);
+}
+
+/*
+ * A call the MPI library made at the individual file pointer (independent,
+ * or collective on a file in atomic mode) moved its pointer: colio's moves
+ * by the request, as MPI defines the move (new offset = old offset + the
+ * request's etypes, even for a read that meets the end of file), and the
+ * MPI library's is set to the same place. Libraries differ there (MPICH
+ * 4.0.2 moves a blocking read by the bytes read, and its own pointer goes
+ * wrong after a filetype with a lower bound above 0), and its next call must
+ * start where MPI_File_get_position says.
+ */
+static int follow(MPI_File fh, int rc, MPI_Count count, MPI_Datatype type)
+{
+    managed_t *m = inside || rc != MPI_SUCCESS ? NULL : find(fh);
+    MPI_Offset at = 0;
+    if (m == NULL || colio_seek(m->cf, request_bytes(count, type) / m->etype_size, MPI_SEEK_CUR) != COLIO_SUCCESS ||
+        colio_get_position(m->cf, &at) != COLIO_SUCCESS)
+        return rc;
+    return colio_real()->File_seek(fh, at, MPI_SEEK_SET);
 }
 
 /*
@@ -425,9 +490,8 @@ static int blocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_
     else
         rc = mpi_result(m->fh, crc);
     inside = 0;
-    /* past the request, also for reads that met the end of file (as ROMIO and OMPIO); a failed call leaves it */
-    if (off == AT_POINTER && rc == MPI_SUCCESS)
-        rc = colio_real()->File_seek(m->fh, at + request_bytes(count, type) / m->etype_size, MPI_SEEK_SET);
+    if (off == AT_POINTER && rc == MPI_SUCCESS) /* a failed call leaves the pointer */
+        rc = move_pointers(m, at, count, type);
     if (status != MPI_STATUS_IGNORE)
         *status = st;
     return rc;
@@ -447,9 +511,7 @@ static int start_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_Cou
     inside = 0;
     if (crc != COLIO_SUCCESS)
         return mpi_result(m->fh, crc);
-    return off == AT_POINTER
-               ? colio_real()->File_seek(m->fh, at + request_bytes(count, type) / m->etype_size, MPI_SEEK_SET)
-               : MPI_SUCCESS;
+    return off == AT_POINTER ? move_pointers(m, at, count, type) : MPI_SUCCESS;
 }
 
 /* ---- generalized requests for operations colio completed at once ---------------------- */
@@ -536,12 +598,12 @@ static int split_end(managed_t *m, MPI_Status *status)
     {                                                                                                          \
         managed_t *m = taken(fh);                                                                              \
         return m ? blocking_call(m, WRITE, AT_POINTER, (void *)buf, count, t, st)                             \
-                 : REAL(write_all##S)(fh, buf, count, t, st);                                                  \
+                 : follow(fh, REAL(write_all##S)(fh, buf, count, t, st), count, t);                                                  \
     }                                                                                                          \
     int MPI_File_read_all##S(MPI_File fh, void *buf, CT count, MPI_Datatype t, MPI_Status *st)                \
     {                                                                                                          \
         managed_t *m = taken(fh);                                                                              \
-        return m ? blocking_call(m, READ, AT_POINTER, buf, count, t, st) : REAL(read_all##S)(fh, buf, count, t, st); \
+        return m ? blocking_call(m, READ, AT_POINTER, buf, count, t, st) : follow(fh, REAL(read_all##S)(fh, buf, count, t, st), count, t); \
     }                                                                                                          \
     int MPI_File_write_at_all##S(MPI_File fh, MPI_Offset off, const void *buf, CT count, MPI_Datatype t,      \
                                  MPI_Status *st)                                                               \
@@ -560,13 +622,13 @@ static int split_end(managed_t *m, MPI_Status *status)
     {                                                                                                          \
         managed_t *m = taken(fh);                                                                              \
         return m ? nonblocking_call(m, WRITE, AT_POINTER, (void *)buf, count, t, rq)                          \
-                 : REAL(iwrite_all##S)(fh, buf, count, t, rq);                                                 \
+                 : follow(fh, REAL(iwrite_all##S)(fh, buf, count, t, rq), count, t);                                                 \
     }                                                                                                          \
     int MPI_File_iread_all##S(MPI_File fh, void *buf, CT count, MPI_Datatype t, MPI_Request *rq)              \
     {                                                                                                          \
         managed_t *m = taken(fh);                                                                              \
         return m ? nonblocking_call(m, READ, AT_POINTER, buf, count, t, rq)                                   \
-                 : REAL(iread_all##S)(fh, buf, count, t, rq);                                                  \
+                 : follow(fh, REAL(iread_all##S)(fh, buf, count, t, rq), count, t);                                                  \
     }                                                                                                          \
     int MPI_File_iwrite_at_all##S(MPI_File fh, MPI_Offset off, const void *buf, CT count, MPI_Datatype t,     \
                                   MPI_Request *rq)                                                             \
@@ -586,12 +648,12 @@ static int split_end(managed_t *m, MPI_Status *status)
     {                                                                                                          \
         managed_t *m = taken(fh);                                                                              \
         return m ? split_begin(m, WRITE, AT_POINTER, (void *)buf, count, t)                                   \
-                 : REAL(write_all_begin##S)(fh, buf, count, t);                                                \
+                 : follow(fh, REAL(write_all_begin##S)(fh, buf, count, t), count, t);                                                \
     }                                                                                                          \
     int MPI_File_read_all_begin##S(MPI_File fh, void *buf, CT count, MPI_Datatype t)                          \
     {                                                                                                          \
         managed_t *m = taken(fh);                                                                              \
-        return m ? split_begin(m, READ, AT_POINTER, buf, count, t) : REAL(read_all_begin##S)(fh, buf, count, t); \
+        return m ? split_begin(m, READ, AT_POINTER, buf, count, t) : follow(fh, REAL(read_all_begin##S)(fh, buf, count, t), count, t); \
     }                                                                                                          \
     int MPI_File_write_at_all_begin##S(MPI_File fh, MPI_Offset off, const void *buf, CT count, MPI_Datatype t) \
     {                                                                                                          \
@@ -605,10 +667,45 @@ static int split_end(managed_t *m, MPI_Status *status)
         return m ? split_begin(m, READ, off, buf, count, t) : REAL(read_at_all_begin##S)(fh, off, buf, count, t); \
     }
 
+/* The MPI library's independent calls at the individual file pointer; colio's pointer follows. */
+#define POINTER_WRAPPERS(CT, S)                                                                                 \
+    int MPI_File_write##S(MPI_File fh, const void *buf, CT count, MPI_Datatype t, MPI_Status *st)             \
+    {                                                                                                          \
+        return follow(fh, REAL(write##S)(fh, buf, count, t, st), count, t);                                    \
+    }                                                                                                          \
+    int MPI_File_read##S(MPI_File fh, void *buf, CT count, MPI_Datatype t, MPI_Status *st)                    \
+    {                                                                                                          \
+        return follow(fh, REAL(read##S)(fh, buf, count, t, st), count, t);                                     \
+    }                                                                                                          \
+    int MPI_File_iwrite##S(MPI_File fh, const void *buf, CT count, MPI_Datatype t, MPI_Request *rq)           \
+    {                                                                                                          \
+        return follow(fh, REAL(iwrite##S)(fh, buf, count, t, rq), count, t);                                   \
+    }                                                                                                          \
+    int MPI_File_iread##S(MPI_File fh, void *buf, CT count, MPI_Datatype t, MPI_Request *rq)                  \
+    {                                                                                                          \
+        return follow(fh, REAL(iread##S)(fh, buf, count, t, rq), count, t);                                    \
+    }
+
 DATA_WRAPPERS(int, )
+POINTER_WRAPPERS(int, )
 #if MPI_VERSION >= 4
 DATA_WRAPPERS(MPI_Count, _c)
+POINTER_WRAPPERS(MPI_Count, _c)
 #endif
+
+/* MPI_File_seek: the MPI library's pointer moves (its independent calls use it), colio's is the answer. */
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+    int rc = REAL(seek)(fh, offset, whence);
+    managed_t *m = rc == MPI_SUCCESS && !inside ? find(fh) : NULL;
+    return m ? mpi_result(fh, colio_seek(m->cf, offset, whence)) : rc;
+}
+
+int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+{
+    managed_t *m = inside || offset == NULL ? NULL : find(fh);
+    return m ? mpi_result(fh, colio_get_position(m->cf, offset)) : REAL(get_position)(fh, offset);
+}
 
 /* The end of a split collective colio began; one MPI began goes back to MPI. */
 static managed_t *split_owner(MPI_File fh)

@@ -25,7 +25,7 @@ static void *find(const char *name)
 static void resolve(void)
 {
 #define COLIO_REAL_FIND_(name, params) real.name = (int(*) params)find("PMPI_" #name);
-    COLIO_REAL_FUNCS(COLIO_REAL_FIND_)
+    COLIO_WRAPPED_FUNCS(COLIO_REAL_FIND_)
 #undef COLIO_REAL_FIND_
 }
 

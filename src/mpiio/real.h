@@ -34,13 +34,20 @@
                                    MPI_Datatype datatype))                                                     \
     X(File_read_at_all_begin##S, (MPI_File fh, MPI_Offset offset, void *buf, CT count, MPI_Datatype datatype))
 
+/* The independent data calls at the individual file pointer: the MPI library's, but the pointer is followed. */
+#define COLIO_POINTER_FUNCS(X, CT, S)                                                                           \
+    X(File_write##S, (MPI_File fh, const void *buf, CT count, MPI_Datatype datatype, MPI_Status *status))      \
+    X(File_read##S, (MPI_File fh, void *buf, CT count, MPI_Datatype datatype, MPI_Status *status))             \
+    X(File_iwrite##S, (MPI_File fh, const void *buf, CT count, MPI_Datatype datatype, MPI_Request *request))   \
+    X(File_iread##S, (MPI_File fh, void *buf, CT count, MPI_Datatype datatype, MPI_Request *request))
+
 #if MPI_VERSION >= 4 /* MPICH 4 exports the large-count forms (current IOR calls them); Open MPI 4.1 has none */
-#define COLIO_LARGE_COUNT_FUNCS(X) COLIO_DATA_FUNCS(X, MPI_Count, _c)
+#define COLIO_LARGE_COUNT_FUNCS(X) COLIO_DATA_FUNCS(X, MPI_Count, _c) COLIO_POINTER_FUNCS(X, MPI_Count, _c)
 #else
 #define COLIO_LARGE_COUNT_FUNCS(X)
 #endif
 
-/* Wrapped by interpose.c (under both names). */
+/* Wrapped by interpose.c (under both names); the real ones are what it calls. */
 #define COLIO_WRAPPED_FUNCS(X)                                                                                  \
     X(File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))                \
     X(File_close, (MPI_File * fh))                                                                             \
@@ -54,23 +61,20 @@
     X(File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status))                                         \
     X(File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status))                               \
     X(File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status))                                      \
-    COLIO_DATA_FUNCS(X, int, )                                                                                 \
-    COLIO_LARGE_COUNT_FUNCS(X)
-
-/* Every real function the interposer calls. */
-#define COLIO_REAL_FUNCS(X)                                                                                     \
-    COLIO_WRAPPED_FUNCS(X)                                                                                      \
     X(File_get_position, (MPI_File fh, MPI_Offset * offset))                                                   \
-    X(File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+    X(File_seek, (MPI_File fh, MPI_Offset offset, int whence))                                                 \
+    COLIO_DATA_FUNCS(X, int, )                                                                                 \
+    COLIO_POINTER_FUNCS(X, int, )                                                                              \
+    COLIO_LARGE_COUNT_FUNCS(X)
 
 /* Pointers to the real PMPI_File_* functions, named colio_real.File_open etc. */
 typedef struct colio_real {
 #define COLIO_REAL_FIELD_(name, params) int(*name) params;
-    COLIO_REAL_FUNCS(COLIO_REAL_FIELD_)
+    COLIO_WRAPPED_FUNCS(COLIO_REAL_FIELD_)
 #undef COLIO_REAL_FIELD_
 } colio_real_t;
 
 /* The real functions, looked up at the first call; a missing one stops the program with a message. */
-const colio_real_t *colio_real(void);
+__attribute__((visibility("hidden"))) const colio_real_t *colio_real(void);
 
 #endif

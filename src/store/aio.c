@@ -253,6 +253,13 @@ static void stop_helper(void)
     pthread_mutex_unlock(&q.lock);
 }
 
+/*
+ * Files that use the helper hold a reference while open. The last release
+ * no longer stops it: an idle helper waits on a condition variable at no
+ * cost, while a program that opens, writes and closes a file per step
+ * would otherwise start and join a thread every time. It stops when the
+ * library is unloaded or the process exits (aio_teardown).
+ */
 void colio_aio_acquire(void)
 {
     pthread_mutex_lock(&q.lock);
@@ -263,10 +270,8 @@ void colio_aio_acquire(void)
 void colio_aio_release(void)
 {
     pthread_mutex_lock(&q.lock);
-    int last = --q.refs == 0;
+    q.refs--;
     pthread_mutex_unlock(&q.lock);
-    if (last)
-        stop_helper();
 }
 
 /* Library teardown (unload or exit) with files still open: no thread outlives the code it runs. */

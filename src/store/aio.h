@@ -7,8 +7,8 @@
  *
  * Two implementations: "thread" (aio.c), one helper pthread per process
  * running the jobs in submission order, started at the first submit and
- * stopped when the last reference is released (colio_aio_release) or at
- * library teardown; it makes no MPI calls. "inline" (aio_inline.c) refuses
+ * stopped at library teardown (idle, it waits on a condition variable); it
+ * makes no MPI calls. "inline" (aio_inline.c) refuses
  * every job so the submitter runs it (the SMPI build). The ops table leaves
  * room for io_uring with the same job format.
  */
@@ -90,7 +90,7 @@ void colio_aio_job_run(colio_aio_job_t *job);
  */
 void colio_aio_set_notify(void (*fn)(void));
 
-/* References keep the helper alive between jobs; the last release stops it (joins the thread). */
+/* The files using the helper (counted; the helper outlives them, see aio.c). */
 void colio_aio_acquire(void);
 void colio_aio_release(void);
 

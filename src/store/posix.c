@@ -1,4 +1,5 @@
 /* POSIX storage backend: open/pwritev/preadv/fsync on a path every rank can reach. */
+#define _GNU_SOURCE /* F_OFD_SETLKW */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/hints.h"
 #include "store/backends.h"
 #include "store/store.h"
 
@@ -16,6 +18,7 @@
 
 struct colio_store {
     int fd;
+    int lock_cmd; /* colio_lock_writes: F_OFD_SETLKW (or F_SETLKW where the kernel lacks it); 0: no locks */
 };
 
 static int posix_open_fd(const char *path, int flags, int *fd_p, int *readable_p)
@@ -47,9 +50,8 @@ static int posix_open_fd(const char *path, int flags, int *fd_p, int *readable_p
 static int posix_open(const char *path, int flags, const struct colio_hints *hints, int rank,
                       colio_store_t **st_p, int *readable_p)
 {
-    (void)hints;
     (void)rank;
-    colio_store_t *st = malloc(sizeof *st);
+    colio_store_t *st = calloc(1, sizeof *st);
     if (st == NULL)
         return -ENOMEM;
     int rc = posix_open_fd(path, flags, &st->fd, readable_p);
@@ -63,6 +65,11 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
         free(st);
         return -EISDIR;
     }
+#ifdef F_OFD_SETLKW
+    st->lock_cmd = hints && hints->lock_writes ? F_OFD_SETLKW : 0;
+#else
+    st->lock_cmd = hints && hints->lock_writes ? F_SETLKW : 0;
+#endif
     *st_p = st;
     return 0;
 }
@@ -125,10 +132,51 @@ static int posix_xfer(int fd, const struct iovec *iov_in, int iovcnt, int64_t of
     return rc;
 }
 
+/*
+ * colio_lock_writes: lock [off, off + len) for writing, as ROMIO and OMPIO
+ * lock the span of a data-sieving read-modify-write. Open-file-description
+ * locks conflict with those record locks in other processes and in this
+ * one (the MPI library's own handle on the same file), so neither side's
+ * write lands inside the other's read-modify-write. A kernel without OFD
+ * locks gets process locks (other processes only).
+ */
+static int range_lock(colio_store_t *st, short type, int64_t off, int64_t len)
+{
+    struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = off, .l_len = len};
+    while (fcntl(st->fd, st->lock_cmd, &fl) != 0) { /* an unlock never waits */
+        if (errno == EINTR)
+            continue;
+        if (errno == EINVAL && st->lock_cmd != F_SETLKW) { /* no OFD locks here */
+            st->lock_cmd = F_SETLKW;
+            continue;
+        }
+        return -errno;
+    }
+    return 0;
+}
+
+static int64_t iov_bytes(const struct iovec *iov, int iovcnt)
+{
+    int64_t n = 0;
+    for (int i = 0; i < iovcnt; i++)
+        n += (int64_t)iov[i].iov_len;
+    return n;
+}
+
 static int posix_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
 {
-    int64_t done;
-    return posix_xfer(st->fd, iov, iovcnt, off, 1, &done);
+    int64_t done, len = st->lock_cmd ? iov_bytes(iov, iovcnt) : 0;
+    if (len > 0) {
+        int rc = range_lock(st, F_WRLCK, off, len);
+        if (rc != 0)
+            return rc;
+    }
+    int rc = posix_xfer(st->fd, iov, iovcnt, off, 1, &done);
+    if (len > 0) {
+        int urc = range_lock(st, F_UNLCK, off, len);
+        rc = rc != 0 ? rc : urc;
+    }
+    return rc;
 }
 
 static int posix_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off,

@@ -3,6 +3,7 @@
  * its lowest rank; when that reports one rank per node everywhere (as some
  * simulators do) the processor names decide instead.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,4 +154,72 @@ void colio_topo_free(colio_topo_t *topo)
         free(topo->node_name[0]);
     free(topo->node_name);
     memset(topo, 0, sizeof *topo);
+}
+
+/* ---- one topology per communicator ------------------------------------------------------ */
+
+/* A deep copy of src's ranks, nodes and names (no network model). */
+static int topo_copy(const colio_topo_t *src, colio_topo_t *dst)
+{
+    int rc = colio_topo_from_nodes(src->nprocs, src->node_of, dst);
+    if (rc != COLIO_SUCCESS || src->node_name == NULL)
+        return rc;
+    size_t total = 0;
+    for (int k = 0; k < src->nnodes; k++)
+        total += strlen(src->node_name[k] ? src->node_name[k] : "") + 1;
+    char *buf = malloc(total);
+    dst->node_name = calloc((size_t)src->nnodes, sizeof(char *));
+    if (buf == NULL || dst->node_name == NULL) {
+        free(buf);
+        colio_topo_free(dst);
+        return COLIO_ERR_NOMEM;
+    }
+    for (int k = 0; k < src->nnodes; k++) { /* one buffer starting at node 0's name, as colio_topo_free expects */
+        const char *name = src->node_name[k] ? src->node_name[k] : "";
+        dst->node_name[k] = strcpy(buf, name);
+        buf += strlen(name) + 1;
+    }
+    return COLIO_SUCCESS;
+}
+
+static int topo_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t topo_keyval_once = PTHREAD_ONCE_INIT;
+
+static int topo_attr_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    colio_topo_free(value);
+    free(value);
+    return MPI_SUCCESS;
+}
+
+static void topo_keyval_create(void)
+{
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, topo_attr_delete, &topo_keyval, NULL);
+}
+
+int colio_topo_build_cached(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_err_t *err)
+{
+    pthread_once(&topo_keyval_once, topo_keyval_create);
+    colio_topo_t *kept = NULL;
+    int found = 0;
+    if (topo_keyval != MPI_KEYVAL_INVALID)
+        MPI_Comm_get_attr(user_comm, topo_keyval, &kept, &found);
+    if (found && kept) /* the same on every rank: each cached it at the same collective call */
+        return topo_copy(kept, topo) == COLIO_SUCCESS ? COLIO_SUCCESS
+                                                       : colio_err_set(err, COLIO_ERR_NOMEM, "out of memory copying the topology");
+    int rc = colio_topo_build(comm, topo, err);
+    if (rc != COLIO_SUCCESS || topo_keyval == MPI_KEYVAL_INVALID)
+        return rc;
+    /* a failure to keep it only costs the next open a rebuild; but every rank must agree to keep it,
+       or the next open would build on some ranks only: keep it only where MPI succeeds everywhere */
+    kept = malloc(sizeof *kept);
+    int ok = kept != NULL && topo_copy(topo, kept) == COLIO_SUCCESS, all = 0;
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all ||
+        MPI_Comm_set_attr(user_comm, topo_keyval, kept) != MPI_SUCCESS) {
+        if (ok)
+            colio_topo_free(kept);
+        free(kept);
+    }
+    return COLIO_SUCCESS;
 }

@@ -7,7 +7,10 @@
 # MODE=linked: the client is linked with -lcolio_mpiio; the first run sets
 #   COLIO_DISABLE=1 and must leave no colio statistics behind.
 # MODE=interposed: one preloaded run only, for clients that check their own
-#   outcome against what colio must do (error classes: mpiio_errors).
+#   outcome against what colio must do (error classes: mpiio_errors), or
+#   where the MPI library alone gets it wrong (mpiio_view_pointer).
+# MODE=self: one run of a client linked with -lcolio_mpiio, nothing preloaded,
+#   checking its own outcome.
 # -DMPIEXEC= -DNP= -DPREFLAGS= -DCLIENT= -DLIB= -DDIR= [-DMODE=preload|linked] [-DDUMP=tool]
 if(NOT MODE)
   set(MODE preload)
@@ -33,6 +36,8 @@ if(MODE STREQUAL "linked")
   run_client("linked with libcolio_mpiio" colio.dat env ${stats})
 elseif(MODE STREQUAL "interposed")
   run_client("with the interposer" colio.dat env LD_PRELOAD=${LIB} ${stats})
+elseif(MODE STREQUAL "self")
+  run_client("linked with libcolio_mpiio" colio.dat env ${stats})
 else()
   run_client("without the interposer" plain.dat)
   run_client("with the interposer" colio.dat env LD_PRELOAD=${LIB} ${stats})
@@ -60,7 +65,7 @@ function(compare_outputs)
   endif()
 endfunction()
 
-if(NOT MODE STREQUAL "interposed")
+if(NOT MODE STREQUAL "interposed" AND NOT MODE STREQUAL "self")
   compare_outputs()
 endif()
 if(NOT EXISTS ${DIR}/stats.jsonl)

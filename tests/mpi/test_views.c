@@ -316,6 +316,75 @@ static void run_case(const char *path, const ftype_t *f, const mtype_t *m, const
     free(mem), free(stream), free(image), free(mask), free(rmem), free(expect);
 }
 
+/*
+ * A filetype naming bytes twice (displacements 0 4 4 8 8 12 12 16 per tile:
+ * ints 0 1 1 2 2 3 3 4): refused on a file open for writing, read right on
+ * a read-only one (MPI forbids overlap only for writing), against MPI_Pack
+ * of the file through the filetype; each rank's view starts elsewhere.
+ */
+static void overlap_case(const char *path, const char *hints)
+{
+    char what[160];
+    snprintf(what, sizeof what, "overlapping read-only view, hints \"%s\"", hints);
+    MPI_Datatype ft;
+    MPI_Type_vector(4, 2, 1, MPI_INT, &ft);
+    MPI_Type_commit(&ft);
+    enum { TILES = 50 };
+    int64_t size = 4096 + 64L * t_nprocs, nbytes = 32L * TILES;
+    MPI_Offset disp = 40 * t_rank;
+    test_prefill(path, size);
+    MPI_Info info = make_info(hints);
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
+    expect_all(colio_set_view(fh, disp, MPI_INT, ft, MPI_INFO_NULL), COLIO_ERR_TYPE, fh, what, "read-only");
+    colio_close(&fh);
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh), COLIO_SUCCESS, NULL);
+    CHECK_RC(colio_set_view(fh, disp, MPI_INT, ft, MPI_INFO_NULL), COLIO_SUCCESS, fh);
+    unsigned char *image = malloc((size_t)size), *want = malloc((size_t)nbytes), *got = calloc((size_t)nbytes, 1);
+    for (int64_t i = 0; i < size; i++)
+        image[i] = pattern_old(i);
+    CHECK(view_stream(disp, ft, 0, image, size, want, nbytes) == MPI_SUCCESS, "%s: oracle", what);
+    CHECK_RC(tu_read_all(fh, got, nbytes / 4 / 2, MPI_INT, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK_RC(tu_read_all(fh, got + nbytes / 2, nbytes / 4 / 2, MPI_INT, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK(memcmp(got, want, (size_t)nbytes) == 0, "%s: the bytes read differ from MPI_Pack's", what);
+    colio_close(&fh);
+    MPI_Info_free(&info);
+    MPI_Type_free(&ft);
+    free(image), free(want), free(got);
+}
+
+/*
+ * colio_seek, as MPI_File_seek: SET, CUR, END (the end of file counted in
+ * the view: every third int, the file 1000 bytes long holds 84 of them),
+ * and a position before the start refused.
+ */
+static void seek_case(const char *path)
+{
+    test_prefill(path, 1000);
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), COLIO_SUCCESS, NULL);
+    MPI_Datatype ft;
+    MPI_Type_create_resized(MPI_INT, 4, 12, &ft);
+    MPI_Type_commit(&ft);
+    CHECK_RC(colio_set_view(fh, 0, MPI_INT, ft, MPI_INFO_NULL), COLIO_SUCCESS, fh);
+    const struct {
+        MPI_Offset off;
+        int whence, rc;
+        MPI_Offset want;
+    } steps[] = {{5, MPI_SEEK_SET, 0, 5},   {3, MPI_SEEK_CUR, 0, 8},  {-8, MPI_SEEK_CUR, 0, 0},
+                 {-1, MPI_SEEK_CUR, COLIO_ERR_ARG, 0}, {0, MPI_SEEK_END, 0, 84}, {-4, MPI_SEEK_END, 0, 80},
+                 {2, 99, COLIO_ERR_ARG, 80}};
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        int rc = colio_seek(fh, steps[i].off, steps[i].whence);
+        MPI_Offset at = -1;
+        colio_get_position(fh, &at);
+        CHECK(rc == steps[i].rc && at == steps[i].want, "seek step %zu: rc %d position %lld, expected %d and %lld", i, rc,
+              (long long)at, steps[i].rc, (long long)steps[i].want);
+    }
+    colio_close(&fh);
+    MPI_Type_free(&ft);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -339,6 +408,10 @@ int main(int argc, char **argv)
                     for (int h = 0; h < 2; h++)
                         if (!quick || h == (int)(j + k) % 2)
                             run_case(path, &f[i], &m[j], hint_sets[h]);
+    for (int h = 0; h < N_HINTS; h++)
+        if (!quick || h % 2 == 0)
+            overlap_case(path, hint_sets[h]);
+    seek_case(path);
     test_unlink(path);
     if (t_rank == 0)
         printf("%d cases\n", n_cases);

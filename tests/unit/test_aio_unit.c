@@ -189,7 +189,7 @@ int main(void)
     if (st) {
         write_jobs(posix, st, jobs, bufs);
         check_file(path, (int64_t)NJOBS * JOB_BYTES);
-        colio_aio_release(); /* the helper stops; the next submit starts it again */
+        colio_aio_release(); /* the last file gone: the helper stays, idle, for the next submit */
         colio_aio_acquire();
         read_jobs(posix, st, jobs, bufs, (int64_t)NJOBS * JOB_BYTES);
         posix->close(st);
