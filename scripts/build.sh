@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Configure and build colio against one MPI library: scripts/build.sh mpich|openmpi [cmake args...]
+# Configure and build colio against one MPI library into build/NAME:
+#   scripts/build.sh NAME [cmake args...]
+# NAME: mpich, openmpi (Debian's), mpich5, openmpi5 (PyPI's, under .mpi/),
+# mpich5-abi (MPICH 5's MPI standard ABI, mpicc_abi), or any other directory
+# name (then the cmake args choose: -DCOLIO_MPI=..., -DMPI_C_COMPILER=...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-name=${1:?usage: scripts/build.sh mpich|openmpi|<dir> [cmake args...]}
+source scripts/mpi/flavours.sh
+name=${1:?usage: scripts/build.sh NAME [cmake args...]}
 shift
-mpi=$name
-case $name in mpich | openmpi) ;; *) mpi=auto ;; esac
+args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if colio_mpi_paths "$name" 2>/dev/null; then
+  args+=(-DMPI_C_COMPILER="$COLIO_MPICC" -DMPIEXEC_EXECUTABLE="$COLIO_MPIEXEC")
+fi
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 [ -f "build/$name/CMakeCache.txt" ] && gen=() # keep the generator already chosen
-args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
-[ "$mpi" != auto ] && args+=(-DCOLIO_MPI="$mpi")
 cmake -S . -B "build/$name" "${gen[@]}" "${args[@]}" "$@" >/dev/null
 cmake --build "build/$name" --parallel

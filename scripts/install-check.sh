@@ -6,9 +6,11 @@
 # must go through colio), and run the installed colio-bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mpi=${1:?usage: scripts/install-check.sh mpich|openmpi}
+mpi=${1:?usage: scripts/install-check.sh NAME (scripts/mpi/versions.sh)}
 source scripts/env.sh
+colio_mpi_env "$mpi"
 unset LD_LIBRARY_PATH
+run() { "$COLIO_MPIEXEC" $COLIO_MPIEXEC_FLAGS "$@"; }
 build=$PWD/build/$mpi
 prefix=$(mktemp -d /tmp/colio-prefix.XXXXXX)
 dir=$(mktemp -d /dev/shm/colio-install.XXXXXX 2>/dev/null || mktemp -d)
@@ -17,19 +19,19 @@ rm -rf "$build/consumer"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(dirname "$(find "$prefix" -name libcolio.so -print -quit)")
 
-cmake -S tests/install -B "$build/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DMPI_C_COMPILER="mpicc.$mpi" >/dev/null
+cmake -S tests/install -B "$build/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DMPI_C_COMPILER="$COLIO_MPICC" >/dev/null
 cmake --build "$build/consumer" >/dev/null
-"mpiexec.$mpi" -n 2 "$build/consumer/consumer" "$dir/cmake.dat"
+run -n 2 "$build/consumer/consumer" "$dir/cmake.dat"
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 flags=$(pkg-config --cflags --libs colio)
-"mpicc.$mpi" tests/install/consumer.c $flags -Wl,-rpath,"$(pkg-config --variable=libdir colio)" -o "$dir/consumer-pc"
-"mpiexec.$mpi" -n 2 "$dir/consumer-pc" "$dir/pkgconfig.dat"
+"$COLIO_MPICC" tests/install/consumer.c $flags -Wl,-rpath,"$(pkg-config --variable=libdir colio)" -o "$dir/consumer-pc"
+run -n 2 "$dir/consumer-pc" "$dir/pkgconfig.dat"
 
 # an MPI-IO program that knows nothing of colio, the installed interposer preloaded
-"mpicc.$mpi" -Wno-stringop-overflow tests/clients/mpiio_basic.c -Itests/clients -o "$dir/mpiio_basic" # (GCC 12 misreads MPICH's MPI_STATUSES_IGNORE)
-"mpiexec.$mpi" -n 2 env LD_PRELOAD="$libdir/libcolio_mpiio.so" COLIO_HINTS="colio_stats=$dir/stats.jsonl" \
+"$COLIO_MPICC" -Wno-stringop-overflow tests/clients/mpiio_basic.c -Itests/clients -o "$dir/mpiio_basic" # (GCC 12 misreads MPICH's MPI_STATUSES_IGNORE)
+run -n 2 env LD_PRELOAD="$libdir/libcolio_mpiio.so" COLIO_HINTS="colio_stats=$dir/stats.jsonl" \
   "$dir/mpiio_basic" "$dir/preloaded.dat" >/dev/null
 [ -s "$dir/stats.jsonl" ] || { echo "install check ($mpi): the preloaded program's calls did not go through colio" >&2; exit 1; }
-"mpiexec.$mpi" -n 2 "$prefix/bin/colio-bench" --workload interleaved --repeat 1 --warmup 0 --dir "$dir" --quiet >/dev/null
+run -n 2 "$prefix/bin/colio-bench" --workload interleaved --repeat 1 --warmup 0 --dir "$dir" --quiet >/dev/null
 echo "install check ($mpi): installed to $prefix; find_package(colio), pkg-config, a preloaded MPI-IO program" \
      "and colio-bench all run without LD_LIBRARY_PATH"

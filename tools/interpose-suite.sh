@@ -16,13 +16,13 @@ e3sm=(--decomp bench/data/e3sm/map_f_case_16p.nc --header bench/data/e3sm/f_case
 common=(--workload e3sm,btio,flash,interleaved --size "$size" --repeat "$repeat" --quiet "${e3sm[@]}")
 mkdir -p docs/data
 for mpi in mpich openmpi; do
-  bind=(-bind-to core); [ "$mpi" = openmpi ] && bind=(--bind-to core)
-  lib=$PWD/build/$mpi/libcolio_mpiio.so
-  bench=build/$mpi/bench/colio-bench
-  mpiexec.$mpi "${bind[@]}" -n 2 "$bench" "${common[@]}" --engine colio,mpiio \
-    --json "docs/data/interpose-$mpi-plain.json" >/dev/null
-  mpiexec.$mpi "${bind[@]}" -n 2 env LD_PRELOAD="$lib" "$bench" "${common[@]}" --engine mpiio \
-    --json "docs/data/interpose-$mpi-preloaded.json" >/dev/null
+  (colio_mpi_env "$mpi"
+   lib=$PWD/build/$mpi/libcolio_mpiio.so
+   bench=build/$mpi/bench/colio-bench
+   "$COLIO_MPIEXEC" $COLIO_MPIEXEC_BIND -n 2 "$bench" "${common[@]}" --engine colio,mpiio \
+     --json "docs/data/interpose-$mpi-plain.json" >/dev/null
+   "$COLIO_MPIEXEC" $COLIO_MPIEXEC_BIND -n 2 env LD_PRELOAD="$lib" "$bench" "${common[@]}" --engine mpiio \
+     --json "docs/data/interpose-$mpi-preloaded.json" >/dev/null)
 done
 python3 - <<'EOF'
 import json

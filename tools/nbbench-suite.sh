@@ -13,8 +13,8 @@ base="romio_cb_write=enable;romio_cb_read=enable;cb_buffer_size=1048576"
 delay=";colio_backend=fault;colio_fault=delay:5000"
 run() { # mpi label args...
   local mpi=$1 label=$2; shift 2
-  local bind=(-bind-to core); [ "$mpi" = openmpi ] && bind=(--bind-to core)
-  mpiexec.$mpi "${bind[@]}" -n 2 "build/$mpi/bench/colio-nbbench" --repeat "$repeat" "$@" |
+  (colio_mpi_env "$mpi"
+   "$COLIO_MPIEXEC" $COLIO_MPIEXEC_BIND -n 2 "build/$mpi/bench/colio-nbbench" --repeat "$repeat" "$@") |
     grep -v '^#' | sed "s/^/$mpi $label /"
 }
 for mpi in mpich openmpi; do

@@ -97,7 +97,7 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
     int64_t tile = sbyte / f->size, within = sbyte % f->size;
     int64_t last_tile = (sbyte + nbytes - 1) / f->size;
     if (f->spills && last_tile != tile)
-        return colio_err_set(err, COLIO_ERR_TYPE,
+        return colio_err_set(err, COLIO_ERR_UNSUPPORTED,
                              "the filetype's data reaches beyond its extent, so its tiles %lld and %lld overlap: "
                              "one access must stay within one tile", (long long)tile, (long long)last_tile);
     if (f->extent > 0 && last_tile > (INT64_MAX - view->disp - colio_run_end(&f->runs.r[f->runs.n - 1])) / f->extent)

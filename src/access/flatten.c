@@ -258,13 +258,13 @@ static int flatten_named(MPI_Datatype t, flat_builder_t *b, colio_err_t *err)
         return 0;
     }
     if (lb + extent > 255 || lb < 0 || size > 255)
-        return colio_err_set(err, COLIO_ERR_TYPE, "unsupported predefined datatype layout");
+        return colio_err_set(err, COLIO_ERR_UNSUPPORTED, "unsupported predefined datatype layout");
     unsigned char in[256], out[256];
     for (int i = 0; i < 256; i++)
         in[i] = (unsigned char)i;
     int pos = 0;
     if (MPI_Pack(in, 1, t, out, (int)sizeof out, &pos, MPI_COMM_SELF) != MPI_SUCCESS)
-        return colio_err_set(err, COLIO_ERR_TYPE, "cannot probe a predefined datatype");
+        return colio_err_set(err, COLIO_ERR_UNSUPPORTED, "cannot probe a predefined datatype");
     for (int i = 0; i < pos; i++)
         fb_push(b, out[i], 1);
     return 0;
@@ -324,7 +324,7 @@ static int grid_flatten(grid_t *g, flat_builder_t *b, colio_err_t *err)
 {
     int64_t stride[64];
     if (g->ndims < 1 || g->ndims > 64)
-        return colio_err_set(err, COLIO_ERR_TYPE, "unsupported number of dimensions %d", g->ndims);
+        return colio_err_set(err, COLIO_ERR_UNSUPPORTED, "unsupported number of dimensions %d", g->ndims);
     for (int k = g->ndims - 1; k >= 0; k--) {
         int d = grid_dim(g, k), next = grid_dim(g, k + 1);
         stride[d] = (k == g->ndims - 1) ? 1 : stride[next] * g->sizes[next];
@@ -351,7 +351,7 @@ static int flatten_subarray(const type_args_t *a, const child_t *elem, flat_buil
     int n = (int)a->ints[0];
     ivl_list_t owned[64] = {{0}};
     if (n < 1 || n > 64)
-        return colio_err_set(err, COLIO_ERR_TYPE, "subarray with %d dimensions", n);
+        return colio_err_set(err, COLIO_ERR_UNSUPPORTED, "subarray with %d dimensions", n);
     int rc = 0;
     for (int d = 0; d < n && rc == 0; d++) {
         int64_t start = a->ints[1 + 2 * n + d], sub = a->ints[1 + n + d];
@@ -389,7 +389,7 @@ static int flatten_darray(const type_args_t *a, const child_t *elem, flat_builde
 {
     int n = (int)a->ints[2];
     if (n < 1 || n > 64)
-        return colio_err_set(err, COLIO_ERR_TYPE, "darray with %d dimensions", n);
+        return colio_err_set(err, COLIO_ERR_UNSUPPORTED, "darray with %d dimensions", n);
     const int64_t *gsizes = a->ints + 3, *distribs = gsizes + n, *dargs = distribs + n,
                   *psizes = dargs + n;
     int64_t coord[64], r = a->ints[1];
@@ -496,7 +496,7 @@ static int flatten_rec(MPI_Datatype t, child_t *out, colio_err_t *err, int depth
 {
     MPI_Count lb, extent;
     if (depth > 64)
-        return colio_err_set(err, COLIO_ERR_TYPE, "datatype nested more than 64 levels");
+        return colio_err_set(err, COLIO_ERR_UNSUPPORTED, "datatype nested more than 64 levels");
     if (MPI_Type_get_extent_x(t, &lb, &extent) != MPI_SUCCESS)
         return colio_err_set(err, COLIO_ERR_TYPE, "invalid datatype");
     out->extent = extent;
@@ -525,7 +525,7 @@ static int flatten_rec(MPI_Datatype t, child_t *out, colio_err_t *err, int depth
                              a.combiner == MPI_COMBINER_HINDEXED_BLOCK))
             flatten_single(&a, &c, &out->blocks);
         else if (rc == 0)
-            rc = colio_err_set(err, COLIO_ERR_TYPE, "unsupported datatype combiner %d", a.combiner);
+            rc = colio_err_set(err, COLIO_ERR_UNSUPPORTED, "unsupported datatype combiner %d", a.combiner);
         child_free(&c);
     }
     type_args_free(&a);

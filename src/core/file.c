@@ -17,6 +17,12 @@
 
 #include "store/aio.h"
 
+#ifdef COLIO_SMPI
+#define COLIO_MPI_ADVICE_RMA ""
+#else
+#include "colio_mpi_settings.h" /* generated: the MPI library's own advice (scripts/mpi/) */
+#endif
+
 static _Thread_local char last_open_error[COLIO_ERRMSG_LEN];
 
 const char *colio_last_open_error(void) { return last_open_error; }
@@ -172,9 +178,10 @@ static int wants_window(const colio_hints_t *h)
 /*
  * One dynamic window per file, only while the hints select a one-sided
  * kernel: operations attach and detach their own memory locally, so no
- * operation needs a collective window call (Open MPI's osc/rdma cannot
+ * operation needs a collective window call (Open MPI 4's osc/rdma cannot
  * create dynamic windows without a single-copy shared-memory mechanism:
- * then the open fails here with this message; see docs/DESIGN.md).
+ * then the open fails here, with the MPI library's advice from
+ * scripts/mpi/FAMILY-MAJOR.env; see docs/DESIGN.md).
  */
 int colio_config_window(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
 {
@@ -186,9 +193,8 @@ int colio_config_window(const colio_file *fh, const colio_hints_t *h, colio_conf
         int len = 0;
         MPI_Error_string(rc, msg, &len);
         if (err->code == 0)
-            colio_err_set(err, COLIO_ERR_MPI,
-                          "MPI_Win_create_dynamic for the rma exchange kernel failed: %s (Open MPI: osc/rdma needs "
-                          "a single-copy mechanism; OMPI_MCA_osc=sm,pt2pt works)", msg);
+            colio_err_set(err, COLIO_ERR_MPI, "MPI_Win_create_dynamic for the rma exchange kernel failed: %s%s", msg,
+                          COLIO_MPI_ADVICE_RMA);
         return err->code;
     }
     cfg->has_win = 1;

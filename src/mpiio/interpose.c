@@ -450,9 +450,11 @@ static int follow(MPI_File fh, int rc, MPI_Count count, MPI_Datatype type)
 }
 
 /*
- * A call colio refused for a datatype it cannot take (say, a memory type
- * with a combiner it does not decode, or an access across overlapping
- * filetype tiles) goes to the MPI library at the same explicit offset.
+ * A call colio cannot make (COLIO_ERR_UNSUPPORTED: say, a memory type with
+ * a combiner it does not decode, or an access across overlapping filetype
+ * tiles) goes to the MPI library at the same explicit offset. A type that
+ * is invalid (COLIO_ERR_TYPE: uncommitted, MPI_DATATYPE_NULL) fails the call
+ * here, through the file's error handler once, as the MPI library would.
  */
 static int fallback_call(managed_t *m, kind_t k, MPI_Offset at, void *buf, MPI_Count count, MPI_Datatype type,
                          MPI_Status *st)
@@ -485,7 +487,7 @@ static int blocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_
     inside = 1;
     int crc = k == WRITE ? colio_write_at_all(m->cf, at, buf, count, type, &st)
                          : colio_read_at_all(m->cf, at, buf, count, type, &st);
-    if (crc == COLIO_ERR_TYPE || crc == COLIO_ERR_UNSUPPORTED) /* agreed on every rank: all fall back */
+    if (crc == COLIO_ERR_UNSUPPORTED) /* what colio cannot do (agreed on every rank): all fall back */
         rc = fallback_call(m, k, at, buf, count, type, &st);
     else
         rc = mpi_result(m->fh, crc);

@@ -5,6 +5,12 @@
  * count constructors), the byte positions colio lists, in order, must equal
  * those MPI_Pack visits. MPI_Pack reads a buffer whose bytes encode their own
  * offset (one pass per offset byte), so the oracle is independent of colio.
+ * The oracle checks MPI too: a correct MPI_Pack copies every byte it packs
+ * from the buffer, so a packed byte that stays the same when the buffer is
+ * all 0x00 and all 0xFF was not copied: an MPI library bug (Open MPI 5.0
+ * packs the padding bytes of an x87 long double as zeros), named in the
+ * output; those bytes are left out of the comparison, every other byte
+ * still counts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +124,24 @@ static MPI_Datatype random_type(int depth)
     return t;
 }
 
-/* Positions (relative to the type's origin) of the bytes MPI_Pack visits, in order. */
-static int64_t *oracle_positions(MPI_Datatype t, int *n_p)
+/* MPI_Pack of one t from a buffer of text bytes (at true lb tlb), each byte set by fill(offset). */
+static void pack_labelled(MPI_Datatype t, MPI_Aint tlb, MPI_Aint text, int size, int pass, int fill,
+                          unsigned char *packed)
+{
+    unsigned char *buf = malloc((size_t)text + 1);
+    for (MPI_Aint i = 0; i < text; i++)
+        buf[i] = fill >= 0 ? (unsigned char)fill : (unsigned char)(i >> (8 * pass));
+    int at = 0;
+    MPI_Pack(buf - tlb, 1, t, packed, size, &at, MPI_COMM_SELF);
+    free(buf);
+}
+
+/*
+ * Positions (relative to the type's origin) of the bytes MPI_Pack visits, in
+ * order; copied[k] is 0 where MPI_Pack did not take stream byte k from the
+ * buffer at all (a library bug), and *uncopied_p counts those.
+ */
+static int64_t *oracle_positions(MPI_Datatype t, int *n_p, unsigned char **copied_p, int *uncopied_p)
 {
     MPI_Aint tlb, text;
     MPI_Type_get_true_extent(t, &tlb, &text);
@@ -127,18 +149,23 @@ static int64_t *oracle_positions(MPI_Datatype t, int *n_p)
     MPI_Type_size(t, &size);
     *n_p = size;
     int64_t *pos = calloc((size_t)size + 1, sizeof *pos);
-    unsigned char *buf = malloc((size_t)text + 1), *packed = malloc((size_t)size + 1);
+    unsigned char *packed = malloc((size_t)size + 1), *zeros = malloc((size_t)size + 1);
+    unsigned char *copied = malloc((size_t)size + 1);
     for (int pass = 0; pass < 3; pass++) { /* 24 bits of offset: extents stay far below */
-        for (MPI_Aint i = 0; i < text; i++)
-            buf[i] = (unsigned char)(i >> (8 * pass));
-        int at = 0;
-        MPI_Pack(buf - tlb, 1, t, packed, size, &at, MPI_COMM_SELF);
+        pack_labelled(t, tlb, text, size, pass, -1, packed);
         for (int k = 0; k < size; k++)
             pos[k] |= (int64_t)packed[k] << (8 * pass);
     }
-    for (int k = 0; k < size; k++)
+    pack_labelled(t, tlb, text, size, 0, 0x00, zeros);
+    pack_labelled(t, tlb, text, size, 0, 0xFF, packed);
+    *uncopied_p = 0;
+    for (int k = 0; k < size; k++) {
         pos[k] += tlb;
-    free(buf), free(packed);
+        copied[k] = zeros[k] != packed[k];
+        *uncopied_p += !copied[k];
+    }
+    free(packed), free(zeros);
+    *copied_p = copied;
     return pos;
 }
 
@@ -169,15 +196,24 @@ static void describe(MPI_Datatype t, int depth)
     free(I), free(A), free(D);
 }
 
+static int library_bugs; /* types MPI_Pack packed without copying some of their bytes */
+
 static int compare(MPI_Datatype t, int round)
 {
-    int n;
-    int64_t *want = oracle_positions(t, &n);
+    int n, uncopied = 0;
+    unsigned char *copied = NULL;
+    int64_t *want = oracle_positions(t, &n, &copied, &uncopied);
+    if (uncopied > 0) {
+        library_bugs++;
+        if (library_bugs <= 3)
+            printf("round %d: MPI library bug: MPI_Pack packs %d of this type's %d bytes without copying them from "
+                   "the buffer (they are left out of the comparison)\n", round, uncopied, n);
+    }
     colio_flat_t *f;
     colio_err_t e = {0};
     if (colio_flat_create(t, &f, &e) != 0) {
         CHECK(0, "round %d: flattening failed: %s", round, e.msg);
-        free(want);
+        free(want), free(copied);
         return 1;
     }
     MPI_Aint lb, extent;
@@ -188,7 +224,7 @@ static int compare(MPI_Datatype t, int round)
         bad += r->len <= 0 || r->count <= 0 || r->pos != k;
         for (int64_t p = 0; p < r->count; p++)
             for (int64_t i = 0; i < r->len; i++, k++)
-                bad += k >= n || want[k] != r->off + p * r->stride + i;
+                bad += k >= n || (copied[k] && want[k] != r->off + p * r->stride + i);
     }
     bad += k != n || f->size != n || f->lb != lb || f->extent != extent;
     CHECK(bad == 0, "round %d: %lld mismatches (%lld runs, %d bytes)", round, (long long)bad, (long long)f->runs.n, n);
@@ -204,7 +240,7 @@ static int compare(MPI_Datatype t, int round)
         describe(t, 0);
     }
     colio_flat_free(f);
-    free(want);
+    free(want), free(copied);
     return bad != 0;
 }
 
@@ -232,7 +268,8 @@ int main(int argc, char **argv)
     /* named pair types carry padding the probe must see */
     compare(MPI_SHORT_INT, -1);
     compare(MPI_LONG_DOUBLE_INT, -2);
-    printf("%d random types compared, %d too large skipped\n", rounds, skipped);
+    printf("%d random types compared, %d too large skipped, %d packed wrongly by the MPI library\n", rounds, skipped,
+           library_bugs);
     int rc = unit_finish("test_flatten_unit");
     MPI_Finalize();
     return rc;
