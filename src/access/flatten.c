@@ -557,7 +557,10 @@ static void flat_classify(colio_flat_t *f)
      * inside a struct); they are fine as long as one access stays in one
      * tile, which colio_access_from_view checks.
      */
-    f->spills = v->n > 0 && colio_run_end(&v->r[v->n - 1]) - v->r[0].off > f->extent;
+    int64_t end = INT64_MIN; /* the largest run end: the last run's, unless pieces overlap (read-only views) */
+    for (int64_t i = 0; i < v->n; i++)
+        end = colio_run_end(&v->r[i]) > end ? colio_run_end(&v->r[i]) : end;
+    f->spills = v->n > 0 && end - v->r[0].off > f->extent;
 }
 
 int colio_flat_create(MPI_Datatype type, colio_flat_t **flat_p, colio_err_t *err)

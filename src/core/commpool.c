@@ -46,7 +46,12 @@ static void slot_keyval_create(void)
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, slot_delete, &slot_keyval, NULL);
 }
 
-/* The slot on user, made at the first open there (NULL where attributes fail: no spares then). */
+/*
+ * Collective: the slot on user, made at the first open there. Kept only
+ * where every rank made it (one allreduce, at that first open): a slot on
+ * some ranks only would have them take a spare while the others duplicate.
+ * NULL everywhere when any rank failed: no spares, a plain MPI_Comm_dup.
+ */
 static colio_comm_slot_t *slot_of(MPI_Comm user)
 {
     pthread_once(&slot_once, slot_keyval_create);
@@ -57,17 +62,21 @@ static colio_comm_slot_t *slot_of(MPI_Comm user)
     if (MPI_Comm_get_attr(user, slot_keyval, &s, &found) == MPI_SUCCESS && found)
         return s;
     s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return NULL;
-    pthread_mutex_init(&s->lock, NULL);
-    s->spare = MPI_COMM_NULL;
-    s->refs = 1;
-    if (MPI_Comm_set_attr(user, slot_keyval, s) != MPI_SUCCESS) {
+    if (s) {
+        pthread_mutex_init(&s->lock, NULL);
+        s->spare = MPI_COMM_NULL;
+        s->refs = 1;
+    }
+    int set = s && MPI_Comm_set_attr(user, slot_keyval, s) == MPI_SUCCESS, all = 0;
+    if (MPI_Allreduce(&set, &all, 1, MPI_INT, MPI_MIN, user) == MPI_SUCCESS && all)
+        return s;
+    if (set)
+        MPI_Comm_delete_attr(user, slot_keyval); /* frees s */
+    else if (s) {
         pthread_mutex_destroy(&s->lock);
         free(s);
-        return NULL;
     }
-    return s;
+    return NULL;
 }
 
 int colio_comm_take(MPI_Comm user, MPI_Comm *dup_p, colio_comm_slot_t **slot_p)

@@ -161,6 +161,19 @@ static MPI_Info colio_info(MPI_Info info)
     return mine;
 }
 
+/* Rank 0 of comm says why a subfiled file is refused. */
+static void say_subfiled(MPI_Comm comm, const char *filename)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        char line[900];
+        snprintf(line, sizeof line, "%s is a colio subfiled file; MPI-IO programs cannot open it through the "
+                 "interposer (make one ordinary file with: colio-subfile join %s OUT)", filename, filename);
+        say_line(line);
+    }
+}
+
 /* Whether colio found a subfiled file (its metadata at the path): local. */
 static int colio_subfiled(colio_file *cf)
 {
@@ -198,14 +211,7 @@ static int attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         return 0;
     }
     if (colio_subfiled(cf)) { /* agreed: every rank read the same metadata */
-        int rank = 0;
-        MPI_Comm_rank(comm, &rank);
-        if (rank == 0) {
-            char line[900];
-            snprintf(line, sizeof line, "%s is a colio subfiled file; MPI-IO programs cannot open it through the "
-                     "interposer (make one ordinary file with: colio-subfile join %s OUT)", filename, filename);
-            say_line(line);
-        }
+        say_subfiled(comm, filename);
         colio_close(&cf);
         return -1;
     }
@@ -255,6 +261,25 @@ static int path_is_subfiled(const char *path)
 }
 
 /*
+ * Collective, for opens with MPI_MODE_DELETE_ON_CLOSE only: a subfiled file
+ * refused after the MPI library opened it would be deleted by its close, so
+ * rank 0 looks first (one broadcast, in this mode alone).
+ */
+static int refuse_subfiled_first(MPI_Comm comm, const char *filename)
+{
+    int rank = 0, yes = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+        yes = path_is_subfiled(plain_path(filename));
+    MPI_Bcast(&yes, 1, MPI_INT, 0, comm);
+    if (yes) {
+        say_subfiled(comm, filename);
+        raise_open_error(comm, filename, MPI_ERR_UNSUPPORTED_OPERATION);
+    }
+    return yes;
+}
+
+/*
  * Close the MPI library's handle of a refused open. MPICH 4.0.2 releases a
  * file's error handler at close without having taken it at open, so a
  * program that then frees its handler fails an assertion (plain MPICH does
@@ -275,6 +300,10 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     const colio_real_t *r = colio_real();
     if (inside || env_on("COLIO_DISABLE"))
         return r->File_open(comm, filename, amode, info, fh);
+    if ((amode & MPI_MODE_DELETE_ON_CLOSE) && refuse_subfiled_first(comm, filename)) {
+        *fh = MPI_FILE_NULL;
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
     inside = 1;
     int rc = r->File_open(comm, filename, amode, info, fh);
     if (rc == MPI_SUCCESS && attach(comm, filename, amode, info, *fh) < 0) {
@@ -696,11 +725,21 @@ POINTER_WRAPPERS(MPI_Count, _c)
 #endif
 
 /* MPI_File_seek: the MPI library's pointer moves (its independent calls use it), colio's is the answer. */
+/*
+ * MPI_File_seek: colio moves its pointer (SEEK_CUR and SEEK_END from its own
+ * position and its own end of file in the view), then the MPI library's
+ * goes to the same place by SEEK_SET, for its own later calls.
+ */
 int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
-    int rc = REAL(seek)(fh, offset, whence);
-    managed_t *m = rc == MPI_SUCCESS && !inside ? find(fh) : NULL;
-    return m ? mpi_result(fh, colio_seek(m->cf, offset, whence)) : rc;
+    managed_t *m = inside ? NULL : find(fh);
+    if (m == NULL)
+        return REAL(seek)(fh, offset, whence);
+    MPI_Offset at = 0;
+    int rc = mpi_result(fh, colio_seek(m->cf, offset, whence));
+    if (rc == MPI_SUCCESS)
+        rc = mpi_result(fh, colio_get_position(m->cf, &at));
+    return rc == MPI_SUCCESS ? REAL(seek)(fh, at, MPI_SEEK_SET) : rc;
 }
 
 int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)

@@ -33,8 +33,10 @@ static void *find(const char *name)
 static void require_same_abi(void)
 {
     Dl_info where = {0};
-    void *init = dlsym(RTLD_DEFAULT, "MPI_Init"); /* the MPI library the program itself calls */
-    int program_abi = init && dladdr(init, &where) && where.dli_fname && strstr(where.dli_fname, "libmpi_abi");
+    void *init = dlsym(RTLD_NEXT, "PMPI_Init"); /* the MPI library after this one: the program's */
+    if (init == NULL || !dladdr(init, &where) || where.dli_fname == NULL)
+        return; /* cannot tell: the lookups below say what is missing */
+    int program_abi = strstr(where.dli_fname, "libmpi_abi") != NULL;
 #ifdef MPI_ABI
     int built_abi = 1;
 #else

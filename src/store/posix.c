@@ -47,6 +47,22 @@ static int posix_open_fd(const char *path, int flags, int *fd_p, int *readable_p
     return fd >= 0 ? 0 : -errno;
 }
 
+/*
+ * colio_lock_writes: open-file-description locks where the kernel has them
+ * (decided once, at open), else process locks, which conflict with other
+ * processes' only and which any close of the file in this process drops.
+ */
+static int lock_kind(int fd)
+{
+#ifdef F_OFD_SETLKW
+    struct flock probe = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    if (fcntl(fd, F_OFD_GETLK, &probe) == 0)
+        return F_OFD_SETLKW;
+#endif
+    (void)fd;
+    return F_SETLKW;
+}
+
 static int posix_open(const char *path, int flags, const struct colio_hints *hints, int rank,
                       colio_store_t **st_p, int *readable_p)
 {
@@ -65,11 +81,7 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
         free(st);
         return -EISDIR;
     }
-#ifdef F_OFD_SETLKW
-    st->lock_cmd = hints && hints->lock_writes ? F_OFD_SETLKW : 0;
-#else
-    st->lock_cmd = hints && hints->lock_writes ? F_SETLKW : 0;
-#endif
+    st->lock_cmd = hints && hints->lock_writes ? lock_kind(st->fd) : 0;
     *st_p = st;
     return 0;
 }
@@ -137,21 +149,14 @@ static int posix_xfer(int fd, const struct iovec *iov_in, int iovcnt, int64_t of
  * lock the span of a data-sieving read-modify-write. Open-file-description
  * locks conflict with those record locks in other processes and in this
  * one (the MPI library's own handle on the same file), so neither side's
- * write lands inside the other's read-modify-write. A kernel without OFD
- * locks gets process locks (other processes only).
+ * write lands inside the other's read-modify-write (lock_kind).
  */
 static int range_lock(colio_store_t *st, short type, int64_t off, int64_t len)
 {
     struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = off, .l_len = len};
-    while (fcntl(st->fd, st->lock_cmd, &fl) != 0) { /* an unlock never waits */
-        if (errno == EINTR)
-            continue;
-        if (errno == EINVAL && st->lock_cmd != F_SETLKW) { /* no OFD locks here */
-            st->lock_cmd = F_SETLKW;
-            continue;
-        }
-        return -errno;
-    }
+    while (fcntl(st->fd, st->lock_cmd, &fl) != 0) /* an unlock never waits */
+        if (errno != EINTR)
+            return -errno;
     return 0;
 }
 

@@ -209,17 +209,22 @@ int colio_topo_build_cached(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *top
         return topo_copy(kept, topo) == COLIO_SUCCESS ? COLIO_SUCCESS
                                                        : colio_err_set(err, COLIO_ERR_NOMEM, "out of memory copying the topology");
     int rc = colio_topo_build(comm, topo, err);
-    if (rc != COLIO_SUCCESS || topo_keyval == MPI_KEYVAL_INVALID)
+    if (topo_keyval == MPI_KEYVAL_INVALID) /* the same everywhere: no caching at all */
         return rc;
-    /* a failure to keep it only costs the next open a rebuild; but every rank must agree to keep it,
-       or the next open would build on some ranks only: keep it only where MPI succeeds everywhere */
-    kept = malloc(sizeof *kept);
+    /* kept only where every rank keeps it (a local failure to allocate or to set the attribute would
+       otherwise make the next open rebuild, collectively, on some ranks only) */
+    kept = rc == COLIO_SUCCESS ? malloc(sizeof *kept) : NULL;
     int ok = kept != NULL && topo_copy(topo, kept) == COLIO_SUCCESS, all = 0;
-    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all ||
-        MPI_Comm_set_attr(user_comm, topo_keyval, kept) != MPI_SUCCESS) {
-        if (ok)
+    if (!ok)
+        free(kept), kept = NULL;
+    int set = ok && MPI_Comm_set_attr(user_comm, topo_keyval, kept) == MPI_SUCCESS;
+    if (MPI_Allreduce(&set, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all) {
+        if (set)
+            MPI_Comm_delete_attr(user_comm, topo_keyval); /* frees kept */
+        else if (kept) {
             colio_topo_free(kept);
-        free(kept);
+            free(kept);
+        }
     }
-    return COLIO_SUCCESS;
+    return rc;
 }
