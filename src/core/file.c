@@ -3,7 +3,6 @@
  * operations: open, close, set_view, set_info, sync; plus local queries.
  * Every collective call agrees on one error code before it returns.
  */
-#include "core/commpool.h"
 #include "core/file.h"
 #include "nb/nb.h"
 #include "place/registry.h"
@@ -343,7 +342,8 @@ static void file_free(colio_file *fh)
     colio_topo_free(&fh->topo_mpi);
     colio_plancache_clear(&fh->plans, &fh->bufs);
     colio_config_free(&fh->cfg);
-    colio_comm_give_back(fh->comm_slot, &fh->comm);
+    if (fh->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&fh->comm);
     colio_bufcache_free(&fh->bufs);
     colio_subfile_layout_free(&fh->sub);
     free(fh->path);
@@ -478,13 +478,7 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
         return COLIO_ERR_ARG;
     }
     colio_file *fh = calloc(1, sizeof *fh);
-    if (fh)
-        fh->comm = MPI_COMM_NULL;
-    if (fh == NULL || colio_comm_take(comm, &fh->comm, &fh->comm_slot) != MPI_SUCCESS) {
-        if (fh) {
-            fh->comm = MPI_COMM_NULL; /* what a failed MPI_Comm_dup left is not ours to free */
-            colio_comm_give_back(fh->comm_slot, &fh->comm);
-        }
+    if (fh == NULL || MPI_Comm_dup(comm, &fh->comm) != MPI_SUCCESS) {
         free(fh);
         snprintf(last_open_error, sizeof last_open_error, "colio_open: out of memory or MPI_Comm_dup failed");
         return COLIO_ERR_NOMEM;

@@ -39,7 +39,6 @@ typedef struct colio_config {
 
 struct colio_file {
     MPI_Comm comm;              /* private duplicate, errors returned */
-    struct colio_comm_slot *comm_slot; /* where comm goes back at close (core/commpool.h) */
     int rank, nprocs;
     char *path;
     int amode;
