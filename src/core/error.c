@@ -1,5 +1,6 @@
 /* Error codes, messages and collective error agreement. */
 #include "core/error.h"
+#include "coll/coll.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -135,7 +136,7 @@ int colio_err_key_rank(int64_t key) { return (int)(key & 0xffffffffLL); }
 int colio_err_agree(MPI_Comm comm, colio_err_t *e) { return colio_err_agree_same(comm, e, 0, NULL, NULL); }
 
 /* Everyone reports the first failing rank's code and words (min_key != 0). */
-static int adopt_from_failing_rank(MPI_Comm comm, colio_err_t *e, int64_t min_key)
+int colio_err_adopt_key(MPI_Comm comm, colio_err_t *e, int64_t min_key)
 {
     int rc = MPI_Bcast(e->msg, COLIO_ERRMSG_LEN, MPI_CHAR, colio_err_key_rank(min_key), comm);
     if (rc != MPI_SUCCESS)
@@ -153,14 +154,14 @@ int colio_err_agree_range(MPI_Comm comm, colio_err_t *e, const int64_t *words, i
     in[0] = colio_err_key(e->code, rank);
     for (int i = 0; i < n; i++)
         in[1 + 2 * i] = words[i], in[2 + 2 * i] = -words[i]; /* MIN of -w is -MAX of w (words are never INT64_MIN) */
-    int rc = MPI_Allreduce(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MIN, comm);
+    int rc = colio_allreduce_yielding(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) {
         colio_err_clear(e);
         return colio_err_from_mpi(e, rc, "error agreement (MPI_Allreduce)");
     }
     for (int i = 0; i < n; i++)
         lo[i] = out[1 + 2 * i], hi[i] = -out[2 + 2 * i];
-    return out[0] == 0 ? COLIO_SUCCESS : adopt_from_failing_rank(comm, e, out[0]);
+    return out[0] == 0 ? COLIO_SUCCESS : colio_err_adopt_key(comm, e, out[0]);
 }
 
 int colio_err_agree_root(MPI_Comm comm, colio_err_t *e, int64_t *words, int n)
@@ -171,14 +172,14 @@ int colio_err_agree_root(MPI_Comm comm, colio_err_t *e, int64_t *words, int n)
     in[0] = colio_err_key(e->code, rank);
     for (int i = 0; i < n && i < 4; i++)
         in[1 + i] = rank == 0 ? words[i] : INT64_MAX; /* MIN keeps rank 0's */
-    int rc = MPI_Allreduce(in, out, 1 + n, MPI_INT64_T, MPI_MIN, comm);
+    int rc = colio_allreduce_yielding(in, out, 1 + n, MPI_INT64_T, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) {
         colio_err_clear(e);
         return colio_err_from_mpi(e, rc, "error agreement (MPI_Allreduce)");
     }
     for (int i = 0; i < n && i < 4; i++)
         words[i] = out[1 + i];
-    return out[0] == 0 ? COLIO_SUCCESS : adopt_from_failing_rank(comm, e, out[0]);
+    return out[0] == 0 ? COLIO_SUCCESS : colio_err_adopt_key(comm, e, out[0]);
 }
 
 int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what, int *any)
@@ -186,7 +187,7 @@ int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const cha
     int rank;
     MPI_Comm_rank(comm, &rank);
     int64_t in[4] = {colio_err_key(e->code, rank), value, -value, any ? -(int64_t)(*any != 0) : 0}, out[4];
-    int rc = MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MIN, comm);
+    int rc = colio_allreduce_yielding(in, out, 4, MPI_INT64_T, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) {
         colio_err_clear(e);
         return colio_err_from_mpi(e, rc, "error agreement (MPI_Allreduce)");
@@ -198,7 +199,7 @@ int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const cha
         colio_err_clear(e);
         return colio_err_set(e, COLIO_ERR_NOT_SAME, "%s differs across ranks", what ? what : "a value");
     }
-    return min_key == 0 ? COLIO_SUCCESS : adopt_from_failing_rank(comm, e, min_key);
+    return min_key == 0 ? COLIO_SUCCESS : colio_err_adopt_key(comm, e, min_key);
 }
 
 void colio_err_adopt(colio_err_t *e, int64_t min_key)

@@ -33,6 +33,9 @@ int colio_err_from_mpi(colio_err_t *e, int mpi_rc, const char *what);
 int64_t colio_err_key(int code, int rank);
 int colio_err_key_code(int64_t key);
 int colio_err_key_rank(int64_t key);
+/* Collective, after an agreement whose MIN of colio_err_key gave min_key != 0: every rank takes that
+   rank's code and message (one broadcast). Returns the code. */
+int colio_err_adopt_key(MPI_Comm comm, colio_err_t *e, int64_t min_key);
 
 /*
  * Blocking agreement used by open/close/set_view/set_info/sync: every rank

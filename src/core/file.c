@@ -4,6 +4,7 @@
  * Every collective call agrees on one error code before it returns.
  */
 #include "core/file.h"
+#include "core/comm_cache.h"
 #include "nb/nb.h"
 #include "place/registry.h"
 #include "subfile/groups.h"
@@ -174,17 +175,37 @@ static int wants_window(const colio_hints_t *h)
     return (d && (d->caps & COLIO_XCHG_ONESIDED)) || (m && (m->caps & COLIO_XCHG_ONESIDED));
 }
 
+/* The file leaves the shared duplicate for one of its own (collective: every rank alike). */
+static int own_comm(colio_file *fh, colio_err_t *err)
+{
+    MPI_Comm own;
+    int rc = MPI_Comm_dup(fh->comm, &own);
+    if (rc != MPI_SUCCESS)
+        return err->code ? err->code : colio_err_from_mpi(err, rc, "MPI_Comm_dup for the file's window");
+    MPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
+    colio_comm_cache_release(fh->shared);
+    fh->shared = NULL;
+    fh->comm = own;
+    return err->code;
+}
+
 /*
  * One dynamic window per file, only while the hints select a one-sided
  * kernel: operations attach and detach their own memory locally, so no
  * operation needs a collective window call (Open MPI 4's osc/rdma cannot
  * create dynamic windows without a single-copy shared-memory mechanism:
  * then the open fails here, with the MPI library's advice from
- * scripts/mpi/FAMILY-MAJOR.env; see docs/DESIGN.md).
+ * scripts/mpi/FAMILY-MAJOR.env; see docs/DESIGN.md). Such a file has a
+ * duplicate of its own, not the shared one (core/comm_cache.h): MPICH 4.0.2
+ * hung one run in six of the rma kernel's PSCW epochs on a reused duplicate.
  */
-int colio_config_window(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
+int colio_config_window(colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
 {
     if (!wants_window(h))
+        return err->code;
+    if (fh->shared)
+        own_comm(fh, err);
+    if (fh->shared) /* no duplicate of its own: no window */
         return err->code;
     int rc = MPI_Win_create_dynamic(MPI_INFO_NULL, fh->comm, &cfg->win);
     if (rc != MPI_SUCCESS) {
@@ -342,7 +363,9 @@ static void file_free(colio_file *fh)
     colio_topo_free(&fh->topo_mpi);
     colio_plancache_clear(&fh->plans, &fh->bufs);
     colio_config_free(&fh->cfg);
-    if (fh->comm != MPI_COMM_NULL)
+    if (fh->shared)
+        colio_comm_cache_release(fh->shared);
+    else if (fh->comm != MPI_COMM_NULL)
         MPI_Comm_free(&fh->comm);
     colio_bufcache_free(&fh->bufs);
     colio_subfile_layout_free(&fh->sub);
@@ -367,40 +390,36 @@ static int open_prepare(colio_file *fh, const char *path, int amode, MPI_Info in
     return default_view(fh, err);
 }
 
-/* A hash of the hints as parsed (word by word: the struct is about 4 KiB), equal on ranks given the same hints. */
+/*
+ * A hash of the hints as parsed, equal on ranks given the same hints. The
+ * struct is about 4 KiB, so four independent lanes of words (a serial chain
+ * of multiplies was most of an open's own CPU time), folded at the end.
+ */
 static int64_t hints_hash(const colio_hints_t *h)
 {
-    uint64_t x = 1469598103934665603ull, w;
-    size_t i = 0;
-    for (; i + sizeof w <= sizeof *h; i += sizeof w) {
-        memcpy(&w, (const char *)h + i, sizeof w);
-        x = (x ^ w) * 1099511628211ull;
-        x ^= x >> 29;
-    }
-    for (; i < sizeof *h; i++)
-        x = (x ^ ((const unsigned char *)h)[i]) * 1099511628211ull;
+    uint64_t lane[4] = {1469598103934665603ull, 7809847782465536322ull, 3141592653589793238ull, 2718281828459045235ull};
+    const unsigned char *p = (const unsigned char *)h;
+    size_t i = 0, n = sizeof *h;
+    for (; i + 4 * sizeof(uint64_t) <= n; i += 4 * sizeof(uint64_t))
+        for (int k = 0; k < 4; k++) {
+            uint64_t w;
+            memcpy(&w, p + i + k * sizeof w, sizeof w);
+            lane[k] = (lane[k] ^ w) * 1099511628211ull;
+            lane[k] ^= lane[k] >> 29;
+        }
+    uint64_t x = lane[0];
+    for (int k = 1; k < 4; k++)
+        x = (x ^ lane[k]) * 1099511628211ull;
+    for (; i < n; i++)
+        x = (x ^ p[i]) * 1099511628211ull;
     return (int64_t)(x >> 1); /* never INT64_MIN */
 }
 
 /*
- * One agreement for what open was given: errors so far, the same amode
- * everywhere (else COLIO_ERR_NOT_SAME), and whether the hints differ; only
- * then are rank 0's broadcast (MPI lets info differ between ranks).
- */
-static int agree_open_args(colio_file *fh, int amode, colio_err_t *err)
-{
-    int64_t words[2] = {amode, hints_hash(&fh->hints)}, lo[2], hi[2];
-    if (colio_err_agree_range(fh->comm, err, words, 2, lo, hi) != 0)
-        return err->code;
-    if (lo[0] != hi[0])
-        return colio_err_set(err, COLIO_ERR_NOT_SAME, "amode differs across ranks"); /* known to all alike */
-    return lo[1] != hi[1] ? hints_from_rank0(fh, &fh->hints, err) : COLIO_SUCCESS;
-}
-
-/*
  * Reopening an existing file (no CREATE, no APPEND) with a backend that is
- * its own bookkeeping and no one-sided window: decided from agreed facts
- * only (amode, hints), so alike on every rank.
+ * its own bookkeeping and no one-sided window. Each rank decides from its
+ * own hints; the open's one agreement then tells whether every rank did so
+ * with the same hints.
  */
 static int can_open_quickly(const colio_file *fh)
 {
@@ -420,51 +439,149 @@ static int64_t head_is_subfiled(colio_file *fh)
 }
 
 /*
- * The quick open (can_open_quickly): every rank opens PATH as an ordinary
- * file at once and rank 0 looks at its first bytes through its own handle;
- * one agreement carries the errors, what PATH is and rank 0's block size
- * (the long way costs three). 1: done (opened, or failed alike everywhere);
- * 0: PATH is a subfiled file, closed again, to be opened the long way.
+ * The open's one agreement, reduced by MIN: errors (those of the checks
+ * alone, and with the quick attempt's), the amode and the hints' hash as
+ * ranges (MIN of -x is -MAX of x; neither is ever INT64_MIN), whether every
+ * rank took the quick way, and rank 0's facts about PATH (INT64_MAX
+ * elsewhere).
  */
-static int open_quickly(colio_file *fh, colio_err_t *err)
+typedef struct open_words {
+    int64_t key, prep_key;
+    int64_t amode_lo, amode_hi_neg, hash_lo, hash_hi_neg;
+    int64_t quick, subfiled, blksize;
+} open_words_t;
+
+/*
+ * The quick way, local: the configuration from the topology kept on the
+ * communicator and the store opened as an ordinary file, rank 0 looking at
+ * its first bytes (a subfiled file is closed again and opened the long
+ * way). 0 when this rank cannot go this way.
+ */
+static int open_quickly_here(colio_file *fh, MPI_Comm user_comm, colio_err_t *err, open_words_t *w)
 {
-    int64_t facts[2] = {0, 0}; /* subfiled, block size */
-    if (err->code == 0)
+    if (err->code != 0 || !can_open_quickly(fh))
+        return 0;
+    colio_comm_cache_t *kept = colio_comm_cache_find(user_comm);
+    if (kept == NULL || colio_topo_copy(&kept->topo, &fh->topo_mpi) != COLIO_SUCCESS)
+        return 0; /* the long way builds the topology or fails */
+    fh->store = fh->base = colio_store_find(fh->hints.backend);
+    w->subfiled = w->blksize = 0; /* rank 0's, also when it fails: then its error decides */
+    if (colio_file_configure(fh, &fh->hints, &fh->cfg, err) == 0)
         open_store(fh, 0, err);
     if (err->code == 0 && fh->rank == 0) {
-        facts[0] = head_is_subfiled(fh);
-        if (fh->store->block_size && fh->store->block_size(fh->st, &facts[1]) != 0)
-            facts[1] = 0; /* a preference only: unknown is fine */
+        w->subfiled = head_is_subfiled(fh);
+        if (fh->store->block_size && fh->store->block_size(fh->st, &w->blksize) != 0)
+            w->blksize = 0; /* a preference only: unknown is fine */
     }
-    if (colio_err_agree_root(fh->comm, err, facts, 2) != 0 || !facts[0]) {
-        fh->blksize = facts[1];
-        return 1;
-    }
-    fh->store->close(fh->st);
-    fh->st = NULL;
-    return 0;
+    return 1;
 }
 
-static int open_collective(colio_file *fh, MPI_Comm user_comm, const char *path, int amode, MPI_Info info,
-                           colio_err_t *err)
+/* A quick attempt the agreement turned down: back to the state after the checks (the topology stays). */
+static void undo_quick(colio_file *fh, colio_err_t *err, const colio_err_t *prep)
 {
-    if (colio_nb_file_open(fh, err) == 0)
-        open_prepare(fh, path, amode, info, err);
-    if (agree_open_args(fh, amode, err) != 0)
-        return err->code;
-    if (colio_topo_build_cached(user_comm, fh->comm, &fh->topo_mpi, err) == 0) {
+    if (fh->st)
+        fh->store->close(fh->st);
+    fh->st = NULL;
+    colio_config_free(&fh->cfg);
+    *err = *prep;
+}
+
+/*
+ * The nodes, found once per communicator (core/comm_cache.h): the first
+ * open on it finds them, collectively, over its fresh duplicate, which may
+ * become the one its files share.
+ */
+static int open_topology(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
+{
+    colio_comm_cache_t *kept = colio_comm_cache_find(user_comm); /* the same on every rank */
+    if (kept == NULL)
+        return colio_comm_cache_build(user_comm, fh->comm, &fh->topo_mpi, &fh->shared, err);
+    if (colio_topo_copy(&kept->topo, &fh->topo_mpi) != COLIO_SUCCESS)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory copying the topology");
+    return COLIO_SUCCESS;
+}
+
+/*
+ * The long way: every rank with rank 0's hints, the topology built once per
+ * communicator, what PATH is (an existing or new subfiled file changes the
+ * configuration), the window, then the file system (creating first on rank
+ * 0). Errors so far are agreed already.
+ */
+static int open_long_way(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
+{
+    if (fh->topo_mpi.nprocs > 0 || open_topology(fh, user_comm, err) == 0) { /* kept from the quick try */
         fh->store = fh->base = colio_store_find(fh->hints.backend);
         colio_file_configure(fh, &fh->hints, &fh->cfg, err);
     }
-    if (can_open_quickly(fh) && open_quickly(fh, err))
-        return err->code;
-    /* collective: what PATH is (an existing or new subfiled file changes the configuration) */
     if (colio_subfiling_decide(fh, &fh->cfg.topo, err) == 0 && fh->sub.nsub > 0) {
         colio_config_free(&fh->cfg);
         colio_file_configure(fh, &fh->hints, &fh->cfg, err);
     }
     colio_config_window(fh, &fh->hints, &fh->cfg, err); /* collective: every rank, whatever failed */
     return open_everywhere(fh, err); /* skips the file system after an error, still agrees */
+}
+
+/* Start duplicating the user's communicator; the open's local work runs while it forms. */
+static int dup_start(MPI_Comm comm, MPI_Comm *out, MPI_Request *req)
+{
+#ifdef COLIO_SMPI
+    *req = MPI_REQUEST_NULL;
+    return MPI_Comm_dup(comm, out); /* smpi_compat.h: no communicator is made */
+#else
+    return MPI_Comm_idup(comm, out, req);
+#endif
+}
+
+/*
+ * One agreement per open where it can be (docs/DESIGN.md, "What an open
+ * costs"): the checks, and for a reopen the store itself, run while the
+ * file's communicator forms (MPI_Comm_idup); then one MIN allreduce carries
+ * errors, amode, the hints' hash and rank 0's facts. Only when ranks differ
+ * (hints, quick or not) or PATH is subfiled does the open go the long way,
+ * after rank 0's hints are broadcast (MPI lets info differ between ranks).
+ */
+static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, const char *path, int amode,
+                           MPI_Info info, colio_err_t *err)
+{
+    open_words_t w = {.subfiled = INT64_MAX, .blksize = INT64_MAX};
+    if (colio_nb_file_open(fh, err) == 0)
+        open_prepare(fh, path, amode, info, err);
+    colio_err_t prep = *err;
+    int quick = open_quickly_here(fh, user_comm, err, &w);
+    if (fh->shared == NULL) {
+        int rc = MPI_Wait(&dup, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) { /* not agreed: a communicator that did not form cannot agree */
+            fh->comm = MPI_COMM_NULL;
+            return colio_err_from_mpi(err, rc, "colio_open: MPI_Comm_idup");
+        }
+        MPI_Comm_set_errhandler(fh->comm, MPI_ERRORS_RETURN);
+    }
+    int64_t hash = hints_hash(&fh->hints);
+    w.key = colio_err_key(err->code, fh->rank);
+    w.prep_key = colio_err_key(prep.code, fh->rank);
+    w.amode_lo = amode, w.amode_hi_neg = -(int64_t)amode, w.hash_lo = hash, w.hash_hi_neg = -hash;
+    w.quick = quick;
+    if (fh->rank != 0)
+        w.subfiled = w.blksize = INT64_MAX; /* MIN keeps rank 0's */
+    open_words_t all;
+    int rc = colio_allreduce_yielding(&w, &all, (int)(sizeof w / sizeof(int64_t)), MPI_INT64_T, MPI_MIN, fh->comm);
+    if (rc != MPI_SUCCESS) {
+        colio_err_clear(err);
+        return colio_err_from_mpi(err, rc, "colio_open: agreement (MPI_Allreduce)");
+    }
+    int same = all.amode_lo == -all.amode_hi_neg && all.hash_lo == -all.hash_hi_neg;
+    if (all.quick && same && !all.subfiled) {
+        fh->blksize = all.blksize;
+        return all.key == 0 ? COLIO_SUCCESS : colio_err_adopt_key(fh->comm, err, all.key);
+    }
+    undo_quick(fh, err, &prep);
+    if (all.prep_key != 0)
+        return colio_err_adopt_key(fh->comm, err, all.prep_key);
+    if (all.amode_lo != -all.amode_hi_neg)
+        return colio_err_set(err, COLIO_ERR_NOT_SAME, "amode differs across ranks"); /* known to all alike */
+    if (all.hash_lo != -all.hash_hi_neg && hints_from_rank0(fh, &fh->hints, err) != 0)
+        return err->code; /* alike everywhere: a broadcast fails on every rank or none */
+    return open_long_way(fh, user_comm, err);
 }
 
 int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_file **fh_p)
@@ -478,17 +595,20 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
         return COLIO_ERR_ARG;
     }
     colio_file *fh = calloc(1, sizeof *fh);
-    if (fh == NULL || MPI_Comm_dup(comm, &fh->comm) != MPI_SUCCESS) {
+    colio_comm_cache_t *kept = colio_comm_cache_find(comm); /* alike everywhere */
+    MPI_Request dup = MPI_REQUEST_NULL;
+    if (fh && kept && kept->shared != MPI_COMM_NULL)
+        fh->comm = colio_comm_cache_take(fh->shared = kept);
+    else if (fh == NULL || dup_start(comm, &fh->comm, &dup) != MPI_SUCCESS) {
         free(fh);
-        snprintf(last_open_error, sizeof last_open_error, "colio_open: out of memory or MPI_Comm_dup failed");
+        snprintf(last_open_error, sizeof last_open_error, "colio_open: out of memory or MPI_Comm_idup failed");
         return COLIO_ERR_NOMEM;
     }
-    MPI_Comm_set_errhandler(fh->comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(fh->comm, &fh->rank);
-    MPI_Comm_size(fh->comm, &fh->nprocs);
+    MPI_Comm_rank(comm, &fh->rank);
+    MPI_Comm_size(comm, &fh->nprocs);
     fh->amode = amode;
     colio_err_t err = {0};
-    int rc = open_collective(fh, comm, path, amode, info, &err);
+    int rc = open_collective(fh, comm, dup, path, amode, info, &err);
     if (rc != 0) {
         snprintf(last_open_error, sizeof last_open_error, "%s", err.msg);
         file_free(fh);

@@ -38,7 +38,9 @@ typedef struct colio_config {
 } colio_config_t;
 
 struct colio_file {
-    MPI_Comm comm;              /* private duplicate, errors returned */
+    MPI_Comm comm;              /* colio's duplicate of the program's communicator, errors returned */
+    struct colio_comm_cache *shared; /* comm is the duplicate files on that communicator share
+                                        (core/comm_cache.h), or NULL: comm is the file's own */
     int rank, nprocs;
     char *path;
     int amode;
@@ -74,7 +76,7 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
  * by every rank even after a local error (err set), so the collective always
  * matches; errors are agreed by the caller.
  */
-int colio_config_window(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err);
+int colio_config_window(colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err);
 /* Local, except that freeing a window is collective: every rank frees its configuration together. */
 void colio_config_free(colio_config_t *cfg);
 

@@ -19,6 +19,7 @@
 struct colio_store {
     int fd;
     int lock_cmd; /* colio_lock_writes: F_OFD_SETLKW (or F_SETLKW where the kernel lacks it); 0: no locks */
+    int64_t blksize; /* st_blksize at open */
 };
 
 static int posix_open_fd(const char *path, int flags, int *fd_p, int *readable_p)
@@ -49,18 +50,25 @@ static int posix_open_fd(const char *path, int flags, int *fd_p, int *readable_p
 
 /*
  * colio_lock_writes: open-file-description locks where the kernel has them
- * (decided once, at open), else process locks, which conflict with other
+ * (asked once per process, at the first open that locks: the kernel's
+ * answer does not change), else process locks, which conflict with other
  * processes' only and which any close of the file in this process drops.
  */
 static int lock_kind(int fd)
 {
+    static _Atomic int kind; /* 0: not asked yet */
+    int k = kind;
+    if (k != 0)
+        return k;
 #ifdef F_OFD_SETLKW
     struct flock probe = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
-    if (fcntl(fd, F_OFD_GETLK, &probe) == 0)
-        return F_OFD_SETLKW;
-#endif
+    k = fcntl(fd, F_OFD_GETLK, &probe) == 0 ? F_OFD_SETLKW : F_SETLKW;
+#else
     (void)fd;
-    return F_SETLKW;
+    k = F_SETLKW;
+#endif
+    kind = k;
+    return k;
 }
 
 static int posix_open(const char *path, int flags, const struct colio_hints *hints, int rank,
@@ -76,11 +84,13 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
         return rc;
     }
     struct stat sb;
-    if (fstat(st->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    int known = fstat(st->fd, &sb) == 0;
+    if (known && S_ISDIR(sb.st_mode)) {
         close(st->fd);
         free(st);
         return -EISDIR;
     }
+    st->blksize = known ? (int64_t)sb.st_blksize : -1;
     st->lock_cmd = hints && hints->lock_writes ? lock_kind(st->fd) : 0;
     *st_p = st;
     return 0;
@@ -209,6 +219,10 @@ static int posix_size(colio_store_t *st, int64_t *size_p)
 
 static int posix_block_size(colio_store_t *st, int64_t *bs_p)
 {
+    if (st->blksize >= 0) { /* as at open: a file's block size does not change */
+        *bs_p = st->blksize;
+        return 0;
+    }
     struct stat sb;
     if (fstat(st->fd, &sb) != 0)
         return -errno;

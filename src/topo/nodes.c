@@ -3,7 +3,6 @@
  * its lowest rank; when that reports one rank per node everywhere (as some
  * simulators do) the processor names decide instead.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,10 +155,9 @@ void colio_topo_free(colio_topo_t *topo)
     memset(topo, 0, sizeof *topo);
 }
 
-/* ---- one topology per communicator ------------------------------------------------------ */
+/* ---- copies ---------------------------------------------------------------------------- */
 
-/* A deep copy of src's ranks, nodes and names (no network model). */
-static int topo_copy(const colio_topo_t *src, colio_topo_t *dst)
+int colio_topo_copy(const colio_topo_t *src, colio_topo_t *dst)
 {
     int rc = colio_topo_from_nodes(src->nprocs, src->node_of, dst);
     if (rc != COLIO_SUCCESS || src->node_name == NULL)
@@ -180,51 +178,4 @@ static int topo_copy(const colio_topo_t *src, colio_topo_t *dst)
         buf += strlen(name) + 1;
     }
     return COLIO_SUCCESS;
-}
-
-static int topo_keyval = MPI_KEYVAL_INVALID;
-static pthread_once_t topo_keyval_once = PTHREAD_ONCE_INIT;
-
-static int topo_attr_delete(MPI_Comm comm, int key, void *value, void *extra)
-{
-    (void)comm, (void)key, (void)extra;
-    colio_topo_free(value);
-    free(value);
-    return MPI_SUCCESS;
-}
-
-static void topo_keyval_create(void)
-{
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, topo_attr_delete, &topo_keyval, NULL);
-}
-
-int colio_topo_build_cached(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_err_t *err)
-{
-    pthread_once(&topo_keyval_once, topo_keyval_create);
-    colio_topo_t *kept = NULL;
-    int found = 0;
-    if (topo_keyval != MPI_KEYVAL_INVALID)
-        MPI_Comm_get_attr(user_comm, topo_keyval, &kept, &found);
-    if (found && kept) /* the same on every rank: each cached it at the same collective call */
-        return topo_copy(kept, topo) == COLIO_SUCCESS ? COLIO_SUCCESS
-                                                       : colio_err_set(err, COLIO_ERR_NOMEM, "out of memory copying the topology");
-    int rc = colio_topo_build(comm, topo, err);
-    if (topo_keyval == MPI_KEYVAL_INVALID) /* the same everywhere: no caching at all */
-        return rc;
-    /* kept only where every rank keeps it (a local failure to allocate or to set the attribute would
-       otherwise make the next open rebuild, collectively, on some ranks only) */
-    kept = rc == COLIO_SUCCESS ? malloc(sizeof *kept) : NULL;
-    int ok = kept != NULL && topo_copy(topo, kept) == COLIO_SUCCESS, all = 0;
-    if (!ok)
-        free(kept), kept = NULL;
-    int set = ok && MPI_Comm_set_attr(user_comm, topo_keyval, kept) == MPI_SUCCESS;
-    if (MPI_Allreduce(&set, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all) {
-        if (set)
-            MPI_Comm_delete_attr(user_comm, topo_keyval); /* frees kept */
-        else if (kept) {
-            colio_topo_free(kept);
-            free(kept);
-        }
-    }
-    return rc;
 }

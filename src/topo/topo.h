@@ -22,13 +22,8 @@ typedef struct colio_topo {
 
 /* Collective over comm; names each node by its first rank's processor name. */
 int colio_topo_build(MPI_Comm comm, colio_topo_t *topo, colio_err_t *err);
-/*
- * The same, found once per communicator: the first call on user_comm builds
- * it over comm (a duplicate of user_comm, same ranks) and keeps a copy on
- * user_comm as an attribute (freed with it); later calls copy that, with no
- * communication. Which ranks share a node never changes for a communicator.
- */
-int colio_topo_build_cached(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_err_t *err);
+/* A deep copy of src's ranks, nodes and names (no network model). */
+int colio_topo_copy(const colio_topo_t *src, colio_topo_t *dst);
 /* Without MPI (tests, simulators): node_of given; fills the rest. */
 int colio_topo_from_nodes(int nprocs, const int *node_of, colio_topo_t *topo);
 /* Frees the network model too. */

@@ -1,0 +1,102 @@
+/* The per-communicator cache (comm_cache.h): topology and the shared duplicate. */
+#include "core/comm_cache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cache_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t cache_keyval_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t refs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cache_free(colio_comm_cache_t *c)
+{
+    if (c->shared != MPI_COMM_NULL)
+        MPI_Comm_free(&c->shared);
+    colio_topo_free(&c->topo);
+    free(c);
+}
+
+void colio_comm_cache_release(colio_comm_cache_t *c)
+{
+    pthread_mutex_lock(&refs_lock);
+    int last = --c->refs == 0;
+    pthread_mutex_unlock(&refs_lock);
+    if (last)
+        cache_free(c);
+}
+
+MPI_Comm colio_comm_cache_take(colio_comm_cache_t *c)
+{
+    pthread_mutex_lock(&refs_lock);
+    c->refs++;
+    pthread_mutex_unlock(&refs_lock);
+    return c->shared;
+}
+
+/* The program freed its communicator: files still open on the shared duplicate keep it. */
+static int cache_attr_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    colio_comm_cache_release(value);
+    return MPI_SUCCESS;
+}
+
+static void cache_keyval_create(void)
+{
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cache_attr_delete, &cache_keyval, NULL);
+}
+
+colio_comm_cache_t *colio_comm_cache_find(MPI_Comm user_comm)
+{
+    pthread_once(&cache_keyval_once, cache_keyval_create);
+    colio_comm_cache_t *kept = NULL;
+    int found = 0;
+    if (cache_keyval != MPI_KEYVAL_INVALID)
+        MPI_Comm_get_attr(user_comm, cache_keyval, &kept, &found);
+    return found ? kept : NULL;
+}
+
+/* Whether this process lets files share a duplicate (threads calling collectives at once: not). */
+static int may_share(void)
+{
+#ifdef COLIO_SMPI
+    return 0; /* smpi_compat.h: no duplicates at all */
+#else
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    return level != MPI_THREAD_MULTIPLE;
+#endif
+}
+
+int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_comm_cache_t **shared_p,
+                           colio_err_t *err)
+{
+    *shared_p = NULL;
+    int rc = colio_topo_build(comm, topo, err);
+    if (colio_comm_cache_find(user_comm) != NULL || cache_keyval == MPI_KEYVAL_INVALID) /* alike everywhere */
+        return rc;
+    /* kept only where every rank keeps it (a local failure to allocate or to set the attribute would
+       otherwise make the next open build, collectively, on some ranks only); shared likewise */
+    colio_comm_cache_t *c = rc == COLIO_SUCCESS ? calloc(1, sizeof *c) : NULL;
+    int ok = c != NULL && colio_topo_copy(topo, &c->topo) == COLIO_SUCCESS;
+    if (c && !ok)
+        free(c), c = NULL;
+    int set = ok && MPI_Comm_set_attr(user_comm, cache_keyval, c) == MPI_SUCCESS;
+    int mine[2] = {set, may_share()}, all[2] = {0, 0};
+    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all[0]) {
+        if (set) {
+            c->shared = MPI_COMM_NULL, c->refs = 1;
+            MPI_Comm_delete_attr(user_comm, cache_keyval); /* frees c */
+        } else if (c) {
+            colio_topo_free(&c->topo);
+            free(c);
+        }
+        return rc;
+    }
+    c->shared = all[1] ? comm : MPI_COMM_NULL;
+    c->refs = all[1] ? 2 : 1; /* the attribute's, and the caller's file's */
+    if (all[1])
+        *shared_p = c;
+    return rc;
+}

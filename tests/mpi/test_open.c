@@ -1,0 +1,173 @@
+/*
+ * The open paths (src/core/file.c) and the duplicate files share
+ * (src/core/comm_cache.c): a reopen's one agreement with its errors, amode
+ * and hints checks; several files on one communicator written in turn and
+ * closed in another order; the program freeing its communicator while files
+ * stay open on the shared duplicate; a file with a one-sided window among
+ * sharing files; many reopens. Expected bytes come from a formula and plain
+ * pread.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+enum { BLOCK = 37, ROUNDS = 3 };
+
+/* Byte i of file k written by rank r at round j. */
+static unsigned char byte_of(int k, int r, int j, int64_t i) { return pattern_new(r, i, 10 * k + j); }
+
+/* Rank r's block of round j: interleaved with every other rank's. */
+static int64_t block_off(int r, int j) { return ((int64_t)j * t_nprocs + r) * BLOCK; }
+
+static void write_round(colio_file *fh, int k, int j)
+{
+    unsigned char buf[BLOCK];
+    for (int64_t i = 0; i < BLOCK; i++)
+        buf[i] = byte_of(k, t_rank, j, i);
+    int rc = tu_write_at_all(fh, block_off(t_rank, j), buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK_RC(rc, COLIO_SUCCESS, fh);
+}
+
+/* Rank 0: the whole file against the formula. */
+static void verify(const char *path, int k, const char *what)
+{
+    if (t_rank != 0)
+        return;
+    int64_t size = (int64_t)ROUNDS * t_nprocs * BLOCK;
+    unsigned char *got = malloc((size_t)size);
+    CHECK(test_pread(path, got, size, 0) == size, "%s: file %d short", what, k);
+    int64_t bad = 0;
+    for (int j = 0; j < ROUNDS; j++)
+        for (int r = 0; r < t_nprocs; r++)
+            for (int64_t i = 0; i < BLOCK; i++)
+                bad += got[block_off(r, j) + i] != byte_of(k, r, j, i);
+    CHECK(bad == 0, "%s: file %d has %lld wrong bytes", what, k, (long long)bad);
+    free(got);
+}
+
+static colio_file *open_on(MPI_Comm comm, const char *path, int amode, const char *hints)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    if (hints) {
+        MPI_Info_create(&info);
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", hints);
+        for (char *kv = strtok(buf, ";"); kv; kv = strtok(NULL, ";")) {
+            char *eq = strchr(kv, '=');
+            *eq = '\0';
+            MPI_Info_set(info, kv, eq + 1);
+        }
+    }
+    colio_file *fh = NULL;
+    int rc = colio_open(comm, path, amode, info, &fh);
+    CHECK_RC(rc, COLIO_SUCCESS, NULL);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    return fh;
+}
+
+/*
+ * Three files on the program's own duplicate, the last with the rma kernel
+ * (a duplicate of its own); rounds written in turn; the program frees its
+ * communicator before the files are closed, in another order than opened.
+ */
+static void files_in_turn(const char *base)
+{
+    char path[3][512];
+    MPI_Comm mine;
+    MPI_Comm_dup(MPI_COMM_WORLD, &mine);
+    const char *hints[3] = {NULL, "cb_nodes=1", "colio_exchange=rma;romio_cb_write=enable"};
+    colio_file *fh[3];
+    for (int k = 0; k < 3; k++) {
+        snprintf(path[k], sizeof path[k], "%.500s.%d", base, k);
+        fh[k] = open_on(mine, path[k], MPI_MODE_CREATE | MPI_MODE_RDWR, hints[k]);
+    }
+    for (int j = 0; j < ROUNDS; j++)
+        for (int k = 0; k < 3; k++)
+            if (fh[k])
+                write_round(fh[k], k, j);
+    MPI_Comm_free(&mine);
+    int order[3] = {1, 2, 0};
+    for (int i = 0; i < 3; i++) {
+        int k = order[i];
+        if (fh[k]) {
+            write_round(fh[k], k, 0); /* after the program's communicator is gone */
+            CHECK_RC(colio_close(&fh[k]), COLIO_SUCCESS, NULL);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        verify(path[k], k, "files in turn");
+        test_unlink(path[k]);
+    }
+}
+
+/* Reopens of an existing file (the quick way) alternate with writes: every reopen sees the last bytes. */
+static void many_reopens(const char *path)
+{
+    colio_file *fh = open_on(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, NULL);
+    if (fh)
+        colio_close(&fh);
+    for (int n = 0; n < 40; n++) {
+        fh = open_on(MPI_COMM_WORLD, path, n % 2 ? MPI_MODE_RDWR : MPI_MODE_WRONLY, n % 3 ? NULL : "cb_nodes=1");
+        if (fh == NULL)
+            break;
+        write_round(fh, 7, n % ROUNDS);
+        CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    verify(path, 7, "many reopens");
+}
+
+/* Hints differing between ranks on a reopen: everyone takes rank 0's. */
+static void differing_hints(const char *path)
+{
+    char hint[64];
+    snprintf(hint, sizeof hint, "cb_buffer_size=%d", 4096 * (t_rank + 1));
+    colio_file *fh = open_on(MPI_COMM_WORLD, path, MPI_MODE_RDWR, hint);
+    if (fh == NULL)
+        return;
+    char value[64] = "";
+    int found = 0;
+    colio_get_hint(fh, "cb_buffer_size", value, sizeof value, &found);
+    CHECK(found && strcmp(value, "4096") == 0, "cb_buffer_size %s, expected rank 0's 4096", value);
+    write_round(fh, 8, 0);
+    write_round(fh, 8, 1);
+    write_round(fh, 8, 2);
+    CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    verify(path, 8, "differing hints");
+}
+
+/* Errors of a reopen, agreed: a path missing on one rank only; amode differing between ranks. */
+static void reopen_errors(const char *path)
+{
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s.not-there", path);
+    int last = t_nprocs - 1;
+    colio_file *fh = NULL;
+    int rc = colio_open(MPI_COMM_WORLD, t_rank == last ? missing : path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    expect_all(rc, COLIO_ERR_NOENT, NULL, "reopen, path missing on the last rank", "not-there");
+    CHECK(fh == NULL, "failed open returned a handle");
+    if (t_nprocs > 1) {
+        rc = colio_open(MPI_COMM_WORLD, path, t_rank == 0 ? MPI_MODE_RDONLY : MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        expect_all(rc, COLIO_ERR_NOT_SAME, NULL, "reopen, amode differs", "amode");
+        CHECK(fh == NULL, "failed open returned a handle");
+    }
+    /* and the next open on the communicator still works */
+    fh = open_on(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, NULL);
+    if (fh)
+        CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    test_init(&argc, &argv);
+    char path[512];
+    test_path(path, sizeof path, "open");
+    files_in_turn(path);
+    many_reopens(path);
+    differing_hints(path);
+    reopen_errors(path);
+    test_unlink(path);
+    return test_finish("test_open");
+}
