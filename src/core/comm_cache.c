@@ -9,8 +9,13 @@ static int cache_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t cache_keyval_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t refs_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Every rank drops the last reference at the same collective call: a spare still forming completes. */
 static void cache_free(colio_comm_cache_t *c)
 {
+    if (c->spare_req != MPI_REQUEST_NULL && MPI_Wait(&c->spare_req, MPI_STATUS_IGNORE) == MPI_SUCCESS)
+        MPI_Comm_free(&c->spare);
+    if (c->nursery != MPI_COMM_NULL)
+        MPI_Comm_free(&c->nursery);
     if (c->shared != MPI_COMM_NULL)
         MPI_Comm_free(&c->shared);
     colio_topo_free(&c->topo);
@@ -24,6 +29,20 @@ void colio_comm_cache_release(colio_comm_cache_t *c)
     pthread_mutex_unlock(&refs_lock);
     if (last)
         cache_free(c);
+}
+
+int colio_comm_cache_spare(colio_comm_cache_t *c, MPI_Comm *own, colio_err_t *err)
+{
+    *own = MPI_COMM_NULL;
+    int rc = c->spare_req != MPI_REQUEST_NULL ? MPI_Wait(&c->spare_req, MPI_STATUS_IGNORE) : MPI_ERR_OTHER;
+    if (rc != MPI_SUCCESS)
+        return colio_err_from_mpi(err, rc, "colio_open: the file's duplicate for nonblocking calls (MPI_Comm_idup)");
+    *own = c->spare;
+    MPI_Comm_set_errhandler(*own, MPI_ERRORS_RETURN);
+    rc = MPI_Comm_idup(c->nursery, &c->spare, &c->spare_req); /* the next open's, forming meanwhile */
+    if (rc != MPI_SUCCESS)
+        c->spare_req = MPI_REQUEST_NULL; /* the next open reports it */
+    return COLIO_SUCCESS;
 }
 
 MPI_Comm colio_comm_cache_take(colio_comm_cache_t *c)
@@ -69,6 +88,21 @@ static int may_share(void)
 #endif
 }
 
+/* The parent of the spares and the first spare forming (blocking dup: inside the first open). */
+static int start_nursery(colio_comm_cache_t *c, MPI_Comm comm)
+{
+    int rc = MPI_Comm_dup(comm, &c->nursery);
+    if (rc != MPI_SUCCESS) {
+        c->nursery = MPI_COMM_NULL;
+        return rc;
+    }
+    MPI_Comm_set_errhandler(c->nursery, MPI_ERRORS_RETURN);
+    rc = MPI_Comm_idup(c->nursery, &c->spare, &c->spare_req);
+    if (rc != MPI_SUCCESS)
+        c->spare_req = MPI_REQUEST_NULL; /* the first open that shares reports it */
+    return MPI_SUCCESS;
+}
+
 int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_comm_cache_t **shared_p,
                            colio_err_t *err)
 {
@@ -86,7 +120,7 @@ int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo
     int mine[2] = {set, may_share()}, all[2] = {0, 0};
     if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all[0]) {
         if (set) {
-            c->shared = MPI_COMM_NULL, c->refs = 1;
+            c->shared = c->nursery = MPI_COMM_NULL, c->spare_req = MPI_REQUEST_NULL, c->refs = 1;
             MPI_Comm_delete_attr(user_comm, cache_keyval); /* frees c */
         } else if (c) {
             colio_topo_free(&c->topo);
@@ -94,9 +128,11 @@ int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo
         }
         return rc;
     }
-    c->shared = all[1] ? comm : MPI_COMM_NULL;
-    c->refs = all[1] ? 2 : 1; /* the attribute's, and the caller's file's */
-    if (all[1])
+    c->shared = c->nursery = MPI_COMM_NULL, c->spare_req = MPI_REQUEST_NULL, c->refs = 1;
+    if (all[1] && start_nursery(c, comm) == MPI_SUCCESS) { /* alike everywhere: a collective fails on all */
+        c->shared = comm;
+        c->refs = 2; /* the attribute's, and the caller's file's */
         *shared_p = c;
+    }
     return rc;
 }

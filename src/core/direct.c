@@ -4,27 +4,28 @@
  * disabled by hint, or automatically (see use_direct_path in op.c). Reads
  * use data sieving: the file extent of many small pieces is read in one call
  * into a bounce buffer and the pieces are picked out of it.
+ *
+ * Storage is reached only through jobs handed to the I/O executor
+ * (store/aio.h, colio_op_submit_job), each at most cb_buffer_size bytes,
+ * two in flight (Seo et al., Sec. III: no step of a nonblocking collective
+ * waits for storage): the step fills one job while the other runs and
+ * returns COLIO_STEP_WAIT with op->io_wait set while neither can move, so a
+ * nonblocking call's initiation returns at once and the progress thread, or
+ * the program's test and wait calls, carry the operation on. Pieces whose
+ * memory is one stretch move straight between it and the file; others go
+ * through the job's bounce buffer.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "access/copy.h"
 #include "core/file.h"
 #include "core/op.h"
 
-/* One piece through a bounce buffer of at most cb_buffer_size bytes. */
-static void bounce_piece(colio_op_t *op, const colio_piece_t *p, char *tmp, int64_t tmp_size)
-{
-    for (int64_t done = 0; done < p->len && !op->io_failed; done += tmp_size) {
-        int64_t n = p->len - done < tmp_size ? p->len - done : tmp_size;
-        if (op->args.kind == COLIO_OP_WRITE) {
-            colio_mem_gather(&op->mem, p->pos + done, n, tmp);
-            colio_op_write(op, tmp, n, p->off + done);
-        } else {
-            colio_op_read(op, tmp, n, p->off + done);
-            colio_mem_scatter(&op->mem, p->pos + done, n, tmp);
-        }
-    }
-}
+/* Storage calls per job at most (a job of many small pieces). */
+#define COLIO_DIRECT_MAX_CALLS 1024
+/* Reads: average hole between pieces up to which reading the holes (sieving) pays off. */
+#define COLIO_SIEVE_DIRECT_HOLE (64 << 10)
 
 /* Piece k of run i. */
 static colio_piece_t piece_at(const colio_access_t *acc, int64_t i, int64_t k)
@@ -39,76 +40,248 @@ static void next_piece(const colio_access_t *acc, int64_t *i, int64_t *k)
         ++*i, *k = 0;
 }
 
-/* One piece straight between user memory and the file, or through the bounce buffer. */
-static void direct_piece(colio_op_t *op, const colio_piece_t *p, char *tmp, int64_t tmp_size)
+/* Bytes the operation holds: its lists and the bounce buffers made so far. */
+static int64_t held_memory(const colio_op_t *op)
 {
-    char *m = colio_mem_contig(&op->mem, p->pos, p->len);
-    if (m && op->args.kind == COLIO_OP_WRITE)
-        colio_op_write(op, m, p->len, p->off);
-    else if (m)
-        colio_op_read(op, m, p->len, p->off);
-    else
-        bounce_piece(op, p, tmp, tmp_size);
+    int64_t n = colio_op_memory(op);
+    for (int j = 0; j < COLIO_DIRECT_SLOTS; j++)
+        n += op->dir.slot[j].bounce ? op->fh->hints.cb_buffer_size : 0;
+    return n;
 }
 
-/* Reads: data sieving over the file extent of consecutive pieces that fit the bounce buffer. */
-#define COLIO_SIEVE_DIRECT_HOLE (64 << 10)
+static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
+{
+    if (s->bounce == NULL && (s->bounce = malloc((size_t)op->fh->hints.cb_buffer_size)) == NULL) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer",
+                      (long long)op->fh->hints.cb_buffer_size);
+        op->io_failed = 1;
+        return 0;
+    }
+    return 1;
+}
 
-static void sieve_chunk(colio_op_t *op, int64_t *i, int64_t *k, char *tmp, int64_t tmp_size)
+static int add_copy(colio_direct_slot_t *s, int64_t pos, int64_t boff, int64_t len)
+{
+    if (s->ncopies == s->copies_cap) {
+        int64_t cap = s->copies_cap ? 2 * s->copies_cap : 16;
+        colio_direct_copy_t *c = realloc(s->copies, sizeof *c * (size_t)cap);
+        if (c == NULL)
+            return -1;
+        s->copies = c, s->copies_cap = cap;
+    }
+    s->copies[s->ncopies++] = (colio_direct_copy_t){pos, boff, len};
+    return 0;
+}
+
+/*
+ * Up to n bytes of the current piece as one call: straight from or into
+ * user memory when that stretch of it is one, else through the bounce
+ * buffer (writes gather now, reads copy out when the job is done). Returns
+ * the bytes taken, 0 when the bounce buffer is full, -1 when out of memory.
+ */
+static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const colio_piece_t *p, int64_t n)
+{
+    colio_direct_t *d = &op->dir;
+    int64_t pos = p->pos + d->part, off = p->off + d->part;
+    char *m = colio_mem_contig(&op->mem, pos, n);
+    if (m)
+        return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
+    int64_t room = op->fh->hints.cb_buffer_size - s->bounce_used;
+    n = n < room ? n : room;
+    if (n == 0 || !bounce_ready(op, s))
+        return 0;
+    char *b = s->bounce + s->bounce_used;
+    if (op->args.kind == COLIO_OP_WRITE)
+        colio_mem_gather(&op->mem, pos, n, b);
+    else if (add_copy(s, pos, s->bounce_used, n) != 0)
+        return -1;
+    if (colio_aio_job_add(&s->job, b, n, off) != 0)
+        return -1;
+    s->bounce_used += n;
+    return n;
+}
+
+/* Reads: the pieces from the cursor on within one bounce buffer of file, when sieving them pays off. */
+static int sieve_chunk_ends(const colio_op_t *op, int64_t *ei, int64_t *ek, int64_t *end_p)
 {
     const colio_access_t *acc = &op->acc;
-    colio_piece_t first = piece_at(acc, *i, *k);
-    int64_t ei = *i, ek = *k, n = 0, bytes = 0, end = first.off;
-    while (ei < acc->n) { /* pieces [first, e) within tmp_size bytes of file */
-        colio_piece_t p = piece_at(acc, ei, ek);
+    const colio_direct_t *d = &op->dir;
+    int64_t tmp_size = op->fh->hints.cb_buffer_size;
+    colio_piece_t first = piece_at(acc, d->i, d->k);
+    int64_t i = d->i, k = d->k, n = 0, bytes = 0, end = first.off;
+    while (i < acc->n) {
+        colio_piece_t p = piece_at(acc, i, k);
         if (p.off + p.len - first.off > tmp_size)
             break;
         n++, bytes += p.len;
         end = p.off + p.len > end ? p.off + p.len : end; /* overlapping pieces (read-only views) may end earlier */
-        next_piece(acc, &ei, &ek);
+        next_piece(acc, &i, &k);
     }
     colio_toggle_t ds = op->fh->hints.ds_read;
     int sieve = n > 1 && ds != COLIO_DISABLE &&
                 (ds == COLIO_ENABLE || end - first.off - bytes <= (n - 1) * (int64_t)COLIO_SIEVE_DIRECT_HOLE);
-    if (!sieve) { /* one piece (or a piece bigger than the buffer) by itself */
-        direct_piece(op, &first, tmp, tmp_size);
-        next_piece(acc, i, k);
+    *ei = i, *ek = k, *end_p = end;
+    return sieve;
+}
+
+/* A sieved read: the extent of the pieces up to (ei, ek) in one call into the bounce buffer. */
+static void fill_sieve(colio_op_t *op, colio_direct_slot_t *s, int64_t ei, int64_t ek, int64_t end)
+{
+    colio_direct_t *d = &op->dir;
+    colio_piece_t first = piece_at(&op->acc, d->i, d->k);
+    if (!bounce_ready(op, s) || colio_aio_job_add(&s->job, s->bounce, end - first.off, first.off) != 0) {
+        if (!op->io_failed)
+            colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing a read"), op->io_failed = 1;
         return;
     }
-    colio_op_read(op, tmp, end - first.off, first.off);
-    while (*i != ei || *k != ek) { /* run by run: pieces k .. last of run i lie in the chunk */
-        const colio_run_t *r = &acc->runs[*i];
-        int64_t last = *i == ei ? ek - 1 : r->count - 1, count = last - *k + 1;
-        colio_piece_t p = piece_at(acc, *i, *k);
+    s->sieve = 1;
+    s->si = d->i, s->sk = d->k, s->ei = ei, s->ek = ek, s->base = first.off;
+    d->i = ei, d->k = ek;
+}
+
+/* The next job: pieces from the cursor on, at most cb_buffer_size bytes and COLIO_DIRECT_MAX_CALLS calls. */
+static void fill_job(colio_op_t *op, colio_direct_slot_t *s)
+{
+    colio_direct_t *d = &op->dir;
+    const colio_access_t *acc = &op->acc;
+    int64_t cap = op->fh->hints.cb_buffer_size, bytes = 0, ei, ek, end;
+    int reading = op->args.kind == COLIO_OP_READ;
+    colio_aio_job_reset(&s->job, reading ? COLIO_AIO_READ : COLIO_AIO_WRITE, op->fh->store, op->fh->st,
+                        &d->chain_failed);
+    s->bounce_used = s->ncopies = 0, s->sieve = 0;
+    if (reading && d->part == 0 && sieve_chunk_ends(op, &ei, &ek, &end)) {
+        fill_sieve(op, s, ei, ek, end);
+        return;
+    }
+    while (d->i < acc->n && bytes < cap && s->job.ncalls < COLIO_DIRECT_MAX_CALLS) {
+        if (reading && d->part == 0 && s->job.ncalls > 0 && sieve_chunk_ends(op, &ei, &ek, &end))
+            break; /* the next pieces are worth a sieved job of their own */
+        colio_piece_t p = piece_at(acc, d->i, d->k);
+        int64_t want = p.len - d->part < cap - bytes ? p.len - d->part : cap - bytes;
+        int64_t took = add_piece_part(op, s, &p, want);
+        if (took < 0) {
+            colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing the direct path's calls");
+            op->io_failed = 1;
+            return;
+        }
+        if (took == 0)
+            break; /* bounce buffer full (or not to be had: recorded) */
+        bytes += took;
+        d->part += took;
+        if (d->part == p.len) {
+            d->part = 0;
+            next_piece(acc, &d->i, &d->k);
+        }
+    }
+}
+
+/* Reads: the bytes of a done job from the bounce buffer into user memory. */
+static void copy_out(colio_op_t *op, colio_direct_slot_t *s)
+{
+    if (op->args.kind != COLIO_OP_READ || op->io_failed)
+        return;
+    for (int64_t c = 0; c < s->ncopies; c++)
+        colio_mem_scatter(&op->mem, s->copies[c].pos, s->copies[c].len, s->bounce + s->copies[c].boff);
+    if (!s->sieve)
+        return;
+    const colio_access_t *acc = &op->acc;
+    for (int64_t i = s->si, k = s->sk; i != s->ei || k != s->ek;) { /* run by run: pieces k .. last of run i */
+        const colio_run_t *r = &acc->runs[i];
+        int64_t last = i == s->ei ? s->ek - 1 : r->count - 1, count = last - k + 1;
+        colio_piece_t p = piece_at(acc, i, k);
         char *m = colio_mem_contig(&op->mem, p.pos, count * r->len);
         if (m)
-            colio_copy_strided(m, r->len, tmp + (p.off - first.off), r->stride, r->len, count);
+            colio_copy_strided(m, r->len, s->bounce + (p.off - s->base), r->stride, r->len, count);
         else
-            colio_mem_scatter_strided(&op->mem, p.pos, tmp + (p.off - first.off), r->stride, r->len, count);
-        *k += count;
-        if (*k == r->count)
-            ++*i, *k = 0;
+            colio_mem_scatter_strided(&op->mem, p.pos, s->bounce + (p.off - s->base), r->stride, r->len, count);
+        k += count;
+        if (k == r->count)
+            ++i, k = 0;
     }
+}
+
+static void finish_slot(colio_op_t *op, colio_direct_slot_t *s, int ran_here)
+{
+    s->busy = 0;
+    colio_op_fold_job(op, &s->job, ran_here);
+    copy_out(op, s);
+}
+
+/* The oldest job in flight, or NULL. */
+static colio_direct_slot_t *oldest_busy(colio_direct_t *d)
+{
+    colio_direct_slot_t *o = NULL;
+    for (int j = 0; j < COLIO_DIRECT_SLOTS; j++)
+        if (d->slot[j].busy && (o == NULL || d->slot[j].seq < o->seq))
+            o = &d->slot[j];
+    return o;
+}
+
+static colio_direct_slot_t *free_slot(colio_direct_t *d)
+{
+    for (int j = 0; j < COLIO_DIRECT_SLOTS; j++)
+        if (!d->slot[j].busy)
+            return &d->slot[j];
+    return NULL;
+}
+
+/* Fold the done jobs, oldest first (a later one may finish first; its turn comes after the older). */
+static void collect(colio_op_t *op)
+{
+    colio_direct_slot_t *s;
+    while ((s = oldest_busy(&op->dir)) != NULL && colio_op_job_done(op, &s->job))
+        finish_slot(op, s, 0);
+}
+
+static void start(colio_op_t *op)
+{
+    colio_direct_t *d = &op->dir;
+    d->started = 1;
+    op->stats.aggregators = 0;
+    op->stats.memory = colio_op_memory(op); /* the run list; bounce buffers add up as they are made */
 }
 
 int colio_step_direct(colio_op_t *op)
 {
-    int64_t tmp_size = op->fh->hints.cb_buffer_size;
-    char *tmp = malloc((size_t)tmp_size);
-    op->stats.aggregators = 0;
-    op->stats.memory = colio_op_memory(op) + (tmp ? tmp_size : 0); /* the run list and the bounce buffer */
-    if (tmp == NULL)
-        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)tmp_size);
-    for (int64_t i = 0, k = 0; tmp && i < op->acc.n && !op->io_failed;) {
-        if (op->args.kind == COLIO_OP_READ) {
-            sieve_chunk(op, &i, &k, tmp, tmp_size);
-            continue;
+    colio_direct_t *d = &op->dir;
+    if (!d->started)
+        start(op);
+    op->io_wait = NULL;
+    for (;;) {
+        collect(op);
+        colio_direct_slot_t *s = free_slot(d);
+        int more = d->i < op->acc.n && !op->io_failed;
+        if (!more && oldest_busy(d) == NULL) {
+            colio_direct_free(op);
+            op->phase = COLIO_PH_FINAL;
+            return COLIO_STEP_NEXT;
         }
-        colio_piece_t p = piece_at(&op->acc, i, k);
-        direct_piece(op, &p, tmp, tmp_size);
-        next_piece(&op->acc, &i, &k);
+        if (!more || s == NULL) {
+            op->io_wait = &oldest_busy(d)->job;
+            return COLIO_STEP_WAIT;
+        }
+        fill_job(op, s);
+        if (s->job.ncalls == 0)
+            continue; /* nothing listed: a failure was recorded */
+        int64_t held = held_memory(op);
+        op->stats.memory = held > op->stats.memory ? held : op->stats.memory;
+        s->busy = 1;
+        s->seq = d->submitted++;
+        if (!colio_op_submit_job(op, &s->job))
+            finish_slot(op, s, 1);
     }
-    free(tmp);
-    op->phase = COLIO_PH_FINAL;
-    return COLIO_STEP_NEXT;
+}
+
+void colio_direct_free(colio_op_t *op)
+{
+    colio_direct_t *d = &op->dir;
+    for (int j = 0; j < COLIO_DIRECT_SLOTS; j++) {
+        colio_direct_slot_t *s = &d->slot[j];
+        if (s->busy) /* abandoned with a job in flight: the executor still uses its memory */
+            colio_aio_default.wait(&s->job);
+        colio_aio_job_free(&s->job);
+        free(s->bounce);
+        free(s->copies);
+    }
+    memset(d->slot, 0, sizeof d->slot);
 }

@@ -175,13 +175,20 @@ static int wants_window(const colio_hints_t *h)
     return (d && (d->caps & COLIO_XCHG_ONESIDED)) || (m && (m->caps & COLIO_XCHG_ONESIDED));
 }
 
-/* The file leaves the shared duplicate for one of its own (collective: every rank alike). */
+/*
+ * The file leaves the shared duplicate for one of its own (its window's
+ * communicator). Collective on the shared duplicate; every rank moves, or
+ * none (a failed duplicate on one rank is agreed first).
+ */
 static int own_comm(colio_file *fh, colio_err_t *err)
 {
-    MPI_Comm own;
-    int rc = MPI_Comm_dup(fh->comm, &own);
-    if (rc != MPI_SUCCESS)
-        return err->code ? err->code : colio_err_from_mpi(err, rc, "MPI_Comm_dup for the file's window");
+    MPI_Comm own = MPI_COMM_NULL;
+    int ok = MPI_Comm_dup(fh->comm, &own) == MPI_SUCCESS, all = 0;
+    if (colio_allreduce_yielding(&ok, &all, 1, MPI_INT, MPI_MIN, fh->comm) != MPI_SUCCESS || !all) {
+        if (ok)
+            MPI_Comm_free(&own);
+        return err->code ? err->code : colio_err_set(err, COLIO_ERR_MPI, "MPI_Comm_dup for the file's window failed");
+    }
     MPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
     colio_comm_cache_release(fh->shared);
     fh->shared = NULL;
@@ -363,6 +370,8 @@ static void file_free(colio_file *fh)
     colio_topo_free(&fh->topo_mpi);
     colio_plancache_clear(&fh->plans, &fh->bufs);
     colio_config_free(&fh->cfg);
+    if (fh->own != MPI_COMM_NULL)
+        MPI_Comm_free(&fh->own);
     if (fh->shared)
         colio_comm_cache_release(fh->shared);
     else if (fh->comm != MPI_COMM_NULL)
@@ -597,6 +606,8 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
     colio_file *fh = calloc(1, sizeof *fh);
     colio_comm_cache_t *kept = colio_comm_cache_find(comm); /* alike everywhere */
     MPI_Request dup = MPI_REQUEST_NULL;
+    if (fh)
+        fh->own = MPI_COMM_NULL;
     if (fh && kept && kept->shared != MPI_COMM_NULL)
         fh->comm = colio_comm_cache_take(fh->shared = kept);
     else if (fh == NULL || dup_start(comm, &fh->comm, &dup) != MPI_SUCCESS) {
@@ -609,6 +620,8 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
     fh->amode = amode;
     colio_err_t err = {0};
     int rc = open_collective(fh, comm, dup, path, amode, info, &err);
+    if (rc == 0 && fh->shared) /* agreed on every rank, and so is sharing */
+        rc = colio_comm_cache_spare(fh->shared, &fh->own, &err);
     if (rc != 0) {
         snprintf(last_open_error, sizeof last_open_error, "%s", err.msg);
         file_free(fh);

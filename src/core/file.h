@@ -41,6 +41,7 @@ struct colio_file {
     MPI_Comm comm;              /* colio's duplicate of the program's communicator, errors returned */
     struct colio_comm_cache *shared; /* comm is the duplicate files on that communicator share
                                         (core/comm_cache.h), or NULL: comm is the file's own */
+    MPI_Comm own;               /* with shared: the file's own duplicate, parent of its nonblocking slots */
     int rank, nprocs;
     char *path;
     int amode;

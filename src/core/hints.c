@@ -184,7 +184,9 @@ static const hint_def_t hint_table[] = {
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
      "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
      "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator; "
-     "delay:N (fault backend): fail nothing, every write and read sleeps N microseconds first (slow storage)"},
+     "delay:N (fault backend): fail nothing, every write and read sleeps N microseconds first (slow storage); "
+     "gate:S (fault backend): fail nothing, every write and read waits until PATH.colio-gate exists, at most "
+     "S seconds (then PATH.colio-gate-timeout is made): tests that prove a call did not wait for storage"},
     {"colio_stats", HK_PATH, F(stats_path), 0, 0, NULL, "",
      "append one JSON line per operation to this file (empty, 0, none, off, false or disable: no file)"},
 };

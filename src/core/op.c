@@ -30,6 +30,7 @@ static const colio_step_fn_t steps[COLIO_PH_COUNT_] = {
     [COLIO_PH_READY] = colio_step_ready,
     [COLIO_PH_META] = colio_step_meta,
     [COLIO_PH_ROUND] = colio_step_round,
+    [COLIO_PH_ROUND_FETCH] = colio_step_round_fetch,
     [COLIO_PH_ROUND_XCHG] = colio_step_round_xchg,
     [COLIO_PH_FINAL] = colio_step_final,
     [COLIO_PH_FINAL_WAIT] = colio_step_final_wait,
@@ -96,6 +97,7 @@ static double *phase_clock(colio_op_t *op, colio_phase_t ph)
     case COLIO_PH_INIT:
     case COLIO_PH_PLAN:
     case COLIO_PH_ROUND:
+    case COLIO_PH_ROUND_FETCH:
     case COLIO_PH_DIRECT:
         return &t->compute;
     case COLIO_PH_ROUND_XCHG:
@@ -116,8 +118,8 @@ static colio_xchg_t *current_exchange(colio_op_t *op)
 /* Block until the current phase can move: all of its requests, or some when the kernel reacts to each. */
 static void wait_phase(colio_op_t *op)
 {
-    if (colio_round_io_pending(op)) {
-        colio_round_io_wait(op);
+    if (colio_op_io_pending(op)) {
+        colio_op_io_wait(op);
         return;
     }
     colio_xchg_t *x = current_exchange(op);
@@ -153,7 +155,7 @@ int colio_op_blocks_on_own(colio_op_t *op)
     MPI_Request *reqs;
     int n;
     colio_op_waitset(op, &reqs, &n);
-    return n > 0 || in_agreement(op) || current_exchange(op) != NULL || colio_round_io_pending(op);
+    return n > 0 || in_agreement(op) || current_exchange(op) != NULL || colio_op_io_pending(op);
 }
 
 /* One step, its time charged to the phase it ran in (storage time is counted apart). */
@@ -230,35 +232,53 @@ void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t 
                   op->fh->path, what, (long long)len, (long long)off, where, strerror(e), e);
 }
 
-void colio_op_write(colio_op_t *op, const void *buf, int64_t len, int64_t off)
+/* ---- storage jobs ------------------------------------------------------------- */
+
+static const colio_aio_ops_t *const executor = &colio_aio_default;
+
+int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job)
 {
     colio_file *fh = op->fh;
-    if (op->io_failed || len <= 0)
-        return;
-    double t0 = MPI_Wtime();
-    int rc = colio_store_pwrite(fh->store, fh->st, buf, len, off);
-    op->stats.time.io += MPI_Wtime() - t0;
-    op->stats.io_calls++;
-    op->stats.io_bytes += len;
-    if (rc != 0)
-        colio_op_io_error(op, rc, "write", off, len);
+    if (!fh->aio_ref) { /* counted while the file is open (store/aio.h) */
+        colio_aio_acquire();
+        fh->aio_ref = 1;
+    }
+    if (executor->submit(job) == 0)
+        return 1;
+    colio_aio_job_run(job); /* no executor (SMPI): here, as a synchronous call would */
+    return 0;
 }
 
-void colio_op_read(colio_op_t *op, void *buf, int64_t len, int64_t off)
+int colio_op_job_done(colio_op_t *op, colio_aio_job_t *job)
 {
-    colio_file *fh = op->fh;
-    int64_t got = 0;
-    if (op->io_failed || len <= 0)
-        return;
+    (void)op;
+    int done = 0;
+    executor->test(job, &done);
+    return done;
+}
+
+void colio_op_fold_job(colio_op_t *op, colio_aio_job_t *job, int ran_here)
+{
+    op->stats.io_calls += job->calls_made;
+    op->stats.io_bytes += job->bytes;
+    if (ran_here)
+        op->stats.time.io += job->seconds;
+    else if (!job->ran_by_caller) /* taken over by colio_op_io_wait: its time is counted there */
+        op->stats.time.io_async += job->seconds;
+    if (job->rc != 0) {
+        const colio_aio_call_t *c = &job->calls[job->failed_call];
+        colio_op_io_error(op, job->rc, job->kind == COLIO_AIO_WRITE ? "write" : "read", c->off, c->len);
+    }
+}
+
+int colio_op_io_pending(const colio_op_t *op) { return op->io_wait != NULL; }
+
+void colio_op_io_wait(colio_op_t *op)
+{
     double t0 = MPI_Wtime();
-    int rc = colio_store_pread(fh->store, fh->st, buf, len, off, &got);
+    executor->wait(op->io_wait); /* folded by the next step */
     op->stats.time.io += MPI_Wtime() - t0;
-    op->stats.io_calls++;
-    op->stats.io_bytes += got;
-    if (rc != 0)
-        colio_op_io_error(op, rc, "read", off, len);
-    else if (got < len) /* past the end of file: holes read as zeros */
-        memset((char *)buf + got, 0, (size_t)(len - got));
+    op->io_wait = NULL;
 }
 
 int colio_op_test_coll(colio_op_t *op, int *done_p)
@@ -713,6 +733,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     colio_order_leave(fh, op);
     colio_plan_detach(op);
     colio_round_free(op);
+    colio_direct_free(op);
     colio_plan_free(op);
     colio_access_free(&op->acc);
     if (op->memflat)

@@ -19,6 +19,8 @@
  *   READY         allocate metadata and round buffers, agree       (Iallreduce)
  *   META          offset/length lists to aggregators               (exchange kernel)
  *   ROUND         per round: plan, data exchange, merge, storage I/O
+ *   ROUND_FETCH   the round's storage read (reads, read-modify-write) in flight
+ *   ROUND_XCHG    the round's data exchange in flight
  *   FINAL         agree on errors                                  (Iallreduce)
  *   ERRMSG        the failing rank's message to everyone          (Ibcast)
  * The collectives named in parentheses go through op->coll (coll/coll.h):
@@ -72,6 +74,7 @@ typedef enum colio_phase {
     COLIO_PH_READY,
     COLIO_PH_META,
     COLIO_PH_ROUND,
+    COLIO_PH_ROUND_FETCH,
     COLIO_PH_ROUND_XCHG,
     COLIO_PH_FINAL,
     COLIO_PH_FINAL_WAIT,
@@ -165,8 +168,8 @@ typedef struct colio_round {
     colio_round_buf_t buf[2];    /* the collective buffers (only buf[0] unless pipelined) */
     int pipelined;               /* two buffers, storage I/O in the helper thread (round_pipe.c) */
     int cur;                     /* buffer of the aggregator's current (or next) round */
-    colio_round_buf_t *waiting;  /* the step waits for this buffer's job (colio_round_io_wait) */
     int chain_failed;            /* the helper's: one of this operation's jobs failed, skip the rest */
+    colio_round_buf_t *fetch;    /* the buffer whose read of this round (or of its holes) is in flight */
     char *stage;                 /* requester: staging for packed messages */
     int64_t stage_size;
     size_t stage_cap;
@@ -181,6 +184,39 @@ typedef struct colio_round {
     int64_t stage_used;
     colio_xchg_t x;
 } colio_round_t;
+
+/*
+ * The direct path's jobs (direct.c): two in flight, each at most
+ * cb_buffer_size bytes, so the step fills one while the other runs.
+ */
+#define COLIO_DIRECT_SLOTS 2
+
+/* Reads through a bounce buffer: bytes [boff, boff+len) of it go to stream position pos once read. */
+typedef struct colio_direct_copy {
+    int64_t pos, boff, len;
+} colio_direct_copy_t;
+
+typedef struct colio_direct_slot {
+    colio_aio_job_t job;
+    int busy;                    /* submitted, not yet folded into the operation */
+    int64_t seq;                 /* submission order: jobs are folded oldest first */
+    char *bounce;                /* cb_buffer_size bytes, allocated when first needed */
+    int64_t bounce_used;
+    /* reads, once the job is done: a sieved chunk (pieces from (si, sk) up to (ei, ek) lie in
+       bounce from file offset base), or single pieces to copy */
+    int sieve;
+    int64_t si, sk, ei, ek, base;
+    colio_direct_copy_t *copies;
+    int64_t ncopies, copies_cap;
+} colio_direct_slot_t;
+
+typedef struct colio_direct {
+    int started;
+    colio_direct_slot_t slot[COLIO_DIRECT_SLOTS];
+    int64_t i, k, part;          /* next piece (run i, piece k) and its bytes already in jobs */
+    int64_t submitted;
+    int chain_failed;            /* the executor's: a job failed, later ones make no call */
+} colio_direct_t;
 
 typedef struct colio_op {
     struct colio_file *fh;
@@ -217,6 +253,8 @@ typedef struct colio_op {
     int key_ok;                  /* key_runs hold the whole access (a copy may fail) */
     uint64_t key_hash;           /* colio_plan_hash of the access as asked */
     colio_round_t rnd;
+    colio_direct_t dir;          /* DIRECT */
+    colio_aio_job_t *io_wait;    /* the storage job the step waits for (then no MPI request), or NULL */
     colio_xchg_t meta;
     /* PATTERN: bytes per file domain, gathered (place_step.c) */
     int64_t *pat_mine;           /* (domain, bytes) pairs of this rank, room for naggs */
@@ -258,6 +296,7 @@ int colio_step_counts(colio_op_t *op);
 int colio_step_ready(colio_op_t *op);
 int colio_step_meta(colio_op_t *op);
 int colio_step_round(colio_op_t *op);
+int colio_step_round_fetch(colio_op_t *op);
 int colio_step_round_xchg(colio_op_t *op);
 int colio_step_final(colio_op_t *op);
 int colio_step_final_wait(colio_op_t *op);
@@ -269,10 +308,21 @@ void colio_op_xchg_setup(colio_op_t *op, colio_xchg_t *x, int tag, const colio_x
 int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Record a failed storage call (negative errno) and stop further storage I/O. */
 void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t off, int64_t len);
-/* Storage I/O of the operation, timed and counted; skipped once I/O failed. */
-void colio_op_write(colio_op_t *op, const void *buf, int64_t len, int64_t off);
-/* Reads zero-fill past the end of file. */
-void colio_op_read(colio_op_t *op, void *buf, int64_t len, int64_t off);
+/*
+ * Storage jobs (store/aio.h), the one way steps reach storage: submit hands
+ * a job to the I/O executor and returns 1, or runs it here when the executor
+ * cannot take it and returns 0; a step whose job is not done sets io_wait
+ * and returns COLIO_STEP_WAIT; fold records a done job's statistics and
+ * error (ran_here: its time was the step's own).
+ */
+int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job);
+int colio_op_job_done(colio_op_t *op, colio_aio_job_t *job);
+void colio_op_fold_job(colio_op_t *op, colio_aio_job_t *job, int ran_here);
+/* Whether the step waits for a storage job (op->io_wait), and block until it is done. */
+int colio_op_io_pending(const colio_op_t *op);
+void colio_op_io_wait(colio_op_t *op);
+/* Wait for the direct path's jobs still in flight (an abandoned operation) and free its buffers. */
+void colio_direct_free(colio_op_t *op);
 /* Post the error agreement (MIN of error keys); its result decides in phase next. */
 int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
 /* The same with agree_in[1..nwords) reduced by MIN alongside (callers fill them). */
@@ -305,18 +355,22 @@ void colio_plan_detach(colio_op_t *op);
 /* The runs meta[first .. first+n) as one datatype over a buffer holding file offset base at 0. */
 int colio_runs_type(const int64_t *meta, int64_t first, int64_t n, int64_t base, MPI_Datatype *t);
 void colio_round_free(colio_op_t *op);
-/* The step waits for a storage job of a pipelined round, not for MPI requests. */
-int colio_round_io_pending(colio_op_t *op);
-/* Block until that job is done (the caller's waiting time counts as storage I/O). */
-void colio_round_io_wait(colio_op_t *op);
 
 /* Kind-specific parts of a round (round_write.c, round_read.c): begin before
-   the exchange starts, end after it completed. The aggregator's own pieces
-   move while it runs (colio_round_own_runs). */
+   the exchange starts (it may leave a storage read in flight: rnd.fetch),
+   fetched once that read is done, end after the exchange completed. The
+   aggregator's own pieces move while the exchange runs (colio_round_own_runs). */
 void colio_round_write_begin(colio_op_t *op);
 void colio_round_write_end(colio_op_t *op);
 void colio_round_read_begin(colio_op_t *op);
+void colio_round_read_fetched(colio_op_t *op);
 void colio_round_read_end(colio_op_t *op);
+/* Read [off, off+len) of the file into the current collective buffer at buf, as a job (rnd.fetch). */
+void colio_round_fetch_add(colio_op_t *op, char *buf, int64_t len, int64_t off);
+/* Hand the fetch job listed so far to the executor. */
+void colio_round_fetch_submit(colio_op_t *op);
+/* Whether the round's read is done and folded in (else op->io_wait is set). */
+int colio_round_fetch_done(colio_op_t *op);
 /* Let the exchange in flight progress (between chunks of local copying). */
 void colio_round_poke(colio_op_t *op);
 /*
@@ -332,7 +386,7 @@ void colio_round_place_agg_slices(colio_op_t *op, int in_place);
 /* Pipelined rounds (round_pipe.c). */
 /*
  * Before round r (INT64_MAX: the end of the rounds): whether the buffer the
- * round needs is free, its finished job folded in; 0 with rnd.waiting set
+ * round needs is free, its finished job folded in; 0 with op->io_wait set
  * when the step must wait. has_data: my aggregator has pieces in round r.
  */
 int colio_round_pipe_ready(colio_op_t *op, int64_t r, int has_data);

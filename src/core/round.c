@@ -424,10 +424,9 @@ int colio_step_round(colio_op_t *op)
 {
     colio_round_t *rd = &op->rnd;
     int64_t r = next_round(op);
-    if (rd->pipelined && !colio_round_pipe_ready(op, r, agg_next_round(op) == r))
-        return COLIO_STEP_WAIT; /* a storage job must finish first: rnd.waiting says which */
-    if (rd->pipelined)
-        rd->cbuf = rd->buf[rd->cur].mem;
+    if (!colio_round_pipe_ready(op, r, agg_next_round(op) == r))
+        return COLIO_STEP_WAIT; /* a storage job must finish first: op->io_wait says which */
+    rd->cbuf = rd->buf[rd->cur].mem;
     if (r == INT64_MAX) {
         op->phase = COLIO_PH_FINAL;
         return COLIO_STEP_NEXT;
@@ -446,6 +445,19 @@ int colio_step_round(colio_op_t *op)
         colio_round_write_begin(op);
     else
         colio_round_read_begin(op);
+    colio_round_fetch_submit(op);
+    op->phase = COLIO_PH_ROUND_FETCH;
+    return COLIO_STEP_NEXT;
+}
+
+/* The round's storage read done (if it had one): the exchange starts. */
+int colio_step_round_fetch(colio_op_t *op)
+{
+    op->io_wait = NULL;
+    if (!colio_round_fetch_done(op))
+        return COLIO_STEP_WAIT; /* op->io_wait: the fetch job */
+    if (op->args.kind == COLIO_OP_READ)
+        colio_round_read_fetched(op);
     start_data_exchange(op);
     /* the aggregator's own pieces while the messages move */
     colio_round_own_runs(op, op->args.kind == COLIO_OP_WRITE);

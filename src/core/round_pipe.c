@@ -7,42 +7,28 @@
  * buffer while the current one is sent out. A buffer is reused only once
  * its job finished, and the rounds end only when every job did, so the
  * FINAL agreement sees every storage error. Steps never block: when a job
- * is not done they return COLIO_STEP_WAIT with rnd.waiting set and no MPI
- * request, and the driver calls colio_round_io_wait.
+ * is not done they return COLIO_STEP_WAIT with op->io_wait set and no MPI
+ * request, and the driver calls colio_op_io_wait.
  */
 #include <string.h>
 
 #include "core/file.h"
 #include "core/op.h"
 
-static const colio_aio_ops_t *const aio = &colio_aio_default;
-
 /* A finished job's outcome, as the synchronous calls would have recorded it. */
 static void fold_job(colio_op_t *op, colio_round_buf_t *b, int ran_here)
 {
-    colio_aio_job_t *j = &b->job;
     b->busy = 0;
-    op->stats.io_calls += j->calls_made;
-    op->stats.io_bytes += j->bytes;
-    if (ran_here)
-        op->stats.time.io += j->seconds;
-    else if (!j->ran_by_caller) /* taken over by colio_round_io_wait: its time is counted there */
-        op->stats.time.io_async += j->seconds;
-    if (j->rc != 0) {
-        const colio_aio_call_t *c = &j->calls[j->failed_call];
-        colio_op_io_error(op, j->rc, j->kind == COLIO_AIO_WRITE ? "write" : "read", c->off, c->len);
-    }
+    colio_op_fold_job(op, &b->job, ran_here);
 }
 
 /* Whether buffer b is free now (its finished job folded in); else the step waits for it. */
 static int buf_ready(colio_op_t *op, colio_round_buf_t *b)
 {
-    int done;
     if (!b->busy)
         return 1;
-    aio->test(&b->job, &done);
-    if (!done) {
-        op->rnd.waiting = b;
+    if (!colio_op_job_done(op, &b->job)) {
+        op->io_wait = &b->job;
         return 0;
     }
     fold_job(op, b, 0);
@@ -61,7 +47,7 @@ static int ahead_buffer(const colio_round_t *rd, int64_t r)
 int colio_round_pipe_ready(colio_op_t *op, int64_t r, int has_data)
 {
     colio_round_t *rd = &op->rnd;
-    rd->waiting = NULL;
+    op->io_wait = NULL;
     if (r == INT64_MAX) /* every write on storage (and its error known) before FINAL */
         return buf_ready(op, &rd->buf[0]) && buf_ready(op, &rd->buf[1]);
     if (!has_data)
@@ -74,16 +60,58 @@ int colio_round_pipe_ready(colio_op_t *op, int64_t r, int has_data)
 
 void colio_round_pipe_submit(colio_op_t *op, colio_round_buf_t *b)
 {
-    colio_file *fh = op->fh;
-    if (!fh->aio_ref) { /* counted while the file is open (store/aio.h) */
-        colio_aio_acquire();
-        fh->aio_ref = 1;
+    b->busy = 1;
+    if (!colio_op_submit_job(op, &b->job)) /* ran here: no executor */
+        fold_job(op, b, 1);
+}
+
+/*
+ * A round's storage read (the round itself, or the holes of a write's
+ * read-modify-write) is a job on the current buffer too: the step moves to
+ * ROUND_FETCH and waits for it there, so no step reads storage itself.
+ */
+void colio_round_fetch_add(colio_op_t *op, char *buf, int64_t len, int64_t off)
+{
+    colio_round_t *rd = &op->rnd;
+    colio_round_buf_t *b = &rd->buf[rd->cur];
+    if (op->io_failed || len <= 0)
+        return;
+    if (rd->fetch == NULL) {
+        colio_aio_job_reset(&b->job, COLIO_AIO_READ, op->fh->store, op->fh->st, &rd->chain_failed);
+        rd->fetch = b;
+    }
+    if (colio_aio_job_add(&b->job, buf, len, off) != 0) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing the reads of round %lld", (long long)rd->r);
+        op->io_failed = 1;
+    }
+}
+
+void colio_round_fetch_submit(colio_op_t *op)
+{
+    colio_round_buf_t *b = op->rnd.fetch;
+    if (b == NULL || b->busy) /* nothing to read, or submitted already (reads before their read-ahead) */
+        return;
+    if (op->io_failed || b->job.ncalls == 0) {
+        op->rnd.fetch = NULL;
+        return;
     }
     b->busy = 1;
-    if (aio->submit(&b->job) != 0) { /* no helper thread: do it now, as colio_pipeline=1 would */
-        colio_aio_job_run(&b->job);
+    if (!colio_op_submit_job(op, &b->job)) { /* ran here: no executor */
         fold_job(op, b, 1);
+        op->rnd.fetch = NULL;
     }
+}
+
+/* ROUND_FETCH: wait for the round's read; 1 once it is folded in. */
+int colio_round_fetch_done(colio_op_t *op)
+{
+    colio_round_buf_t *b = op->rnd.fetch;
+    if (b == NULL)
+        return 1;
+    if (!buf_ready(op, b))
+        return 0;
+    op->rnd.fetch = NULL;
+    return 1;
 }
 
 int colio_round_job_fill(colio_aio_job_t *job, const colio_coverage_t *c, int whole, char *cbuf, int64_t rs)
@@ -96,29 +124,19 @@ int colio_round_job_fill(colio_aio_job_t *job, const colio_coverage_t *c, int wh
     return 0;
 }
 
-int colio_round_io_pending(colio_op_t *op) { return op->phase == COLIO_PH_ROUND && op->rnd.waiting != NULL; }
-
-void colio_round_io_wait(colio_op_t *op)
-{
-    colio_round_buf_t *b = op->rnd.waiting;
-    double t0 = MPI_Wtime();
-    aio->wait(&b->job); /* folded by the next step */
-    op->stats.time.io += MPI_Wtime() - t0;
-    op->rnd.waiting = NULL;
-}
-
 void colio_round_pipe_free(colio_op_t *op)
 {
     colio_round_t *rd = &op->rnd;
     for (int i = 0; i < 2; i++) {
         colio_round_buf_t *b = &rd->buf[i];
-        if (b->busy) /* abandoned with a job in flight: the helper still uses the buffer */
-            aio->wait(&b->job);
+        if (b->busy) /* abandoned with a job in flight: the executor still uses the buffer */
+            colio_aio_default.wait(&b->job);
         colio_aio_job_free(&b->job);
         colio_buf_give(&op->fh->bufs, b->mem, b->cap);
         memset(b, 0, sizeof *b);
     }
     rd->cbuf = NULL;
     rd->cbuf_cap = 0;
-    rd->waiting = NULL;
+    rd->fetch = NULL;
+    op->io_wait = NULL;
 }

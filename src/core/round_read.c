@@ -42,11 +42,11 @@ static void read_round(colio_op_t *op)
     list_runs(op);
     rd->sieve = want_sieve(op);
     if (rd->sieve) {
-        colio_op_read(op, rd->cbuf + (c->first - rd->rs), c->last - c->first, c->first);
+        colio_round_fetch_add(op, rd->cbuf + (c->first - rd->rs), c->last - c->first, c->first);
         return;
     }
     for (int64_t i = 0; i < c->nruns; i++)
-        colio_op_read(op, rd->cbuf + (c->runs[i].off - rd->rs), c->runs[i].len, c->runs[i].off);
+        colio_round_fetch_add(op, rd->cbuf + (c->runs[i].off - rd->rs), c->runs[i].len, c->runs[i].off);
 }
 
 /* Aggregator: pack the sources whose pieces could not leave from the collective buffer. */
@@ -96,12 +96,20 @@ void colio_round_read_begin(colio_op_t *op)
     if (op->rnd.pipelined && b->ahead && b->round == op->rnd.r)
         b->ahead = 0; /* read ahead, and folded in before this round began */
     else
-        read_round(op); /* one-sided: before the window is posted, so requesters get the round's bytes */
-    if (op->rnd.pipelined)
+        read_round(op); /* a job (ROUND_FETCH), done before the window is posted (one-sided) */
+    if (op->rnd.pipelined) {
+        colio_round_fetch_submit(op); /* the round's read before the next one's */
         read_ahead(op);
+    }
     if (op->plan.rma_data)
         return;
     colio_round_place_agg_slices(op, 1);
+}
+
+void colio_round_read_fetched(colio_op_t *op)
+{
+    if (op->plan.my_agg < 0 || op->rnd.nagg == 0 || op->plan.rma_data)
+        return;
     pack_outgoing(op);
 }
 

@@ -6,10 +6,11 @@
  * when they are worth it, else via the staging buffer. Then it writes the
  * round: one call when the covered bytes are contiguous or holes are filled
  * by read-modify-write (data sieving), else one call per covered run, so
- * bytes nobody wrote keep their content either way. Pipelined (two
- * buffers, round_pipe.c), those calls go to the I/O helper as one job and
- * the next round goes on in the other buffer; the read of the holes stays
- * here, before any byte of the round lands.
+ * bytes nobody wrote keep their content either way. Those calls go to the
+ * I/O executor as one job (round_pipe.c); pipelined (two buffers) the next
+ * round goes on in the other buffer, else it waits for the job. The read
+ * of the holes is a job too, done (ROUND_FETCH) before any byte of the
+ * round lands.
  */
 #include <string.h>
 
@@ -58,8 +59,9 @@ void colio_round_write_begin(colio_op_t *op)
         op->io_failed = 1;
     }
     rd->sieve = want_sieve(op);
-    if (rd->sieve) /* before any data lands (one-sided: before the window is posted): holes keep the file's bytes */
-        colio_op_read(op, rd->cbuf + (rd->cov.first - rd->rs), rd->cov.last - rd->cov.first, rd->cov.first);
+    if (rd->sieve) /* done before any data lands (ROUND_FETCH; one-sided: before the window is posted): holes
+                      keep the file's bytes */
+        colio_round_fetch_add(op, rd->cbuf + (rd->cov.first - rd->rs), rd->cov.last - rd->cov.first, rd->cov.first);
     if (op->plan.rma_data)
         return; /* requesters put into the collective buffer in place (overlapping puts: see DESIGN.md) */
     colio_round_place_agg_slices(op, !rd->cov.overlap); /* overlap: never two messages into one place */
@@ -97,24 +99,15 @@ static void submit_writes(colio_op_t *op)
         return;
     }
     colio_round_pipe_submit(op, b);
-    rd->cur ^= 1;
+    if (rd->pipelined)
+        rd->cur ^= 1;
 }
 
 void colio_round_write_end(colio_op_t *op)
 {
     colio_round_t *rd = &op->rnd;
-    const colio_coverage_t *c = &rd->cov;
     if (op->plan.my_agg < 0 || rd->nagg == 0)
         return;
     unpack_incoming(op);
-    if (rd->pipelined) {
-        submit_writes(op);
-        return;
-    }
-    if (rd->sieve || c->covered == c->last - c->first) {
-        colio_op_write(op, rd->cbuf + (c->first - rd->rs), c->last - c->first, c->first);
-        return;
-    }
-    for (int64_t i = 0; i < c->nruns; i++)
-        colio_op_write(op, rd->cbuf + (c->runs[i].off - rd->rs), c->runs[i].len, c->runs[i].off);
+    submit_writes(op);
 }

@@ -203,22 +203,21 @@ static int attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     int cmode = amode & ~(MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_CREATE);
     colio_file *cf = NULL;
     MPI_Info hints = colio_info(info);
-    int rc = colio_open(comm, plain_path(filename), cmode, hints, &cf);
+    managed_t *m = calloc(1, sizeof *m); /* before the open: a rank without one gives no path, and colio_open's
+                                            agreed error leaves the file to MPI on every rank */
+    int rc = colio_open(comm, m ? plain_path(filename) : NULL, cmode, hints, &cf);
     if (hints != info)
         MPI_Info_free(&hints);
     if (rc != COLIO_SUCCESS) {
+        free(m);
         verbose(comm, "%s: left to MPI-IO (colio_open: %s)", filename, colio_last_open_error());
         return 0;
     }
     if (colio_subfiled(cf)) { /* agreed: every rank read the same metadata */
+        free(m);
         say_subfiled(comm, filename);
         colio_close(&cf);
         return -1;
-    }
-    managed_t *m = calloc(1, sizeof *m);
-    if (m == NULL) { /* collective from here on would diverge: give it up everywhere */
-        colio_close(&cf);
-        return 0;
     }
     int rank = 0;
     MPI_Comm_rank(comm, &rank);

@@ -95,9 +95,11 @@ static int slot_is_free(void *arg) { return ((colio_nb_slot_t *)arg)->user == NU
 /*
  * Make sure the file has colio_max_outstanding slot communicators. They are
  * duplicated with the blocking MPI_Comm_dup at the first nonblocking call
- * (and when the hint grows): every rank makes that call at the same point,
- * no other collective of the file is pending then, and each later
- * initiation stays local. (MPI_Comm_idup at each first use would keep even
+ * (and when the hint grows) from a communicator of the file's own (never
+ * the duplicate files share, core/comm_cache.h: first nonblocking calls on
+ * different files may come in different orders on different ranks): every
+ * rank makes that call at the same point, no other collective of the file
+ * is pending then, and each later initiation stays local. (MPI_Comm_idup at each first use would keep even
  * the first call local, but Open MPI 4.1 posts the later rounds of its
  * context-id agreement from its progress engine, so they can interleave
  * with other collectives on the parent differently on different ranks.)
@@ -113,7 +115,7 @@ static int ensure_slots(colio_file *fh, int want)
     f->slots = grown;
     for (int i = f->nslots; i < want; i++) {
         grown[i] = (colio_nb_slot_t){MPI_COMM_NULL, NULL};
-        if (MPI_Comm_dup(fh->comm, &grown[i].comm) != MPI_SUCCESS)
+        if (MPI_Comm_dup(fh->own != MPI_COMM_NULL ? fh->own : fh->comm, &grown[i].comm) != MPI_SUCCESS)
             return -1;
         MPI_Comm_set_errhandler(grown[i].comm, MPI_ERRORS_RETURN);
         f->nslots = i + 1;

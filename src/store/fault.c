@@ -6,12 +6,21 @@
  * nothing and makes every write and read sleep N microseconds first: storage
  * that takes time without using the CPU, as a disk or a parallel file system
  * does (tmpfs only copies), to measure what overlapping I/O can hide.
+ * "gate:S" fails nothing and holds every write and read until the file
+ * PATH.colio-gate exists (a test makes it), or S seconds passed (then it
+ * makes PATH.colio-gate-timeout and lets the call through, so a test that
+ * never opens the gate fails instead of hanging): storage that answers only
+ * when told to, which proves whether a call waited for it.
  */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/hints.h"
 #include "store/backends.h"
@@ -22,6 +31,7 @@ struct colio_store {
     colio_fault_spec_t spec;
     int armed;       /* this rank is the one to fail */
     int64_t calls;   /* calls of the chosen kind so far */
+    char *gate;      /* gate: PATH.colio-gate */
 };
 
 static const struct {
@@ -42,7 +52,7 @@ static int errno_from_name(const char *s)
 
 int colio_fault_parse(const char *spec, colio_fault_spec_t *out)
 {
-    static const char *const ops[] = {"write", "read", "sync", "any", "coalesce", "delay"};
+    static const char *const ops[] = {"write", "read", "sync", "any", "coalesce", "delay", "gate"};
     char buf[128];
     if (strlen(spec) >= sizeof buf)
         return -1;
@@ -60,7 +70,7 @@ int colio_fault_parse(const char *spec, colio_fault_spec_t *out)
             f.op = (colio_fault_op_t)i, op_ok = 1;
     char *end;
     f.nth = strtoll(field[1], &end, 10);
-    if (!op_ok || *end || f.nth < 1 || (f.op == COLIO_FAULT_DELAY && n > 2))
+    if (!op_ok || *end || f.nth < 1 || ((f.op == COLIO_FAULT_DELAY || f.op == COLIO_FAULT_GATE) && n > 2))
         return -1;
     if (n >= 3 && (f.errnum = errno_from_name(field[2])) == 0)
         return -1;
@@ -84,8 +94,13 @@ static int fault_open(const char *path, int flags, const struct colio_hints *hin
         return -EINVAL;
     }
     st->armed = st->spec.rank < 0 || st->spec.rank == rank;
+    if (st->spec.op == COLIO_FAULT_GATE && asprintf(&st->gate, "%s.colio-gate", path) < 0) {
+        free(st);
+        return -ENOMEM;
+    }
     int rc = colio_store_posix.open(path, flags, hints, rank, &st->inner, readable_p);
     if (rc != 0) {
+        free(st->gate);
         free(st);
         return rc;
     }
@@ -97,6 +112,7 @@ static int fault_open(const char *path, int flags, const struct colio_hints *hin
 static int fault_hit(colio_store_t *st, colio_fault_op_t op)
 {
     if (!st->armed || st->spec.op == COLIO_FAULT_COALESCE || st->spec.op == COLIO_FAULT_DELAY ||
+        st->spec.op == COLIO_FAULT_GATE ||
         (st->spec.op != COLIO_FAULT_ANY && st->spec.op != op))
         return 0;
     /* atomic: with pipelined rounds the I/O helper thread writes while the caller reads (data sieving) */
@@ -106,18 +122,41 @@ static int fault_hit(colio_store_t *st, colio_fault_op_t op)
 static int fault_close(colio_store_t *st)
 {
     int rc = colio_store_posix.close(st->inner);
+    free(st->gate);
     free(st);
     return rc;
 }
 
-/* delay:N: sleep N microseconds before a write or read. */
-static void fault_delay(const colio_store_t *st)
+static void sleep_us(int64_t us)
 {
-    if (st->spec.op != COLIO_FAULT_DELAY)
-        return;
-    struct timespec ts = {.tv_sec = st->spec.nth / 1000000, .tv_nsec = st->spec.nth % 1000000 * 1000};
+    struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = us % 1000000 * 1000};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
+}
+
+/* gate:S: wait for PATH.colio-gate, at most S seconds (then say so in PATH.colio-gate-timeout). */
+static void gate_wait(const colio_store_t *st)
+{
+    for (int64_t waited_ms = 0; access(st->gate, F_OK) != 0; waited_ms++) {
+        if (waited_ms >= st->spec.nth * 1000) {
+            char timeout[4096];
+            snprintf(timeout, sizeof timeout, "%s-timeout", st->gate);
+            int fd = open(timeout, O_CREAT | O_WRONLY, 0644);
+            if (fd >= 0)
+                close(fd);
+            return;
+        }
+        sleep_us(1000);
+    }
+}
+
+/* delay:N: sleep N microseconds before a write or read; gate:S: wait for the gate. */
+static void fault_delay(const colio_store_t *st)
+{
+    if (st->spec.op == COLIO_FAULT_DELAY)
+        sleep_us(st->spec.nth);
+    else if (st->spec.op == COLIO_FAULT_GATE)
+        gate_wait(st);
 }
 
 static int fault_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)

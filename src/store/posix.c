@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -49,26 +50,47 @@ static int posix_open_fd(const char *path, int flags, int *fd_p, int *readable_p
 }
 
 /*
- * colio_lock_writes: open-file-description locks where the kernel has them
- * (asked once per process, at the first open that locks: the kernel's
- * answer does not change), else process locks, which conflict with other
- * processes' only and which any close of the file in this process drops.
+ * colio_lock_writes: open-file-description locks where the file system has
+ * them, else process locks, which conflict with other processes' only and
+ * which any close of the file in this process drops. Asked once per file
+ * system (device) and process: the answer does not change, and the probe
+ * was a system call of every open.
  */
-static int lock_kind(int fd)
+#define LOCK_KINDS_KEPT 8
+static struct {
+    dev_t dev;
+    int kind;
+} lock_kinds[LOCK_KINDS_KEPT];
+static int nlock_kinds;
+static pthread_mutex_t lock_kinds_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static int probe_lock_kind(int fd)
 {
-    static _Atomic int kind; /* 0: not asked yet */
-    int k = kind;
-    if (k != 0)
-        return k;
 #ifdef F_OFD_SETLKW
     struct flock probe = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
-    k = fcntl(fd, F_OFD_GETLK, &probe) == 0 ? F_OFD_SETLKW : F_SETLKW;
-#else
-    (void)fd;
-    k = F_SETLKW;
+    if (fcntl(fd, F_OFD_GETLK, &probe) == 0)
+        return F_OFD_SETLKW;
 #endif
-    kind = k;
-    return k;
+    (void)fd;
+    return F_SETLKW;
+}
+
+static int lock_kind(int fd, dev_t dev)
+{
+    int kind = 0;
+    pthread_mutex_lock(&lock_kinds_mutex);
+    for (int i = 0; i < nlock_kinds && !kind; i++)
+        if (lock_kinds[i].dev == dev)
+            kind = lock_kinds[i].kind;
+    pthread_mutex_unlock(&lock_kinds_mutex);
+    if (kind)
+        return kind;
+    kind = probe_lock_kind(fd);
+    pthread_mutex_lock(&lock_kinds_mutex);
+    if (nlock_kinds < LOCK_KINDS_KEPT)
+        lock_kinds[nlock_kinds++] = (typeof(lock_kinds[0])){dev, kind};
+    pthread_mutex_unlock(&lock_kinds_mutex);
+    return kind;
 }
 
 static int posix_open(const char *path, int flags, const struct colio_hints *hints, int rank,
@@ -91,7 +113,7 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
         return -EISDIR;
     }
     st->blksize = known ? (int64_t)sb.st_blksize : -1;
-    st->lock_cmd = hints && hints->lock_writes ? lock_kind(st->fd) : 0;
+    st->lock_cmd = hints && hints->lock_writes ? (known ? lock_kind(st->fd, sb.st_dev) : probe_lock_kind(st->fd)) : 0;
     *st_p = st;
     return 0;
 }

@@ -84,7 +84,8 @@ typedef enum {
     COLIO_FAULT_SYNC,
     COLIO_FAULT_ANY,
     COLIO_FAULT_COALESCE,
-    COLIO_FAULT_DELAY
+    COLIO_FAULT_DELAY,
+    COLIO_FAULT_GATE
 } colio_fault_op_t;
 typedef struct colio_fault_spec {
     colio_fault_op_t op;

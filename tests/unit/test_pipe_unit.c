@@ -60,10 +60,10 @@ static void step_to_end(colio_op_t *op, int *io_waits_p)
         MPI_Request *reqs;
         int n;
         colio_op_waitset(op, &reqs, &n);
-        if (colio_round_io_pending(op)) {
+        if (colio_op_io_pending(op)) {
             CHECK(n == 0, "a step waiting for storage exposes %d MPI requests", n);
             ++*io_waits_p;
-            colio_round_io_wait(op);
+            colio_op_io_wait(op);
         } else if (n > 0) {
             MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
         }
