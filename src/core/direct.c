@@ -6,8 +6,9 @@
  * into a bounce buffer and the pieces are picked out of it.
  *
  * Storage is reached only through jobs handed to the I/O executor
- * (store/aio.h, colio_op_submit_job), each at most cb_buffer_size bytes,
- * two in flight (Seo et al., Sec. III: no step of a nonblocking collective
+ * (store/aio.h, colio_op_submit_job), each at most cb_buffer_size bytes
+ * (a quarter of it through a bounce buffer), four in flight (Seo et al.,
+ * Sec. III: no step of a nonblocking collective
  * waits for storage): the step fills one job while the other runs and
  * returns COLIO_STEP_WAIT with op->io_wait set while neither can move, so a
  * nonblocking call's initiation returns at once and the progress thread, or
@@ -40,24 +41,36 @@ static void next_piece(const colio_access_t *acc, int64_t *i, int64_t *k)
         ++*i, *k = 0;
 }
 
+/*
+ * Each slot's bounce buffer: the slots share cb_buffer_size bytes, the
+ * memory the direct path always had, so a job through a bounce buffer (and
+ * a sieved chunk) is a quarter of it; taken from the file's buffer cache
+ * (no fresh page faults per call) when first needed.
+ */
+static int64_t bounce_size(const colio_op_t *op)
+{
+    int64_t n = op->fh->hints.cb_buffer_size / COLIO_DIRECT_SLOTS;
+    return n > 0 ? n : 1;
+}
+
+static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
+{
+    if (s->bounce == NULL &&
+        (s->bounce = colio_buf_take(&op->fh->bufs, (size_t)bounce_size(op), &s->bounce_cap)) == NULL) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)bounce_size(op));
+        op->io_failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
 /* Bytes the operation holds: its lists and the bounce buffers made so far. */
 static int64_t held_memory(const colio_op_t *op)
 {
     int64_t n = colio_op_memory(op);
     for (int j = 0; j < COLIO_DIRECT_SLOTS; j++)
-        n += op->dir.slot[j].bounce ? op->fh->hints.cb_buffer_size : 0;
+        n += op->dir.slot[j].bounce ? bounce_size(op) : 0;
     return n;
-}
-
-static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
-{
-    if (s->bounce == NULL && (s->bounce = malloc((size_t)op->fh->hints.cb_buffer_size)) == NULL) {
-        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer",
-                      (long long)op->fh->hints.cb_buffer_size);
-        op->io_failed = 1;
-        return 0;
-    }
-    return 1;
 }
 
 static int add_copy(colio_direct_slot_t *s, int64_t pos, int64_t boff, int64_t len)
@@ -86,7 +99,7 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     char *m = colio_mem_contig(&op->mem, pos, n);
     if (m)
         return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
-    int64_t room = op->fh->hints.cb_buffer_size - s->bounce_used;
+    int64_t room = bounce_size(op) - s->bounce_used;
     n = n < room ? n : room;
     if (n == 0 || !bounce_ready(op, s))
         return 0;
@@ -104,9 +117,11 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
 /* Reads: the pieces from the cursor on within one bounce buffer of file, when sieving them pays off. */
 static int sieve_chunk_ends(const colio_op_t *op, int64_t *ei, int64_t *ek, int64_t *end_p)
 {
+    if (op->fh->hints.ds_read == COLIO_DISABLE)
+        return 0;
     const colio_access_t *acc = &op->acc;
     const colio_direct_t *d = &op->dir;
-    int64_t tmp_size = op->fh->hints.cb_buffer_size;
+    int64_t tmp_size = bounce_size(op);
     colio_piece_t first = piece_at(acc, d->i, d->k);
     int64_t i = d->i, k = d->k, n = 0, bytes = 0, end = first.off;
     while (i < acc->n) {
@@ -144,7 +159,8 @@ static void fill_job(colio_op_t *op, colio_direct_slot_t *s)
 {
     colio_direct_t *d = &op->dir;
     const colio_access_t *acc = &op->acc;
-    int64_t cap = op->fh->hints.cb_buffer_size, bytes = 0, ei, ek, end;
+    /* in the background, jobs of at most cb_buffer_size; a blocking call's run here, whole */
+    int64_t cap = op->nonblocking ? op->fh->hints.cb_buffer_size : INT64_MAX, bytes = 0, ei, ek, end;
     int reading = op->args.kind == COLIO_OP_READ;
     colio_aio_job_reset(&s->job, reading ? COLIO_AIO_READ : COLIO_AIO_WRITE, op->fh->store, op->fh->st,
                         &d->chain_failed);
@@ -267,7 +283,7 @@ int colio_step_direct(colio_op_t *op)
         op->stats.memory = held > op->stats.memory ? held : op->stats.memory;
         s->busy = 1;
         s->seq = d->submitted++;
-        if (!colio_op_submit_job(op, &s->job))
+        if (!colio_op_submit_job(op, &s->job, op->nonblocking))
             finish_slot(op, s, 1);
     }
 }
@@ -280,7 +296,7 @@ void colio_direct_free(colio_op_t *op)
         if (s->busy) /* abandoned with a job in flight: the executor still uses its memory */
             colio_aio_default.wait(&s->job);
         colio_aio_job_free(&s->job);
-        free(s->bounce);
+        colio_buf_give(&op->fh->bufs, s->bounce, s->bounce_cap);
         free(s->copies);
     }
     memset(d->slot, 0, sizeof d->slot);

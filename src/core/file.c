@@ -518,7 +518,10 @@ static int open_topology(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
  */
 static int open_long_way(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
 {
+    int sharing = fh->shared != NULL;
     if (fh->topo_mpi.nprocs > 0 || open_topology(fh, user_comm, err) == 0) { /* kept from the quick try */
+        if (!sharing && fh->shared) /* the first open on the communicator: its duplicate is shared now */
+            colio_comm_cache_spare(fh->shared, &fh->own, err); /* agreed by the agreements below */
         fh->store = fh->base = colio_store_find(fh->hints.backend);
         colio_file_configure(fh, &fh->hints, &fh->cfg, err);
     }
@@ -553,7 +556,9 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
                            MPI_Info info, colio_err_t *err)
 {
     open_words_t w = {.subfiled = INT64_MAX, .blksize = INT64_MAX};
-    if (colio_nb_file_open(fh, err) == 0)
+    if (fh->shared) /* every rank alike (the cache is); a failure here is agreed with the others */
+        colio_comm_cache_spare(fh->shared, &fh->own, err);
+    if (err->code == 0 && colio_nb_file_open(fh, err) == 0)
         open_prepare(fh, path, amode, info, err);
     colio_err_t prep = *err;
     int quick = open_quickly_here(fh, user_comm, err, &w);
@@ -620,8 +625,6 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
     fh->amode = amode;
     colio_err_t err = {0};
     int rc = open_collective(fh, comm, dup, path, amode, info, &err);
-    if (rc == 0 && fh->shared) /* agreed on every rank, and so is sharing */
-        rc = colio_comm_cache_spare(fh->shared, &fh->own, &err);
     if (rc != 0) {
         snprintf(last_open_error, sizeof last_open_error, "%s", err.msg);
         file_free(fh);

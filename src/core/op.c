@@ -144,10 +144,10 @@ static void wait_phase(colio_op_t *op)
 
 void colio_op_wait_phase(colio_op_t *op)
 {
-    double t0 = MPI_Wtime();
+    double t0 = MPI_Wtime(), io0 = op->stats.time.io;
     double *clock = phase_clock(op, op->phase);
     wait_phase(op);
-    *clock += MPI_Wtime() - t0;
+    *clock += MPI_Wtime() - t0 - (op->stats.time.io - io0); /* storage waits are counted as io only */
 }
 
 int colio_op_blocks_on_own(colio_op_t *op)
@@ -236,9 +236,13 @@ void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t 
 
 static const colio_aio_ops_t *const executor = &colio_aio_default;
 
-int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job)
+int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job, int background)
 {
     colio_file *fh = op->fh;
+    if (!background) { /* a blocking call with nothing to do meanwhile: a hand-off would only cost */
+        colio_aio_job_run(job);
+        return 0;
+    }
     if (!fh->aio_ref) { /* counted while the file is open (store/aio.h) */
         colio_aio_acquire();
         fh->aio_ref = 1;
@@ -263,7 +267,7 @@ void colio_op_fold_job(colio_op_t *op, colio_aio_job_t *job, int ran_here)
     op->stats.io_bytes += job->bytes;
     if (ran_here)
         op->stats.time.io += job->seconds;
-    else if (!job->ran_by_caller) /* taken over by colio_op_io_wait: its time is counted there */
+    else if (!job->ran_by_caller && !job->waited) /* a wait counted the time it waited as io */
         op->stats.time.io_async += job->seconds;
     if (job->rc != 0) {
         const colio_aio_call_t *c = &job->calls[job->failed_call];
@@ -276,6 +280,7 @@ int colio_op_io_pending(const colio_op_t *op) { return op->io_wait != NULL; }
 void colio_op_io_wait(colio_op_t *op)
 {
     double t0 = MPI_Wtime();
+    op->io_wait->waited = 1;
     executor->wait(op->io_wait); /* folded by the next step */
     op->stats.time.io += MPI_Wtime() - t0;
     op->io_wait = NULL;

@@ -186,10 +186,11 @@ typedef struct colio_round {
 } colio_round_t;
 
 /*
- * The direct path's jobs (direct.c): two in flight, each at most
- * cb_buffer_size bytes, so the step fills one while the other runs.
+ * The direct path's jobs (direct.c): four in flight, each at most
+ * cb_buffer_size bytes (a quarter of it through a bounce buffer), so the
+ * step fills one while the others run.
  */
-#define COLIO_DIRECT_SLOTS 2
+#define COLIO_DIRECT_SLOTS 4
 
 /* Reads through a bounce buffer: bytes [boff, boff+len) of it go to stream position pos once read. */
 typedef struct colio_direct_copy {
@@ -200,7 +201,8 @@ typedef struct colio_direct_slot {
     colio_aio_job_t job;
     int busy;                    /* submitted, not yet folded into the operation */
     int64_t seq;                 /* submission order: jobs are folded oldest first */
-    char *bounce;                /* cb_buffer_size bytes, allocated when first needed */
+    char *bounce;                /* cb_buffer_size / COLIO_DIRECT_SLOTS bytes, taken when first needed */
+    size_t bounce_cap;
     int64_t bounce_used;
     /* reads, once the job is done: a sieved chunk (pieces from (si, sk) up to (ei, ek) lie in
        bounce from file offset base), or single pieces to copy */
@@ -310,12 +312,14 @@ int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...) __attribute__(
 void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t off, int64_t len);
 /*
  * Storage jobs (store/aio.h), the one way steps reach storage: submit hands
- * a job to the I/O executor and returns 1, or runs it here when the executor
- * cannot take it and returns 0; a step whose job is not done sets io_wait
- * and returns COLIO_STEP_WAIT; fold records a done job's statistics and
- * error (ran_here: its time was the step's own).
+ * a job to the I/O executor and returns 1, or runs it here and returns 0:
+ * when the executor cannot take it, or when not in the background (a
+ * blocking call that has nothing to do meanwhile: a nonblocking operation,
+ * or pipelined rounds, ask for the background); a step whose job is not
+ * done sets io_wait and returns COLIO_STEP_WAIT; fold records a done job's
+ * statistics and error (ran_here: its time was the step's own).
  */
-int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job);
+int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job, int background);
 int colio_op_job_done(colio_op_t *op, colio_aio_job_t *job);
 void colio_op_fold_job(colio_op_t *op, colio_aio_job_t *job, int ran_here);
 /* Whether the step waits for a storage job (op->io_wait), and block until it is done. */

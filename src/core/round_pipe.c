@@ -61,7 +61,7 @@ int colio_round_pipe_ready(colio_op_t *op, int64_t r, int has_data)
 void colio_round_pipe_submit(colio_op_t *op, colio_round_buf_t *b)
 {
     b->busy = 1;
-    if (!colio_op_submit_job(op, &b->job)) /* ran here: no executor */
+    if (!colio_op_submit_job(op, &b->job, op->rnd.pipelined || op->nonblocking)) /* ran here */
         fold_job(op, b, 1);
 }
 
@@ -96,7 +96,7 @@ void colio_round_fetch_submit(colio_op_t *op)
         return;
     }
     b->busy = 1;
-    if (!colio_op_submit_job(op, &b->job)) { /* ran here: no executor */
+    if (!colio_op_submit_job(op, &b->job, op->nonblocking)) { /* ran here */
         fold_job(op, b, 1);
         op->rnd.fetch = NULL;
     }

@@ -51,17 +51,26 @@ void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const coli
     job->calls_made = job->bytes = 0;
     job->seconds = 0;
     job->ran_by_caller = 0;
+    job->waited = 0;
     job->next = NULL;
     __atomic_store_n(&job->state, JOB_IDLE, __ATOMIC_RELAXED);
 }
 
 int colio_aio_job_add(colio_aio_job_t *job, char *buf, int64_t len, int64_t off)
 {
+    int64_t nlocal = (int64_t)(sizeof job->local / sizeof job->local[0]);
+    if (job->cap == 0) {
+        job->calls = job->local;
+        job->cap = nlocal;
+    }
     if (job->ncalls == job->cap) {
-        int64_t cap = job->cap ? 2 * job->cap : 8;
-        colio_aio_call_t *c = realloc(job->calls, sizeof *c * (size_t)cap);
+        int64_t cap = 2 * job->cap;
+        colio_aio_call_t *c = job->calls == job->local ? malloc(sizeof *c * (size_t)cap)
+                                                       : realloc(job->calls, sizeof *c * (size_t)cap);
         if (c == NULL)
             return -ENOMEM;
+        if (job->calls == job->local)
+            memcpy(c, job->local, sizeof job->local);
         job->calls = c;
         job->cap = cap;
     }
@@ -71,7 +80,8 @@ int colio_aio_job_add(colio_aio_job_t *job, char *buf, int64_t len, int64_t off)
 
 void colio_aio_job_free(colio_aio_job_t *job)
 {
-    free(job->calls);
+    if (job->calls != job->local)
+        free(job->calls);
     job->calls = NULL;
     job->ncalls = job->cap = 0;
 }

@@ -48,6 +48,8 @@ typedef struct colio_aio_job {
     int64_t bytes;        /* written (each call issued), or read (short reads past the end: the rest zero-filled) */
     double seconds;       /* time spent in the calls */
     int ran_by_caller;    /* wait() ran it in the calling thread (the helper had not started it) */
+    int waited;           /* the submitter blocked for it (its time counted as the submitter's io) */
+    colio_aio_call_t local[4]; /* the first calls: a job of a few calls allocates nothing */
     /* queue state (the implementation's) */
     struct colio_aio_job *next;
     int state;

@@ -8,9 +8,10 @@
  * does (tmpfs only copies), to measure what overlapping I/O can hide.
  * "gate:S" fails nothing and holds every write and read until the file
  * PATH.colio-gate exists (a test makes it), or S seconds passed (then it
- * makes PATH.colio-gate-timeout and lets the call through, so a test that
- * never opens the gate fails instead of hanging): storage that answers only
- * when told to, which proves whether a call waited for it.
+ * makes PATH.colio-gate-timeout and lets that call and every later one
+ * through, so a test that never opens the gate fails instead of hanging):
+ * storage that answers only when told to, which proves whether a call
+ * waited for it. (On a subfiled file PATH is each subfile's name.)
  */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
@@ -137,10 +138,10 @@ static void sleep_us(int64_t us)
 /* gate:S: wait for PATH.colio-gate, at most S seconds (then say so in PATH.colio-gate-timeout). */
 static void gate_wait(const colio_store_t *st)
 {
-    for (int64_t waited_ms = 0; access(st->gate, F_OK) != 0; waited_ms++) {
-        if (waited_ms >= st->spec.nth * 1000) {
-            char timeout[4096];
-            snprintf(timeout, sizeof timeout, "%s-timeout", st->gate);
+    char timeout[4096];
+    snprintf(timeout, sizeof timeout, "%s-timeout", st->gate);
+    for (int64_t waited_ms = 0; access(st->gate, F_OK) != 0 && access(timeout, F_OK) != 0; waited_ms++) {
+        if (waited_ms >= st->spec.nth * 1000) { /* later calls pass at once: the test fails, fast */
             int fd = open(timeout, O_CREAT | O_WRONLY, 0644);
             if (fd >= 0)
                 close(fd);
