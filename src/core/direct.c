@@ -7,7 +7,7 @@
  *
  * Storage is reached only through jobs handed to the I/O executor
  * (store/aio.h, colio_op_submit_job), each at most cb_buffer_size bytes
- * (a quarter of it through a bounce buffer), four in flight (Seo et al.,
+ * (one at a time through the bounce buffer), four in flight (Seo et al.,
  * Sec. III: no step of a nonblocking collective
  * waits for storage): the step fills one job while the other runs and
  * returns COLIO_STEP_WAIT with op->io_wait set while neither can move, so a
@@ -42,35 +42,33 @@ static void next_piece(const colio_access_t *acc, int64_t *i, int64_t *k)
 }
 
 /*
- * Each slot's bounce buffer: the slots share cb_buffer_size bytes, the
- * memory the direct path always had, so a job through a bounce buffer (and
- * a sieved chunk) is a quarter of it; taken from the file's buffer cache
- * (no fresh page faults per call) when first needed.
+ * The bounce buffer of the pieces whose memory is not one stretch (and of
+ * sieved reads): cb_buffer_size bytes, the memory the direct path always
+ * had, taken from the file's buffer cache (no fresh page faults per call)
+ * when first needed, used by one job at a time (the others move straight
+ * between user memory and the file). 1 when slot s may use it.
  */
-static int64_t bounce_size(const colio_op_t *op)
-{
-    int64_t n = op->fh->hints.cb_buffer_size / COLIO_DIRECT_SLOTS;
-    return n > 0 ? n : 1;
-}
-
 static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
 {
-    if (s->bounce == NULL &&
-        (s->bounce = colio_buf_take(&op->fh->bufs, (size_t)bounce_size(op), &s->bounce_cap)) == NULL) {
-        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)bounce_size(op));
+    colio_direct_t *d = &op->dir;
+    int me = (int)(s - d->slot);
+    if (d->bounce_owner >= 0 && d->bounce_owner != me)
+        return 0; /* another job's: this one ends here */
+    size_t size = (size_t)op->fh->hints.cb_buffer_size;
+    if (d->bounce == NULL && (d->bounce = colio_buf_take(&op->fh->bufs, size, &d->bounce_cap)) == NULL) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)size);
         op->io_failed = 1;
         return 0;
     }
+    d->bounce_owner = me;
+    s->uses_bounce = 1;
     return 1;
 }
 
 /* Bytes the operation holds: its lists and the bounce buffers made so far. */
 static int64_t held_memory(const colio_op_t *op)
 {
-    int64_t n = colio_op_memory(op);
-    for (int j = 0; j < COLIO_DIRECT_SLOTS; j++)
-        n += op->dir.slot[j].bounce ? bounce_size(op) : 0;
-    return n;
+    return colio_op_memory(op) + (op->dir.bounce ? (int64_t)op->dir.bounce_cap : 0);
 }
 
 static int add_copy(colio_direct_slot_t *s, int64_t pos, int64_t boff, int64_t len)
@@ -99,11 +97,11 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     char *m = colio_mem_contig(&op->mem, pos, n);
     if (m)
         return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
-    int64_t room = bounce_size(op) - s->bounce_used;
+    int64_t room = op->fh->hints.cb_buffer_size - s->bounce_used;
     n = n < room ? n : room;
     if (n == 0 || !bounce_ready(op, s))
         return 0;
-    char *b = s->bounce + s->bounce_used;
+    char *b = d->bounce + s->bounce_used;
     if (op->args.kind == COLIO_OP_WRITE)
         colio_mem_gather(&op->mem, pos, n, b);
     else if (add_copy(s, pos, s->bounce_used, n) != 0)
@@ -121,7 +119,7 @@ static int sieve_chunk_ends(const colio_op_t *op, int64_t *ei, int64_t *ek, int6
         return 0;
     const colio_access_t *acc = &op->acc;
     const colio_direct_t *d = &op->dir;
-    int64_t tmp_size = bounce_size(op);
+    int64_t tmp_size = op->fh->hints.cb_buffer_size;
     colio_piece_t first = piece_at(acc, d->i, d->k);
     int64_t i = d->i, k = d->k, n = 0, bytes = 0, end = first.off;
     while (i < acc->n) {
@@ -144,9 +142,11 @@ static void fill_sieve(colio_op_t *op, colio_direct_slot_t *s, int64_t ei, int64
 {
     colio_direct_t *d = &op->dir;
     colio_piece_t first = piece_at(&op->acc, d->i, d->k);
-    if (!bounce_ready(op, s) || colio_aio_job_add(&s->job, s->bounce, end - first.off, first.off) != 0) {
-        if (!op->io_failed)
-            colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing a read"), op->io_failed = 1;
+    if (!bounce_ready(op, s))
+        return; /* in use by another job (or not to be had: recorded) */
+    if (colio_aio_job_add(&s->job, d->bounce, end - first.off, first.off) != 0) {
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing a read");
+        op->io_failed = 1;
         return;
     }
     s->sieve = 1;
@@ -164,7 +164,7 @@ static void fill_job(colio_op_t *op, colio_direct_slot_t *s)
     int reading = op->args.kind == COLIO_OP_READ;
     colio_aio_job_reset(&s->job, reading ? COLIO_AIO_READ : COLIO_AIO_WRITE, op->fh->store, op->fh->st,
                         &d->chain_failed);
-    s->bounce_used = s->ncopies = 0, s->sieve = 0;
+    s->bounce_used = s->ncopies = 0, s->sieve = 0, s->uses_bounce = 0;
     if (reading && d->part == 0 && sieve_chunk_ends(op, &ei, &ek, &end)) {
         fill_sieve(op, s, ei, ek, end);
         return;
@@ -197,7 +197,7 @@ static void copy_out(colio_op_t *op, colio_direct_slot_t *s)
     if (op->args.kind != COLIO_OP_READ || op->io_failed)
         return;
     for (int64_t c = 0; c < s->ncopies; c++)
-        colio_mem_scatter(&op->mem, s->copies[c].pos, s->copies[c].len, s->bounce + s->copies[c].boff);
+        colio_mem_scatter(&op->mem, s->copies[c].pos, s->copies[c].len, op->dir.bounce + s->copies[c].boff);
     if (!s->sieve)
         return;
     const colio_access_t *acc = &op->acc;
@@ -207,9 +207,9 @@ static void copy_out(colio_op_t *op, colio_direct_slot_t *s)
         colio_piece_t p = piece_at(acc, i, k);
         char *m = colio_mem_contig(&op->mem, p.pos, count * r->len);
         if (m)
-            colio_copy_strided(m, r->len, s->bounce + (p.off - s->base), r->stride, r->len, count);
+            colio_copy_strided(m, r->len, op->dir.bounce + (p.off - s->base), r->stride, r->len, count);
         else
-            colio_mem_scatter_strided(&op->mem, p.pos, s->bounce + (p.off - s->base), r->stride, r->len, count);
+            colio_mem_scatter_strided(&op->mem, p.pos, op->dir.bounce + (p.off - s->base), r->stride, r->len, count);
         k += count;
         if (k == r->count)
             ++i, k = 0;
@@ -221,6 +221,9 @@ static void finish_slot(colio_op_t *op, colio_direct_slot_t *s, int ran_here)
     s->busy = 0;
     colio_op_fold_job(op, &s->job, ran_here);
     copy_out(op, s);
+    if (s->uses_bounce)
+        op->dir.bounce_owner = -1;
+    s->uses_bounce = 0;
 }
 
 /* The oldest job in flight, or NULL. */
@@ -253,6 +256,7 @@ static void start(colio_op_t *op)
 {
     colio_direct_t *d = &op->dir;
     d->started = 1;
+    d->bounce_owner = -1;
     op->stats.aggregators = 0;
     op->stats.memory = colio_op_memory(op); /* the run list; bounce buffers add up as they are made */
 }
@@ -277,6 +281,10 @@ int colio_step_direct(colio_op_t *op)
             return COLIO_STEP_WAIT;
         }
         fill_job(op, s);
+        if (s->job.ncalls == 0 && !op->io_failed) { /* its first piece needs the bounce buffer, in use */
+            op->io_wait = &oldest_busy(d)->job;
+            return COLIO_STEP_WAIT;
+        }
         if (s->job.ncalls == 0)
             continue; /* nothing listed: a failure was recorded */
         int64_t held = held_memory(op);
@@ -296,8 +304,9 @@ void colio_direct_free(colio_op_t *op)
         if (s->busy) /* abandoned with a job in flight: the executor still uses its memory */
             colio_aio_default.wait(&s->job);
         colio_aio_job_free(&s->job);
-        colio_buf_give(&op->fh->bufs, s->bounce, s->bounce_cap);
         free(s->copies);
     }
     memset(d->slot, 0, sizeof d->slot);
+    colio_buf_give(&op->fh->bufs, d->bounce, d->bounce_cap);
+    d->bounce = NULL, d->bounce_cap = 0, d->bounce_owner = -1;
 }

@@ -187,7 +187,7 @@ typedef struct colio_round {
 
 /*
  * The direct path's jobs (direct.c): four in flight, each at most
- * cb_buffer_size bytes (a quarter of it through a bounce buffer), so the
+ * cb_buffer_size bytes, one at a time through the bounce buffer, so the
  * step fills one while the others run.
  */
 #define COLIO_DIRECT_SLOTS 4
@@ -201,8 +201,7 @@ typedef struct colio_direct_slot {
     colio_aio_job_t job;
     int busy;                    /* submitted, not yet folded into the operation */
     int64_t seq;                 /* submission order: jobs are folded oldest first */
-    char *bounce;                /* cb_buffer_size / COLIO_DIRECT_SLOTS bytes, taken when first needed */
-    size_t bounce_cap;
+    int uses_bounce;             /* the job goes through the operation's bounce buffer */
     int64_t bounce_used;
     /* reads, once the job is done: a sieved chunk (pieces from (si, sk) up to (ei, ek) lie in
        bounce from file offset base), or single pieces to copy */
@@ -216,6 +215,9 @@ typedef struct colio_direct {
     int started;
     colio_direct_slot_t slot[COLIO_DIRECT_SLOTS];
     int64_t i, k, part;          /* next piece (run i, piece k) and its bytes already in jobs */
+    char *bounce;                /* cb_buffer_size bytes, taken when first needed; one job at a time uses it */
+    size_t bounce_cap;
+    int bounce_owner;            /* the slot whose job uses it, or -1 */
     int64_t submitted;
     int chain_failed;            /* the executor's: a job failed, later ones make no call */
 } colio_direct_t;

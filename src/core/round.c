@@ -447,7 +447,7 @@ int colio_step_round(colio_op_t *op)
         colio_round_read_begin(op);
     colio_round_fetch_submit(op);
     op->phase = COLIO_PH_ROUND_FETCH;
-    return COLIO_STEP_NEXT;
+    return colio_step_round_fetch(op); /* at once: usually nothing is in flight */
 }
 
 /* The round's storage read done (if it had one): the exchange starts. */
