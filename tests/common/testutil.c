@@ -75,6 +75,22 @@ void expect_all(int rc, int want, const colio_file *fh, const char *what, const 
         CHECK(strstr(msg, must_contain) != NULL, "%s: message \"%s\" lacks \"%s\"", what, msg, must_contain);
 }
 
+MPI_Info test_info(const char *hints)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    char *copy = strdup(hints ? hints : ""), *save = NULL;
+    for (char *kv = strtok_r(copy, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq) {
+            *eq = '\0';
+            MPI_Info_set(info, kv, eq + 1);
+        }
+    }
+    free(copy);
+    return info;
+}
+
 static char *saved_hints;
 
 void save_env_hints(void)

@@ -49,6 +49,9 @@ void test_rotate_info(MPI_Info info);
 /* rc must be `want` on every rank, with one identical non-empty message (containing must_contain if given). */
 void expect_all(int rc, int want, const colio_file *fh, const char *what, const char *must_contain);
 
+/* A new MPI_Info holding "key=value;key=value" (NULL or empty: none). */
+MPI_Info test_info(const char *hints);
+
 /* Keep COLIO_HINTS aside while a test sets its own, and put it back (a matrix run's hints stay). */
 void save_env_hints(void);
 void restore_env_hints(void);

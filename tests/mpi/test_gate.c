@@ -15,7 +15,7 @@
 
 #include "testutil.h"
 
-enum { GATE_SECONDS = 5 };
+enum { GATE_SECONDS = 30 };
 
 typedef struct {
     const char *name;
@@ -44,19 +44,11 @@ static int64_t block_off(const gate_case_t *c, int r, int b) { return ((int64_t)
 
 static MPI_Info gate_info(const gate_case_t *c)
 {
-    MPI_Info info;
-    MPI_Info_create(&info);
+    MPI_Info info = test_info(c->hints);
     char spec[32];
     snprintf(spec, sizeof spec, "gate:%d", GATE_SECONDS);
     MPI_Info_set(info, "colio_backend", "fault");
     MPI_Info_set(info, "colio_fault", spec);
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", c->hints);
-    for (char *kv = strtok(buf, ";"); kv; kv = strtok(NULL, ";")) {
-        char *eq = strchr(kv, '=');
-        *eq = '\0';
-        MPI_Info_set(info, kv, eq + 1);
-    }
     return info;
 }
 

@@ -19,15 +19,7 @@ static void all_to_all(const char *path, const char *hints, colio_op_stats *out)
 {
     int64_t nblocks = 8 * (int64_t)t_nprocs, size = nblocks * BLOCK;
     test_prefill(path, size);
-    MPI_Info info;
-    MPI_Info_create(&info);
-    char *copy = strdup(hints), *save = NULL;
-    for (char *kv = strtok_r(copy, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-        char *eq = strchr(kv, '=');
-        *eq = '\0';
-        MPI_Info_set(info, kv, eq + 1);
-    }
-    free(copy);
+    MPI_Info info = test_info(hints);
     MPI_Info_set(info, "romio_cb_write", "enable");
     colio_file *fh = NULL;
     CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);

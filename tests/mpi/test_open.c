@@ -48,17 +48,7 @@ static void verify(const char *path, int k, const char *what)
 
 static colio_file *open_on(MPI_Comm comm, const char *path, int amode, const char *hints)
 {
-    MPI_Info info = MPI_INFO_NULL;
-    if (hints) {
-        MPI_Info_create(&info);
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", hints);
-        for (char *kv = strtok(buf, ";"); kv; kv = strtok(NULL, ";")) {
-            char *eq = strchr(kv, '=');
-            *eq = '\0';
-            MPI_Info_set(info, kv, eq + 1);
-        }
-    }
+    MPI_Info info = hints ? test_info(hints) : MPI_INFO_NULL;
     colio_file *fh = NULL;
     int rc = colio_open(comm, path, amode, info, &fh);
     CHECK_RC(rc, COLIO_SUCCESS, NULL);

@@ -20,26 +20,12 @@
 
 #define S 4096
 
-static MPI_Info info_from(const char *hints)
-{
-    MPI_Info info;
-    MPI_Info_create(&info);
-    char *copy = strdup(hints), *save = NULL;
-    for (char *kv = strtok_r(copy, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-        char *eq = strchr(kv, '=');
-        *eq = '\0';
-        MPI_Info_set(info, kv, eq + 1);
-    }
-    free(copy);
-    return info;
-}
-
 /* Write (twice: the second call may reuse the plan) and read back the reversed chunks. */
 static void reversed(const char *path, const char *hints, colio_op_stats *first, colio_op_stats *second)
 {
     int64_t size = (int64_t)S * t_nprocs, off = (int64_t)(t_nprocs - 1 - t_rank) * S;
     test_prefill(path, size + 100);
-    MPI_Info info = info_from(hints);
+    MPI_Info info = test_info(hints);
     colio_file *fh = NULL;
     CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
     unsigned char *buf = malloc(S), *back = malloc(S);
@@ -125,7 +111,7 @@ static void bad_topology(const char *path)
     static const char *const bad[] = {"colio_topology=hypercube:d=3", "colio_topology=fattree:k=3",
                                       "colio_topology=torus:dims=0", "colio_aggregators_per_node=0"};
     for (int i = 0; i < 4; i++) {
-        MPI_Info info = info_from(bad[i]);
+        MPI_Info info = test_info(bad[i]);
         colio_file *fh = NULL;
         int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
         CHECK(rc == COLIO_ERR_HINT && fh == NULL, "%s: got %d", bad[i], rc);
@@ -133,7 +119,7 @@ static void bad_topology(const char *path)
     }
     /* a machine smaller than the job: a clear error at open, on every rank */
     if (t_nprocs > 1) {
-        MPI_Info info = info_from("colio_topology=torus:dims=1;colio_node_size=1");
+        MPI_Info info = test_info("colio_topology=torus:dims=1;colio_node_size=1");
         colio_file *fh = NULL;
         int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
         CHECK(rc == COLIO_ERR_HINT && fh == NULL, "job larger than the torus: got %d (%s)", rc, colio_last_open_error());
@@ -169,7 +155,7 @@ static void topology_file(const char *path)
         fclose(f);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Info info = info_from(hints);
+    MPI_Info info = test_info(hints);
     colio_file *fh = NULL;
     int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
     CHECK(rc == COLIO_ERR_HINT && fh == NULL, "a node missing from the topology file: got %d", rc);

@@ -198,15 +198,7 @@ static const char *const hint_sets[] = {
 
 static MPI_Info make_info(const char *spec)
 {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", spec);
-    for (char *save, *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-        char *eq = strchr(kv, '=');
-        *eq = '\0';
-        MPI_Info_set(info, kv, eq + 1);
-    }
+    MPI_Info info = test_info(spec);
     test_rotate_info(info);
     return info;
 }
