@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/file.h"
@@ -387,6 +388,10 @@ static int init_plan_memory(colio_op_t *op)
     return 0;
 }
 
+_Static_assert(offsetof(colio_setup_words_t, extent_sum) == COLIO_SETUP_MIN * sizeof(int64_t) &&
+                   sizeof(colio_setup_words_t) == COLIO_SETUP_WORDS * sizeof(int64_t),
+               "SETUP: the MIN words first, then the SUM words");
+
 /* The SETUP reduction: MIN of error keys, extents and flags, SUM of extents and bytes. */
 static void setup_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
 {
@@ -473,9 +478,9 @@ static void keep_read_key(colio_op_t *op)
  */
 static void adopt_stored_plan(colio_op_t *op)
 {
-    int64_t id = op->agree_out[5];
+    int64_t id = op->agree_out.setup.plan_id;
     colio_plan_entry_t *e = op->pinned;
-    if (id > 0 && id == -op->agree_out[6] && e && e->id == id && e->glo == op->glo && e->ghi == op->ghi &&
+    if (id > 0 && id == -op->agree_out.setup.plan_id_neg && e && e->id == id && e->glo == op->glo && e->ghi == op->ghi &&
         e->eof == op->eof)
         op->reuse = e; /* stays busy: one borrower at a time, another operation in flight plans afresh */
     unpin_candidate(op);
@@ -505,18 +510,20 @@ int colio_step_start(colio_op_t *op)
         eof = -size;
     }
     const colio_access_t *acc = &op->acc;
-    int64_t *in = op->agree_in;
-    in[0] = colio_err_key(op->err.code, fh->rank);
-    in[1] = acc->n ? acc->runs[0].off : INT64_MAX;
-    in[2] = acc->n ? -acc->end : INT64_MAX;
-    in[3] = eof;
-    in[4] = direct_eligible(op);
     int64_t cand = plan_candidate(op);
-    in[5] = cand;
-    in[6] = -cand;
-    in[7] = acc->n ? acc->end - acc->runs[0].off : 0; /* my extent */
-    in[8] = acc->nbytes;
-    int rc = colio_coll_allreduce(&op->coll, in, op->agree_out, COLIO_SETUP_WORDS, MPI_INT64_T, setup_op(), op->comm);
+    op->agree_in.setup = (colio_setup_words_t){
+        .err_key = colio_err_key(op->err.code, fh->rank),
+        .lo = acc->n ? acc->runs[0].off : INT64_MAX,
+        .hi_neg = acc->n ? -acc->end : INT64_MAX,
+        .eof_neg = eof,
+        .direct = direct_eligible(op),
+        .plan_id = cand,
+        .plan_id_neg = -cand,
+        .extent_sum = acc->n ? acc->end - acc->runs[0].off : 0,
+        .bytes_sum = acc->nbytes,
+    };
+    int rc = colio_coll_allreduce(&op->coll, &op->agree_in.setup, &op->agree_out.setup, COLIO_SETUP_WORDS,
+                                  MPI_INT64_T, setup_op(), op->comm);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "setup agreement");
         op->phase = COLIO_PH_DONE;
@@ -553,13 +560,14 @@ static int use_direct_path(const colio_op_t *op)
 {
     const colio_hints_t *h = &op->fh->hints;
     colio_toggle_t cb = op->args.kind == COLIO_OP_WRITE ? h->cb_write : h->cb_read;
-    if (cb == COLIO_DISABLE || op->agree_out[4] < 0) /* by hint, or some rank's pieces overlap */
+    const colio_setup_words_t *w = &op->agree_out.setup;
+    if (cb == COLIO_DISABLE || w->direct < 0) /* by hint, or some rank's pieces overlap */
         return 1;
     if (cb == COLIO_ENABLE || h->no_indep_rw)
         return 0;
-    if (op->agree_out[4] == 1) /* every rank: large pieces, or nothing */
+    if (w->direct == 1) /* every rank: large pieces, or nothing */
         return 1;
-    int64_t extents = op->agree_out[7], bytes = op->agree_out[8];
+    int64_t extents = w->extent_sum, bytes = w->bytes_sum;
     return op->args.kind == COLIO_OP_READ && h->read_sieve_ratio > 0 && bytes > 0 &&
            extents / h->read_sieve_ratio <= bytes;
 }
@@ -569,14 +577,15 @@ int colio_step_setup(colio_op_t *op)
     int done;
     if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
         return COLIO_STEP_WAIT;
-    if (op->agree_out[0] != 0) {
-        colio_op_start_errmsg(op, op->agree_out[0]);
+    const colio_setup_words_t *w = &op->agree_out.setup;
+    if (w->err_key != 0) {
+        colio_op_start_errmsg(op, w->err_key);
         return COLIO_STEP_NEXT;
     }
-    op->glo = op->agree_out[1];
-    op->ghi = -op->agree_out[2];
+    op->glo = w->lo;
+    op->ghi = -w->hi_neg;
     if (op->args.kind == COLIO_OP_READ) {
-        op->eof = -op->agree_out[3];
+        op->eof = -w->eof_neg;
         keep_read_key(op);
         if (colio_access_clip(&op->acc, op->eof) != 0)
             colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory clipping the access at the end of file");
@@ -607,8 +616,8 @@ int colio_op_post_agreement(colio_op_t *op, colio_phase_t next) { return colio_o
 
 int colio_op_post_agreement_n(colio_op_t *op, colio_phase_t next, int nwords)
 {
-    op->agree_in[0] = colio_err_key(op->err.code, op->fh->rank);
-    int rc = colio_coll_allreduce(&op->coll, op->agree_in, op->agree_out, nwords, MPI_INT64_T, MPI_MIN, op->comm);
+    op->agree_in.err_key = colio_err_key(op->err.code, op->fh->rank);
+    int rc = colio_coll_allreduce(&op->coll, &op->agree_in, &op->agree_out, nwords, MPI_INT64_T, MPI_MIN, op->comm);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "error agreement");
         next = COLIO_PH_DONE;
@@ -622,9 +631,9 @@ int colio_step_final(colio_op_t *op)
 {
     const colio_phase_times *t = &op->stats.time;
     int64_t ns = (int64_t)((t->meta_exchange + t->data_exchange) * 1e9);
-    op->agree_in[1] = ns;
-    op->agree_in[2] = -ns;
-    return colio_op_post_agreement_n(op, COLIO_PH_FINAL_WAIT, 3);
+    op->agree_in.final.exchange_ns = ns;
+    op->agree_in.final.exchange_ns_neg = -ns;
+    return colio_op_post_agreement_n(op, COLIO_PH_FINAL_WAIT, COLIO_WORDS(colio_final_words_t));
 }
 
 int colio_step_final_wait(colio_op_t *op)
@@ -632,12 +641,13 @@ int colio_step_final_wait(colio_op_t *op)
     int done;
     if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
         return COLIO_STEP_WAIT;
-    op->stats.exchange_min = (double)op->agree_out[1] * 1e-9;
-    op->stats.exchange_max = (double)-op->agree_out[2] * 1e-9;
-    if (op->agree_out[0] == 0)
+    const colio_final_words_t *w = &op->agree_out.final;
+    op->stats.exchange_min = (double)w->exchange_ns * 1e-9;
+    op->stats.exchange_max = (double)-w->exchange_ns_neg * 1e-9;
+    if (w->err_key == 0)
         op->phase = COLIO_PH_DONE;
     else
-        colio_op_start_errmsg(op, op->agree_out[0]);
+        colio_op_start_errmsg(op, w->err_key);
     return COLIO_STEP_NEXT;
 }
 

@@ -83,9 +83,44 @@ typedef enum colio_phase {
     COLIO_PH_COUNT_
 } colio_phase_t;
 
-/* SETUP agreement: MIN of the first COLIO_SETUP_MIN words, SUM of the rest. */
+/*
+ * The agreements' words (int64_t each; every one starts with the error key,
+ * colio_err_key: MIN gives the most severe error of the lowest rank).
+ * SETUP reduces its first COLIO_SETUP_MIN words by MIN and the rest by SUM
+ * (setup_reduce in op.c); READY and FINAL are MIN throughout. A maximum
+ * travels as the MIN of its negation (*_neg).
+ */
+typedef struct colio_setup_words {
+    int64_t err_key;
+    int64_t lo, hi_neg;           /* my extent [lo, hi) -> the global extent (INT64_MAX: no pieces) */
+    int64_t eof_neg;              /* reads: -(file size) from rank 0, INT64_MAX elsewhere */
+    int64_t direct;               /* direct_eligible: -1 pieces overlap, 0 no, 1 large pieces or none */
+    int64_t plan_id, plan_id_neg; /* the stored plan proposed (plancache.h): the same everywhere when equal */
+    int64_t extent_sum, bytes_sum; /* SUM: every rank's extent and bytes */
+} colio_setup_words_t;
 #define COLIO_SETUP_MIN 7
 #define COLIO_SETUP_WORDS 9
+
+typedef struct colio_ready_words {
+    int64_t err_key;
+    int64_t peers_neg;            /* the most peers one aggregator hears from */
+    int64_t meta_bytes_neg;       /* the largest average metadata message */
+    int64_t data_bytes_neg;       /* the largest average data message per round */
+} colio_ready_words_t;
+
+typedef struct colio_final_words {
+    int64_t err_key;
+    int64_t exchange_ns, exchange_ns_neg; /* the fastest and slowest rank's exchange time */
+} colio_final_words_t;
+
+typedef union colio_agree_words {
+    int64_t err_key;              /* the first word of each */
+    colio_setup_words_t setup;
+    colio_ready_words_t ready;
+    colio_final_words_t final;
+} colio_agree_words_t;
+
+#define COLIO_WORDS(type) ((int)(sizeof(type) / sizeof(int64_t)))
 
 /*
  * Words per (sender, receiver) pair in the counts Ialltoall: runs and bytes
@@ -245,7 +280,7 @@ typedef struct colio_op {
     int64_t nbytes;              /* requested bytes */
     /* collectives in flight */
     colio_coll_t coll;           /* the agreement in flight (its p2p messages carry coll.tag) */
-    int64_t agree_in[COLIO_SETUP_WORDS], agree_out[COLIO_SETUP_WORDS];
+    colio_agree_words_t agree_in, agree_out; /* the agreement in flight's words */
     int64_t err_key;
     int64_t eof;                 /* reads: file size at the start */
     int64_t glo, ghi;            /* global extent */
@@ -331,7 +366,7 @@ void colio_op_io_wait(colio_op_t *op);
 void colio_direct_free(colio_op_t *op);
 /* Post the error agreement (MIN of error keys); its result decides in phase next. */
 int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
-/* The same with agree_in[1..nwords) reduced by MIN alongside (callers fill them). */
+/* The same with agree_in's first nwords words reduced by MIN (callers fill all but the error key). */
 int colio_op_post_agreement_n(colio_op_t *op, colio_phase_t next, int nwords);
 /* Copies of one run's pieces (round.c): between the collective buffer (file layout of the
    round) and a packed buffer, and between the collective buffer and user memory. */

@@ -317,7 +317,7 @@ static int alloc_round_buffers(colio_op_t *op)
  * reads: the same ranks), minus its average metadata message and minus its
  * average data message per round, in bytes. Non-aggregators give 0.
  */
-static void exchange_shape(const colio_op_t *op, int64_t *w)
+static void exchange_shape(const colio_op_t *op, colio_ready_words_t *w)
 {
     const colio_plan_t *p = &op->plan;
     int64_t peers = 0, runs = 0, bytes = 0;
@@ -329,9 +329,9 @@ static void exchange_shape(const colio_op_t *op, int64_t *w)
         }
     int64_t share = p->my_agg >= 0 ? domain_share(op) : 0;
     int64_t rounds = share > 0 ? (share + p->dom.round_size - 1) / p->dom.round_size : 1;
-    w[0] = -peers;
-    w[1] = peers ? -(COLIO_META_BYTES * runs / peers) : 0;
-    w[2] = peers ? -(bytes / (peers * rounds)) : 0;
+    w->peers_neg = -peers;
+    w->meta_bytes_neg = peers ? -(COLIO_META_BYTES * runs / peers) : 0;
+    w->data_bytes_neg = peers ? -(bytes / (peers * rounds)) : 0;
 }
 
 int colio_step_counts(colio_op_t *op)
@@ -345,8 +345,8 @@ int colio_step_counts(colio_op_t *op)
         alloc_round_buffers(op);
     if (op->err.code == 0)
         reserve_requests(op);
-    exchange_shape(op, &op->agree_in[1]);
-    return colio_op_post_agreement_n(op, COLIO_PH_READY, 4);
+    exchange_shape(op, &op->agree_in.ready);
+    return colio_op_post_agreement_n(op, COLIO_PH_READY, COLIO_WORDS(colio_ready_words_t));
 }
 
 static int by_peer(const void *a, const void *b)
@@ -412,7 +412,8 @@ static const colio_xchg_ops_t *auto_kernel(const colio_op_t *op, int64_t peers, 
 static void choose_kernels(colio_op_t *op)
 {
     const colio_config_t *c = &op->fh->cfg;
-    int64_t peers = -op->agree_out[1], meta_bytes = -op->agree_out[2], data_bytes = -op->agree_out[3];
+    const colio_ready_words_t *w = &op->agree_out.ready;
+    int64_t peers = -w->peers_neg, meta_bytes = -w->meta_bytes_neg, data_bytes = -w->data_bytes_neg;
     op->kern_meta = c->xchg_meta ? c->xchg_meta : auto_kernel(op, peers, meta_bytes);
     op->kern_data = c->xchg_data ? c->xchg_data : auto_kernel(op, peers, data_bytes);
     op->stats.max_fanin = peers;
@@ -423,8 +424,8 @@ int colio_step_ready(colio_op_t *op)
     int done;
     if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
         return COLIO_STEP_WAIT;
-    if (op->agree_out[0] != 0) {
-        colio_op_start_errmsg(op, op->agree_out[0]);
+    if (op->agree_out.err_key != 0) {
+        colio_op_start_errmsg(op, op->agree_out.err_key);
         return COLIO_STEP_NEXT;
     }
     choose_kernels(op);
