@@ -11,7 +11,6 @@
 #include "core/file.h"
 #include "core/op.h"
 #include "core/plancache.h"
-#include "exchange/kernels.h"
 
 int64_t colio_agg_list_bytes(const colio_agg_list_t *l)
 {
@@ -268,8 +267,20 @@ static int64_t requester_stage_size(const colio_op_t *op)
     return total;
 }
 
-/* A configured kernel (NULL: auto, decided at READY) that may turn out to be TAM. */
-static int may_run_tam(const colio_xchg_ops_t *k) { return k == NULL || k == &colio_xchg_tam; }
+/* Needs of the kernel an exchange runs: the configured one, or the most of auto's candidates (decided at READY). */
+static void kernel_needs(const colio_xchg_ops_t *k, const colio_op_t *op, int64_t *reqs, size_t *scratch)
+{
+    const colio_xchg_ctx_t *c = op->plan.xctx;
+    int rank = op->fh->rank;
+    *reqs = colio_xchg_extra_requests(k, c, rank);
+    *scratch = colio_xchg_scratch_bytes(k, c, rank);
+    for (const colio_xchg_ops_t *const *a = colio_xchg_auto_candidates(); k == NULL && *a; a++) {
+        int64_t r = colio_xchg_extra_requests(*a, c, rank);
+        size_t s = colio_xchg_scratch_bytes(*a, c, rank);
+        *reqs = r > *reqs ? r : *reqs;
+        *scratch = s > *scratch ? s : *scratch;
+    }
+}
 
 /* Requests of the metadata exchange and of any round, reserved before READY. */
 static int reserve_requests(colio_op_t *op)
@@ -285,17 +296,17 @@ static int reserve_requests(colio_op_t *op)
             meta += colio_xchg_chunks(COLIO_META_BYTES * p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS]);
     /* a round: at most one message per aggregator and one per source, each within a round */
     int64_t data = (int64_t)(p->naggs + fh->nprocs) * colio_xchg_chunks(fh->hints.cb_buffer_size);
-    /* TAM (or auto, which may pick it at READY): headers, segments and an LA's traffic on top */
-    const colio_config_t *c = &fh->cfg;
-    int tam_meta = may_run_tam(c->xchg_meta), tam_data = may_run_tam(c->xchg_data);
-    int64_t tam = tam_meta || tam_data ? colio_tam_requests(op->plan.xctx, fh->rank) : 0;
-    meta += tam_meta ? tam : 0;
-    data += tam_data ? tam : 0;
-    size_t scratch = tam ? colio_tam_scratch_bytes(op->plan.xctx, fh->rank) : 0;
+    /* what the kernels add on top (TAM: headers, segments and a local aggregator's traffic) */
+    int64_t meta_extra, data_extra;
+    size_t meta_scratch, data_scratch;
+    kernel_needs(fh->cfg.xchg_meta, op, &meta_extra, &meta_scratch);
+    kernel_needs(fh->cfg.xchg_data, op, &data_extra, &data_scratch);
+    meta += meta_extra;
+    data += data_extra;
     if (meta > INT_MAX || data > INT_MAX || colio_xchg_reserve(&op->meta, (int)meta) != 0 ||
         colio_xchg_reserve(&op->rnd.x, (int)data) != 0 ||
-        (tam_meta && colio_xchg_reserve_scratch(&op->meta, scratch) != 0) ||
-        (tam_data && colio_xchg_reserve_scratch(&op->rnd.x, scratch) != 0))
+        (meta_scratch && colio_xchg_reserve_scratch(&op->meta, meta_scratch) != 0) ||
+        (data_scratch && colio_xchg_reserve_scratch(&op->rnd.x, data_scratch) != 0))
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for MPI requests");
     return 0;
 }
@@ -382,31 +393,14 @@ static void start_meta_exchange(colio_op_t *op)
         colio_op_fail(op, COLIO_ERR_MPI, "metadata exchange (%s) failed to start", x->ops->name);
 }
 
-/*
- * Automatic kernel choice (what Kang et al. SC20 leave as future work, from
- * their Sec. V conclusions): an exchange is all-to-many when the busiest
- * aggregator has at least colio_auto_fanin peers; with small messages (at
- * most colio_auto_msg_max bytes on average) contention and request
- * pile-up dominate. Then two-layer aggregation wins when there are several
- * nodes and some node has several ranks to gather (their Sec. V-B: TAM
- * beats every explicit throttle by shrinking the inter-node exchange to
- * local and I/O aggregators); on one node, or one rank per node, it would
- * only add a hop, and the balanced spread-out kernel with throttling and
- * Issend wins (their Fig. 5a-d). With a small fan-in or large messages,
- * throttling only underuses the network (FLASH-IO, BTIO data: their Fig.
- * 5e-h and the "hybrid" column), so ROMIO's post-all kernel stays.
- * Metadata and data are decided separately from the same agreement (so
- * every rank decides alike: the topology is the same everywhere).
- */
+/* colio_exchange=auto for one exchange (exchange/auto.c), from the READY agreement: alike on every rank. */
 static const colio_xchg_ops_t *auto_kernel(const colio_op_t *op, int64_t peers, int64_t msg_bytes)
 {
     const colio_hints_t *h = &op->fh->hints;
     const colio_topo_t *topo = &op->fh->cfg.topo;
-    if (peers < h->auto_fanin || msg_bytes > h->auto_msg_max)
-        return &colio_xchg_romio;
-    if (topo->nnodes >= 2 && topo->nprocs > topo->nnodes) /* several nodes, one with several ranks */
-        return &colio_xchg_tam;
-    return &colio_xchg_balanced;
+    colio_xchg_auto_in_t in = {.peers = peers, .msg_bytes = msg_bytes, .nnodes = topo->nnodes,
+                               .nprocs = topo->nprocs, .fanin = h->auto_fanin, .msg_max = h->auto_msg_max};
+    return colio_xchg_auto(&in);
 }
 
 static void choose_kernels(colio_op_t *op)

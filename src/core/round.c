@@ -14,7 +14,6 @@
 #include "access/copy.h"
 #include "core/file.h"
 #include "core/op.h"
-#include "exchange/kernels.h"
 
 static int64_t round_of(const colio_op_t *op, int64_t off)
 {
@@ -39,18 +38,16 @@ static int64_t agg_next_round(const colio_op_t *op)
 }
 
 /*
- * The next round this rank takes part in. With TAM as data kernel the ranks
- * of a group of two or more visit every round: a local aggregator forwards
- * its members' messages in rounds it has nothing of its own in, and its
- * members' headers flow every round (exchange/tam.c). A rank alone in its
- * group exchanges headers with nobody and sends or receives segments only in
- * rounds it has messages in, so it keeps to those.
+ * The next round this rank takes part in: every round where the data
+ * kernel says so (TAM: a local aggregator forwards its members' messages in
+ * rounds it has nothing of its own in, and its members' headers flow every
+ * round), else only the rounds it has messages in.
  */
 static int64_t next_round(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
     int64_t best = INT64_MAX;
-    if (op->kern_data == &colio_xchg_tam && colio_tam_grouped(op->plan.xctx, op->fh->rank))
+    if (colio_xchg_every_round(op->kern_data, op->plan.xctx, op->fh->rank))
         return op->rnd.r + 1 < p->dom.nrounds ? op->rnd.r + 1 : INT64_MAX;
     for (int i = 0; i < p->naggs; i++) {
         const colio_agg_list_t *l = &p->to_agg[i];

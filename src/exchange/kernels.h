@@ -12,13 +12,6 @@ extern const colio_xchg_ops_t colio_xchg_pairwise;
 extern const colio_xchg_ops_t colio_xchg_rma;
 extern const colio_xchg_ops_t colio_xchg_tam;
 
-/* TAM: requests beyond the direct messages' and scratch bytes one exchange of `rank` can need
-   (the engine reserves both before its agreement on allocation failures). */
-int64_t colio_tam_requests(const colio_xchg_ctx_t *c, int rank);
-size_t colio_tam_scratch_bytes(const colio_xchg_ctx_t *c, int rank);
-/* TAM: whether rank leads or belongs to a group of two ranks or more (then it visits every round). */
-int colio_tam_grouped(const colio_xchg_ctx_t *c, int rank);
-
 /* Step of the message src -> dst in each stepped schedule (exposed for the schedule tests). */
 int64_t colio_spread_step(const colio_xchg_t *x, int src, int dst);
 int64_t colio_balanced_step(const colio_xchg_t *x, int src, int dst);

@@ -25,7 +25,7 @@
  * Every TAM message (tag+2, tag+3) is one MPI message, even above 2 GiB:
  * byte runs that long are described by a datatype of 1 GiB blocks, so the
  * number of requests never depends on sizes and the engine can reserve them
- * before its agreement on allocation failures (colio_tam_requests).
+ * before its agreement on allocation failures (tam_requests).
  *
  * Deadlock freedom: at start every rank posts everything that does not
  * depend on another rank's data: direct sends and receives, headers (both
@@ -134,14 +134,15 @@ static size_t carve_state(const colio_xchg_ctx_t *c, int rank, char *base, tam_t
     return cv.used;
 }
 
-size_t colio_tam_scratch_bytes(const colio_xchg_ctx_t *c, int rank) { return carve_state(c, rank, NULL, NULL); }
+static size_t tam_scratch_bytes(const colio_xchg_ctx_t *c, int rank) { return carve_state(c, rank, NULL, NULL); }
 
-int colio_tam_grouped(const colio_xchg_ctx_t *c, int rank)
+/* A rank that leads or belongs to a group of two or more forwards or has headers every round. */
+static int tam_grouped(const colio_xchg_ctx_t *c, int rank)
 {
     return c->la_of && (c->la_of[rank] != rank || c->group_size[rank] > 1);
 }
 
-int64_t colio_tam_requests(const colio_xchg_ctx_t *c, int rank)
+static int64_t tam_requests(const colio_xchg_ctx_t *c, int rank)
 {
     int64_t g = c->group_size && c->group_size[rank] > 0 ? c->group_size[rank] - 1 : 0;
     /* my header; a segment per LA (receiver up, aggregator down); an LA's headers,
@@ -579,4 +580,7 @@ const colio_xchg_ops_t colio_xchg_tam = {
     .start = tam_start,
     .progress = tam_progress,
     .cleanup = tam_cleanup,
+    .extra_requests = tam_requests,
+    .scratch_bytes = tam_scratch_bytes,
+    .every_round = tam_grouped,
 };

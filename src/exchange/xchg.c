@@ -24,6 +24,21 @@ const colio_xchg_ops_t *colio_xchg_find(const char *name)
 
 const char *colio_xchg_name(int i) { return i >= 0 && i < N_KERNELS ? registry[i]->name : NULL; }
 
+int64_t colio_xchg_extra_requests(const colio_xchg_ops_t *k, const colio_xchg_ctx_t *c, int rank)
+{
+    return k && k->extra_requests ? k->extra_requests(c, rank) : 0;
+}
+
+size_t colio_xchg_scratch_bytes(const colio_xchg_ops_t *k, const colio_xchg_ctx_t *c, int rank)
+{
+    return k && k->scratch_bytes ? k->scratch_bytes(c, rank) : 0;
+}
+
+int colio_xchg_every_round(const colio_xchg_ops_t *k, const colio_xchg_ctx_t *c, int rank)
+{
+    return k && k->every_round ? k->every_round(c, rank) : 0;
+}
+
 #define CHUNK ((int64_t)1 << 30) /* MPI counts are int: large messages go in pieces */
 
 int colio_xchg_chunks(int64_t len) { return (int)((len + CHUNK - 1) / CHUNK); }

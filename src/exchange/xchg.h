@@ -76,6 +76,20 @@ typedef struct colio_xchg_ops {
     int (*start)(colio_xchg_t *x);
     int (*progress)(colio_xchg_t *x, int *done_p);
     void (*cleanup)(colio_xchg_t *x);
+    /*
+     * Optional (NULL: none). Requests beyond one per message (and per 1 GiB
+     * piece) and scratch bytes one exchange of `rank` can need: the engine
+     * reserves both before its agreement on allocation failures, so a kernel
+     * never fails half-way through posting.
+     */
+    int64_t (*extra_requests)(const colio_xchg_ctx_t *c, int rank);
+    size_t (*scratch_bytes)(const colio_xchg_ctx_t *c, int rank);
+    /*
+     * Optional (NULL: no). Whether `rank` takes part in every round of a
+     * two-phase operation, not only in those it has messages in (a kernel
+     * that forwards other ranks' messages, as TAM's local aggregators do).
+     */
+    int (*every_round)(const colio_xchg_ctx_t *c, int rank);
 } colio_xchg_ops_t;
 
 /* Tags one exchange may use: tag .. tag + COLIO_XCHG_TAGS - 1. */
@@ -117,6 +131,26 @@ struct colio_xchg {
 
 const colio_xchg_ops_t *colio_xchg_find(const char *name);
 const char *colio_xchg_name(int i);
+/* A kernel's needs and round rule, NULL-safe (see the ops above). */
+int64_t colio_xchg_extra_requests(const colio_xchg_ops_t *k, const colio_xchg_ctx_t *c, int rank);
+size_t colio_xchg_scratch_bytes(const colio_xchg_ops_t *k, const colio_xchg_ctx_t *c, int rank);
+int colio_xchg_every_round(const colio_xchg_ops_t *k, const colio_xchg_ctx_t *c, int rank);
+
+/* ---- the automatic choice (exchange/auto.c) ------------------------------------ */
+
+/* What the choice looks at: the same on every rank (from one agreement and the topology). */
+typedef struct colio_xchg_auto_in {
+    int64_t peers;     /* senders to the busiest aggregator */
+    int64_t msg_bytes; /* average message of the exchange */
+    int nnodes, nprocs;
+    int fanin;         /* colio_auto_fanin */
+    int64_t msg_max;   /* colio_auto_msg_max */
+} colio_xchg_auto_in_t;
+
+/* The kernel `colio_exchange=auto` runs for one exchange; a pure function. */
+const colio_xchg_ops_t *colio_xchg_auto(const colio_xchg_auto_in_t *in);
+/* The kernels colio_xchg_auto may return (NULL-terminated): what the engine reserves for. */
+const colio_xchg_ops_t *const *colio_xchg_auto_candidates(void);
 
 /* ---- the per-file context (exchange/ctx.c) ------------------------------------ */
 
