@@ -30,6 +30,7 @@
  * MPI is initialised with MPI_THREAD_MULTIPLE so colio_progress=thread works.
  */
 #include <mpi.h>
+#include <sys/resource.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +215,14 @@ static void waitall_ops(int n, req_t *r)
 
 /* ---- overlap (Fig. 6/7) ------------------------------------------------------------------ */
 
+/* CPU seconds of the whole process (all threads: the program's, colio's progress and I/O threads). */
+static double process_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 /* Blocking step: the I/O, then the computation. Returns the step; *io gets the I/O part. */
 static double blocking_step(kind_t k, char *buf, const opts_t *o, long long work, double *io)
 {
@@ -233,10 +242,10 @@ static double blocking_step(kind_t k, char *buf, const opts_t *o, long long work
  * (longer than alone when progress takes CPU from it), t[2] the time left
  * in the wait.
  */
-static double nonblocking_step(kind_t k, char *buf, const opts_t *o, long long work, double t[3])
+static double nonblocking_step(kind_t k, char *buf, const opts_t *o, long long work, double t[4])
 {
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    double c0 = process_cpu(), t0 = MPI_Wtime();
     req_t req;
     die_on(start_op(k, 0, buf, o->bytes, &req), "start");
     double t1 = MPI_Wtime();
@@ -249,6 +258,7 @@ static double nonblocking_step(kind_t k, char *buf, const opts_t *o, long long w
     if (pending(&req))
         wait_op(&req);
     double t3 = MPI_Wtime();
+    t[3] = process_cpu() - c0; /* the step's CPU, the computation's included */
     t[0] = slowest(t1 - t0);
     t[1] = slowest(t2 - t1);
     t[2] = slowest(t3 - t2);
@@ -258,7 +268,7 @@ static double nonblocking_step(kind_t k, char *buf, const opts_t *o, long long w
 static void overlap_kind(kind_t k, char *buf, const opts_t *o)
 {
     int R = o->repeat;
-    double *io = malloc(sizeof(double) * R), *bc = malloc(sizeof(double) * R), *nbc = malloc(sizeof(double) * R),
+    double *io = malloc(sizeof(double) * R), *cpu = malloc(sizeof(double) * R), *ccpu = malloc(sizeof(double) * R), *bc = malloc(sizeof(double) * R), *nbc = malloc(sizeof(double) * R),
            *comp = malloc(sizeof(double) * R), *part[3];
     for (int i = 0; i < 3; i++)
         part[i] = malloc(sizeof(double) * R);
@@ -267,24 +277,28 @@ static void overlap_kind(kind_t k, char *buf, const opts_t *o)
     long long work = calibrate(median(io, R));
     for (int r = 0; r < R; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
+        double c0 = process_cpu(), t0 = MPI_Wtime();
         compute_iters(work);
         comp[r] = slowest(MPI_Wtime() - t0);
+        ccpu[r] = process_cpu() - c0;
     }
     for (int r = 0; r < R; r++) { /* alternate, so drifts hit both alike */
         bc[r] = blocking_step(k, buf, o, work, &io[r]);
-        double t[3];
+        double t[4];
         nbc[r] = nonblocking_step(k, buf, o, work, t);
         for (int i = 0; i < 3; i++)
             part[i][r] = t[i];
+        cpu[r] = t[3];
     }
     double t_io = median(io, R), t_comp = median(comp, R), t_bc = median(bc, R), t_nbc = median(nbc, R);
+    double nb_cpu = slowest(median(cpu, R) - median(ccpu, R));
     if (rank == 0)
         printf("overlap %s bytes_per_rank %lld t_io %.6f t_compute %.6f t_blocking_step %.6f t_nonblocking_step "
-               "%.6f hidden %.3f saved %.3f nb_start %.6f nb_compute %.6f nb_wait %.6f test_calls %d\n",
+               "%.6f hidden %.3f saved %.3f nb_start %.6f nb_compute %.6f nb_wait %.6f test_calls %d nb_cpu %.6f\n",
                kind_name[k], o->bytes, t_io, t_comp, t_bc, t_nbc, (t_bc - t_nbc) / t_io, 1.0 - t_nbc / t_bc,
-               median(part[0], R), median(part[1], R), median(part[2], R), o->test_calls ? o->slices : 0);
-    free(io), free(bc), free(nbc), free(comp), free(part[0]), free(part[1]), free(part[2]);
+               median(part[0], R), median(part[1], R), median(part[2], R), o->test_calls ? o->slices : 0,
+               nb_cpu);
+    free(cpu), free(ccpu), free(io), free(bc), free(nbc), free(comp), free(part[0]), free(part[1]), free(part[2]);
 }
 
 /* ---- outstanding operations (Fig. 8) ----------------------------------------------------- */

@@ -1,32 +1,35 @@
 #!/usr/bin/env bash
-# The nonblocking experiments of docs/PERFORMANCE.md ("Nonblocking I/O"):
-# colio-nbbench overlap and outstanding, 2 ranks bound to cores, under MPICH
-# and Open MPI, on /dev/shm as it is and behind the fault backend with a
-# 5 ms sleep per storage call (storage that takes time without the CPU).
+# The nonblocking experiments of docs/PERFORMANCE.md (issue 22's matrix),
+# default hints plus colio_progress=thread, under MPICH and Open MPI:
+#   - overlap, 2 ranks bound to cores, 8 MiB per rank behind the fault
+#     backend's 5 ms sleep per storage call (storage that takes time without
+#     the CPU);
+#   - overlap, 1 rank not bound (a core free for colio's threads), files in
+#     /dev/shm, 64 MiB (4 MiB in 64-byte pieces);
+#   - pieces of 64 B, 4 KiB and contiguous, write and read;
+#   - outstanding (16 writes, then reads, posted 1 to 16 at a time) on the
+#     slow storage.
 # Prints colio-nbbench's lines, each prefixed with its configuration.
 # usage: tools/nbbench-suite.sh [repeat]   (from the source tree, after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-repeat=${1:-9}
-base="romio_cb_write=enable;romio_cb_read=enable;cb_buffer_size=1048576"
-delay=";colio_backend=fault;colio_fault=delay:5000"
-run() { # mpi label args...
-  local mpi=$1 label=$2; shift 2
+repeat=${1:-5}
+slow="colio_progress=thread;colio_backend=fault;colio_fault=delay:5000"
+run() { # mpi label np bind args...
+  local mpi=$1 label=$2 np=$3 bind=$4; shift 4
   (colio_mpi_env "$mpi"
-   "$COLIO_MPIEXEC" $COLIO_MPIEXEC_BIND -n 2 "build/$mpi/bench/colio-nbbench" --repeat "$repeat" "$@") |
-    grep -v '^#' | sed "s/^/$mpi $label /"
+   [ "$bind" = none ] && bind=${COLIO_MPIEXEC_BIND/core/none} || bind=$COLIO_MPIEXEC_BIND
+   "$COLIO_MPIEXEC" $bind -n "$np" "build/$mpi/bench/colio-nbbench" --path /dev/shm/colio-nbbench.dat \
+     --repeat "$repeat" "$@") | grep -v '^#' | sed "s/^/$mpi $label /"
 }
 for mpi in mpich openmpi; do
-  for st in delay tmpfs; do
-    h=$base; [ $st = delay ] && h=$base$delay
-    run $mpi "$st thread" --hints "colio_progress=thread;$h" overlap
-    run $mpi "$st none+test" --test-calls --slices 1000 --hints "colio_progress=none;$h" overlap
-    run $mpi "$st none" --hints "colio_progress=none;$h" overlap
-    run $mpi "$st thread" --bytes 2097152 --hints "colio_progress=thread;$h" outstanding
-    run $mpi "$st none" --bytes 2097152 --hints "colio_progress=none;$h" outstanding
+  for piece in contiguous 4096 64; do
+    p=$piece; [ $piece = contiguous ] && p=8388608
+    run $mpi "np2 slow piece=$piece" 2 core --bytes 8388608 --piece $p --hints "$slow" overlap
+    bytes=67108864; [ $piece = 64 ] && bytes=4194304
+    p=$piece; [ $piece = contiguous ] && p=$bytes
+    run $mpi "np1 tmpfs piece=$piece" 1 none --bytes $bytes --piece $p --hints "colio_progress=thread" overlap
   done
-  run $mpi "tmpfs mpiio+test" --engine mpiio --test-calls --slices 1000 --hints "$base" overlap
-  run $mpi "tmpfs mpiio" --engine mpiio --hints "$base" overlap
-  run $mpi "tmpfs mpiio" --engine mpiio --bytes 2097152 --hints "$base" outstanding
+  run $mpi "np2 slow piece=4096" 2 core --bytes 2097152 --hints "$slow" outstanding
 done

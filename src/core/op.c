@@ -159,6 +159,11 @@ int colio_op_blocks_on_own(colio_op_t *op)
     return n > 0 || in_agreement(op) || current_exchange(op) != NULL || colio_op_io_pending(op);
 }
 
+int colio_op_waits_on_messages(colio_op_t *op)
+{
+    return !colio_op_io_pending(op) && (in_agreement(op) || current_exchange(op) != NULL);
+}
+
 /* One step, its time charged to the phase it ran in (storage time is counted apart). */
 static int timed_step(colio_op_t *op)
 {

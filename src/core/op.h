@@ -315,6 +315,8 @@ int colio_op_advance(colio_op_t *op);
 void colio_op_wait_phase(colio_op_t *op);
 /* Whether the current phase waits for MPI requests or a storage job (else for another operation). */
 int colio_op_blocks_on_own(colio_op_t *op);
+/* Whether the current phase waits for messages (an exchange or an agreement), which only MPI calls move. */
+int colio_op_waits_on_messages(colio_op_t *op);
 /* Requests the current phase waits for. */
 void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n);
 /* Blocking: run every step to completion. Returns the agreed code. */

@@ -1,6 +1,7 @@
 /* The progress engine: stepping every operation in flight, waiting, the progress thread (see nb.h). */
 #include <pthread.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "core/file.h"
@@ -138,11 +139,27 @@ static int threaded_ops_in_flight(void)
 }
 
 /*
- * Sleep between polls, growing from a yield to 128 us while nothing moves.
- * The sleep ends early when the I/O helper finishes a storage job (the
- * next round can start at once): MPI messages cannot wake the thread, so it
- * polls, but storage completions do.
+ * How long the thread may sleep between polls. Messages cannot wake it,
+ * and a large message moves only while both sides make MPI calls (MPICH's
+ * shared-memory pipeline copies a cell per call): an operation in an
+ * exchange or an agreement is polled at most POLL_MESSAGES_US apart, or its
+ * exchange would crawl through the program's whole computation and finish
+ * in the wait. Operations that wait for storage are woken by the executor's
+ * completions, so a longer sleep there costs nothing.
  */
+enum { POLL_MESSAGES_US = 16, POLL_IDLE_US = 128 };
+
+/* Lock held. */
+static unsigned poll_limit_us(void)
+{
+    for (colio_nb_file_t *f = files; f; f = f->next)
+        for (colio_op_t *op = f->threaded ? f->fh->ops_head : NULL; op; op = op->next)
+            if (!op->claimed && colio_op_waits_on_messages(op))
+                return POLL_MESSAGES_US;
+    return POLL_IDLE_US;
+}
+
+/* Sleep between polls, growing from a yield to poll_limit_us() while nothing moves; storage completions end it early. */
 static void thread_backoff(unsigned *us)
 {
     if (*us == 0) {
@@ -152,13 +169,16 @@ static void thread_backoff(unsigned *us)
         *us = 1;
         return;
     }
+    unsigned limit = poll_limit_us();
+    if (*us > limit)
+        *us = limit;
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_nsec += (long)*us * 1000;
     if (until.tv_nsec >= 1000000000L)
         until.tv_sec++, until.tv_nsec -= 1000000000L;
     pthread_cond_timedwait(&work_cv, &lock, &until);
-    if (*us < 128)
+    if (*us < limit)
         *us *= 2;
 }
 
@@ -168,6 +188,7 @@ static void storage_job_done(void) { pthread_cond_broadcast(&work_cv); }
 static void *thread_main(void *unused)
 {
     (void)unused;
+    prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: Linux's default 50 us slack would stretch every short poll */
     unsigned us = 0;
     pthread_mutex_lock(&lock);
     while (!thread_stop) {
