@@ -181,6 +181,10 @@ static const hint_def_t hint_table[] = {
     {"colio_max_outstanding", HK_INT, F(max_outstanding), 1, 4096, NULL, "16",
      "nonblocking operations in flight per file; the next one first completes the oldest in its slot "
      "(each slot is a communicator of its own, and each operation in flight holds its own buffers)"},
+    {"colio_io_threads", HK_INT, F(io_threads), 1, 64, NULL, "4",
+     "threads per process that run storage jobs of nonblocking and pipelined operations; the jobs of one "
+     "operation run in order, those of different operations (several in flight, byte ranges apart) at once, "
+     "so slow storage calls overlap; idle threads sleep, and the largest value any open file asks for holds"},
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
      "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
      "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator; "
@@ -210,6 +214,7 @@ void colio_hints_default(colio_hints_t *h)
     h->plan_cache = 4;
     h->aggs_per_node = 1;
     h->max_outstanding = 16;
+    h->io_threads = 4;
     strcpy(h->progress, "auto");
     strcpy(h->agreements, colio_coll_default_name());
     h->pipeline = 2;

@@ -43,6 +43,7 @@ typedef struct colio_hints {
     int64_t block_size;      /* colio_block_size: block of the block layout; 0 = st_blksize */
     int aggs_per_node;       /* colio_aggregators_per_node: default count per node and the placements' cap */
     int max_outstanding;     /* colio_max_outstanding: nonblocking operations in flight per file */
+    int io_threads;          /* colio_io_threads: storage job threads per process */
     int pipeline;            /* colio_pipeline: collective buffers per aggregator, 2 overlaps storage I/O with the exchange */
     int null_latency_us;     /* colio_null_latency: null backend, microseconds per access */
     int64_t null_bandwidth;  /* colio_null_bandwidth: null backend, bytes per second; 0 = unlimited */

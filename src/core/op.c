@@ -253,6 +253,7 @@ int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job, int background)
         colio_aio_acquire();
         fh->aio_ref = 1;
     }
+    colio_aio_threads(fh->hints.io_threads); /* here, so colio_set_info's value holds too */
     if (executor->submit(job) == 0)
         return 1;
     colio_aio_job_run(job); /* no executor (SMPI): here, as a synchronous call would */

@@ -1,14 +1,23 @@
 /*
- * Asynchronous storage I/O with one helper thread per process (see aio.h).
- * One mutex guards the queue; a job's state is also published with an
- * atomic store so test() needs no lock, and wait() sleeps on a condition
- * variable that the helper broadcasts after each job. Jobs run one at a
- * time in submission order (a chain's later job sees an earlier failure).
+ * Asynchronous storage I/O with a pool of helper threads per process (see
+ * aio.h). One mutex guards the queue; a job's state is also published with
+ * an atomic store so test() needs no lock, and wait() sleeps on a condition
+ * variable that the helpers broadcast after each job.
  *
- * wait() on a job the helper has not started, with nothing running, runs
- * it in the caller instead of sleeping until the helper is scheduled: with
- * MPI ranks busy-polling every core (MPICH) or tiny rounds the helper may
- * get no CPU for a long time, and the caller would only sit idle.
+ * Jobs of one chain (one operation: the same chain_failed word) run one at
+ * a time in submission order, so a chain's later job sees an earlier
+ * failure and makes no call; jobs of different chains run at once on
+ * different helpers (several operations in flight: the engine's issue-order
+ * rules, core/order.c, already keep operations with overlapping byte
+ * ranges from reaching storage together). Helpers start as jobs need them,
+ * up to colio_aio_threads(n) (the colio_io_threads hint), and sleep on a
+ * condition variable when idle: storage calls mostly wait, so a helper
+ * costs CPU only while it copies.
+ *
+ * wait() on a job no helper has started, when it may run, runs it in the
+ * caller instead of sleeping until a helper is scheduled: with MPI ranks
+ * busy-polling every core (MPICH) or tiny rounds a helper may get no CPU
+ * for a long time, and the caller would only sit idle.
  */
 #include "store/aio.h"
 
@@ -18,17 +27,21 @@
 #include <string.h>
 #include <time.h>
 
-enum { JOB_IDLE, JOB_QUEUED, JOB_DONE };
+enum { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+#define MAX_HELPERS 64
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t work; /* a job was queued, or the helper must stop */
+    pthread_cond_t work; /* a job was queued or a chain became free, or the helpers must stop */
     pthread_cond_t done; /* a job finished */
-    colio_aio_job_t *head, *tail;
-    pthread_t thread;
-    int running, stopping, refs;
-    int busy; /* a job is running (in the helper, or in a caller that took it over) */
-} q = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+    colio_aio_job_t *head, *tail; /* queued, in submission order */
+    colio_aio_job_t *running;     /* running (in a helper, or in a caller that took it over) */
+    pthread_t threads[MAX_HELPERS];
+    int nthreads, idle, want, stopping, refs;
+    int queued; /* jobs in the queue */
+} q = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
+       .want = 1};
 
 static double now(void)
 {
@@ -124,28 +137,69 @@ void colio_aio_job_run(colio_aio_job_t *job)
     job->seconds = now() - t0;
 }
 
-/* Under q.lock. */
-static colio_aio_job_t *pop_head(void)
+/* Under q.lock: whether a job of job's chain is running or queued before it (then it must wait). */
+static int chain_busy(const colio_aio_job_t *job)
 {
-    colio_aio_job_t *job = q.head;
-    q.head = job->next;
-    if (q.head == NULL)
-        q.tail = NULL;
-    return job;
+    if (job->chain_failed == NULL)
+        return 0;
+    for (const colio_aio_job_t *r = q.running; r; r = r->next)
+        if (r->chain_failed == job->chain_failed)
+            return 1;
+    for (const colio_aio_job_t *e = q.head; e && e != job; e = e->next)
+        if (e->chain_failed == job->chain_failed)
+            return 1;
+    return 0;
 }
 
-static void (*notify)(void); /* called by the helper after each job (colio_aio_set_notify) */
+/* Under q.lock: unlink job from the queue and count it running. */
+static void take(colio_aio_job_t *job)
+{
+    colio_aio_job_t **pp = &q.head, *prev = NULL;
+    while (*pp != job)
+        prev = *pp, pp = &(*pp)->next;
+    *pp = job->next;
+    if (q.tail == job)
+        q.tail = prev;
+    q.queued--;
+    job->next = q.running;
+    q.running = job;
+    __atomic_store_n(&job->state, JOB_RUNNING, __ATOMIC_RELAXED);
+}
+
+/* Under q.lock: the first queued job that may run now, or NULL. */
+static colio_aio_job_t *next_runnable(void)
+{
+    for (colio_aio_job_t *j = q.head; j; j = j->next)
+        if (!chain_busy(j))
+            return j;
+    return NULL;
+}
+
+static void (*notify)(void); /* called by a helper after each job (colio_aio_set_notify) */
 
 void colio_aio_set_notify(void (*fn)(void)) { __atomic_store_n(&notify, fn, __ATOMIC_RELEASE); }
 
-/* Under q.lock: publish the results, let the next job start. */
+/* Under q.lock: publish the results; its chain's next job may start. */
 static void finish(colio_aio_job_t *job)
 {
-    q.busy = 0;
+    colio_aio_job_t **pp = &q.running;
+    while (*pp != job)
+        pp = &(*pp)->next;
+    *pp = job->next;
+    job->next = NULL;
     __atomic_store_n(&job->state, JOB_DONE, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&q.done);
     if (q.head)
         pthread_cond_signal(&q.work);
+}
+
+/* Under q.lock: run job outside the lock, then finish it. */
+static void run_unlocked(colio_aio_job_t *job)
+{
+    pthread_mutex_unlock(&q.lock);
+    colio_aio_job_run(job);
+    pthread_mutex_lock(&q.lock);
+    finish(job);
 }
 
 static void *helper_main(void *arg)
@@ -153,20 +207,17 @@ static void *helper_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&q.lock);
     for (;;) {
-        while ((q.head == NULL || q.busy) && !q.stopping)
+        colio_aio_job_t *job = next_runnable();
+        if (job == NULL) {
+            if (q.stopping && q.head == NULL)
+                break; /* nothing left to run */
+            q.idle++;
             pthread_cond_wait(&q.work, &q.lock);
-        if (q.head == NULL)
-            break; /* stopping, and nothing left to run */
-        if (q.busy) { /* stopping while a caller runs a job: the rest after it */
-            pthread_cond_wait(&q.work, &q.lock);
+            q.idle--;
             continue;
         }
-        colio_aio_job_t *job = pop_head();
-        q.busy = 1;
-        pthread_mutex_unlock(&q.lock);
-        colio_aio_job_run(job);
-        pthread_mutex_lock(&q.lock);
-        finish(job);
+        take(job);
+        run_unlocked(job);
         void (*fn)(void) = __atomic_load_n(&notify, __ATOMIC_ACQUIRE);
         if (fn) { /* outside q.lock: the hook may take locks of its own */
             pthread_mutex_unlock(&q.lock);
@@ -178,21 +229,28 @@ static void *helper_main(void *arg)
     return NULL;
 }
 
-/* Under q.lock. */
+/* Under q.lock, before queueing a job: one more helper when the queue would hold more jobs than idle helpers. */
 static int start_helper(void)
 {
-    if (q.running)
+    if (q.queued + 1 <= q.idle || q.nthreads >= q.want || q.nthreads >= MAX_HELPERS)
         return 0;
-    q.stopping = 0;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 256 << 10); /* storage calls need little: no 8 MiB mapping per start */
-    int rc = pthread_create(&q.thread, &attr, helper_main, NULL);
+    int rc = pthread_create(&q.threads[q.nthreads], &attr, helper_main, NULL);
     pthread_attr_destroy(&attr);
     if (rc != 0)
-        return -rc;
-    q.running = 1;
+        return q.nthreads > 0 ? 0 : -rc; /* with one helper at least, jobs still run */
+    q.nthreads++;
     return 0;
+}
+
+void colio_aio_threads(int n)
+{
+    pthread_mutex_lock(&q.lock);
+    if (n > q.want) /* files share the pool: the largest asked for */
+        q.want = n < MAX_HELPERS ? n : MAX_HELPERS;
+    pthread_mutex_unlock(&q.lock);
 }
 
 static int thread_submit(colio_aio_job_t *job)
@@ -207,6 +265,7 @@ static int thread_submit(colio_aio_job_t *job)
         else
             q.head = job;
         q.tail = job;
+        q.queued++;
         pthread_cond_signal(&q.work);
     }
     pthread_mutex_unlock(&q.lock);
@@ -222,14 +281,10 @@ static void thread_wait(colio_aio_job_t *job)
 {
     pthread_mutex_lock(&q.lock);
     while (__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) != JOB_DONE) {
-        if (q.head == job && !q.busy) { /* next in line and nothing running: take it over */
-            pop_head();
-            q.busy = 1;
+        if (job->state == JOB_QUEUED && !chain_busy(job)) { /* may run and no helper took it: run it here */
+            take(job);
             job->ran_by_caller = 1;
-            pthread_mutex_unlock(&q.lock);
-            colio_aio_job_run(job);
-            pthread_mutex_lock(&q.lock);
-            finish(job);
+            run_unlocked(job);
             break;
         }
         pthread_cond_wait(&q.done, &q.lock);
@@ -244,21 +299,18 @@ const colio_aio_ops_t colio_aio_thread = {
     .wait = thread_wait,
 };
 
-/* Join the helper once its queue is empty. */
-static void stop_helper(void)
+/* Join the helpers once the queue is empty. */
+static void stop_helpers(void)
 {
     pthread_mutex_lock(&q.lock);
-    if (!q.running) {
-        pthread_mutex_unlock(&q.lock);
-        return;
-    }
+    int n = q.nthreads;
     q.stopping = 1;
-    pthread_cond_signal(&q.work);
-    pthread_t t = q.thread;
+    pthread_cond_broadcast(&q.work);
     pthread_mutex_unlock(&q.lock);
-    pthread_join(t, NULL);
+    for (int i = 0; i < n; i++)
+        pthread_join(q.threads[i], NULL);
     pthread_mutex_lock(&q.lock);
-    q.running = 0;
+    q.nthreads = 0;
     q.stopping = 0;
     pthread_mutex_unlock(&q.lock);
 }
@@ -285,4 +337,4 @@ void colio_aio_release(void)
 }
 
 /* Library teardown (unload or exit) with files still open: no thread outlives the code it runs. */
-__attribute__((destructor)) static void aio_teardown(void) { stop_helper(); }
+__attribute__((destructor)) static void aio_teardown(void) { stop_helpers(); }

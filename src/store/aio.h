@@ -5,10 +5,12 @@
  * (colio_store_pwrite / colio_store_pread), so every backend, including the
  * fault-injecting one, works unchanged.
  *
- * Two implementations: "thread" (aio.c), one helper pthread per process
- * running the jobs in submission order, started at the first submit and
- * stopped at library teardown (idle, it waits on a condition variable); it
- * makes no MPI calls. "inline" (aio_inline.c) refuses
+ * Two implementations: "thread" (aio.c), a pool of helper pthreads per
+ * process (colio_aio_threads, the colio_io_threads hint): the jobs of one
+ * chain (one operation) run one at a time in submission order, jobs of
+ * different chains at once; helpers start as jobs need them and stop at
+ * library teardown (idle, they wait on a condition variable); they make
+ * no MPI calls. "inline" (aio_inline.c) refuses
  * every job so the submitter runs it (the SMPI build). The ops table leaves
  * room for io_uring with the same job format.
  */
@@ -35,9 +37,10 @@ typedef struct colio_aio_job {
     colio_aio_call_t *calls;
     int64_t ncalls, cap;
     /*
-     * Optional, shared by the jobs of one operation and touched only by the
-     * helper: set when one of them fails; a later job finding it set makes no
-     * call (skipped), as storage I/O stops after a failure.
+     * Optional, shared by the jobs of one operation (a chain) and touched
+     * only by the helper running the chain's job: set when one of them fails;
+     * a later job finding it set makes no call (skipped), as storage I/O
+     * stops after a failure. The jobs of a chain run one at a time, in order.
      */
     int *chain_failed;
     /* results, valid once the job is done */
@@ -91,6 +94,9 @@ void colio_aio_job_run(colio_aio_job_t *job);
  * It must not call into aio; NULL removes it.
  */
 void colio_aio_set_notify(void (*fn)(void));
+
+/* Let the pool grow to n helpers (files share it: the largest n asked for; 1 at first). */
+void colio_aio_threads(int n);
 
 /* The files using the helper (counted; the helper outlives them, see aio.c). */
 void colio_aio_acquire(void);

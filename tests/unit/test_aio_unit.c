@@ -169,6 +169,67 @@ static void injected_eio(const char *path)
     ops->close(st);
 }
 
+static int poll_done(colio_aio_job_t *j, int seconds)
+{
+    for (int ms = 0; ms < seconds * 1000; ms++) {
+        int done = 0;
+        aio->test(j, &done);
+        if (done)
+            return 1;
+        usleep(1000);
+    }
+    return 0;
+}
+
+/* Two chains on a pool of helpers: A (gated) holds chain 1, C waits behind it, B (chain 2) runs meanwhile. */
+static void pool_chains(const char *path)
+{
+    char gated[4200], gate[4300];
+    snprintf(gated, sizeof gated, "%s.gated", path);
+    snprintf(gate, sizeof gate, "%s.colio-gate", gated);
+    unlink(gate);
+    const colio_store_ops_t *fault = colio_store_find("fault"), *posix = colio_store_find("posix");
+    colio_store_t *sg = open_store(fault, gated, "gate:60", COLIO_STORE_WRITE | COLIO_STORE_READ | COLIO_STORE_CREATE);
+    colio_store_t *sp = open_store(posix, path, "", COLIO_STORE_WRITE | COLIO_STORE_READ);
+    if (sg == NULL || sp == NULL)
+        return;
+    colio_aio_threads(4);
+    char a_buf[100], b_buf[100], c_buf[100];
+    memset(a_buf, 'a', 100), memset(b_buf, 'b', 100), memset(c_buf, 'c', 100);
+    int chain1 = 0, chain2 = 0;
+    colio_aio_job_t a = {0}, b = {0}, c = {0};
+    colio_aio_job_reset(&a, COLIO_AIO_WRITE, fault, sg, &chain1);
+    colio_aio_job_add(&a, a_buf, 100, 0);
+    colio_aio_job_reset(&c, COLIO_AIO_WRITE, fault, sg, &chain1);
+    colio_aio_job_add(&c, c_buf, 100, 100);
+    colio_aio_job_reset(&b, COLIO_AIO_WRITE, posix, sp, &chain2);
+    colio_aio_job_add(&b, b_buf, 100, 0);
+    aio->submit(&a);
+    aio->submit(&c);
+    aio->submit(&b);
+    CHECK(poll_done(&b, 30), "another chain's job did not run while chain 1 was held at the gate");
+    int a_done = 0, c_done = 0;
+    aio->test(&a, &a_done), aio->test(&c, &c_done);
+    CHECK(!a_done && !c_done && __atomic_load_n(&c.calls_made, __ATOMIC_RELAXED) == 0,
+          "chain 1: the gated job finished (%d) or its next one started (%d)", a_done, c_done);
+    int fd = open(gate, O_CREAT | O_WRONLY, 0644); /* open the gate */
+    CHECK(fd >= 0, "create %s", gate);
+    if (fd >= 0)
+        close(fd);
+    aio->wait(&c);
+    aio->wait(&a);
+    CHECK(a.rc == 0 && b.rc == 0 && c.rc == 0, "rc a %d b %d c %d", a.rc, b.rc, c.rc);
+    unsigned char file[200];
+    CHECK(test_read_file(gated, file, 200) == 0 && memcmp(file, a_buf, 100) == 0 && memcmp(file + 100, c_buf, 100) == 0,
+          "the gated chain's bytes");
+    CHECK(test_read_file(path, file, 100) == 0 && memcmp(file, b_buf, 100) == 0, "the other chain's bytes");
+    colio_aio_job_free(&a), colio_aio_job_free(&b), colio_aio_job_free(&c);
+    fault->close(sg);
+    posix->close(sp);
+    unlink(gate);
+    unlink(gated);
+}
+
 int main(void)
 {
     char path[] = "/dev/shm/colio-aio-XXXXXX";
@@ -196,6 +257,7 @@ int main(void)
     }
     enospc_chain();
     injected_eio(path);
+    pool_chains(path);
     colio_aio_release();
     for (int j = 0; j < NJOBS; j++) {
         colio_aio_job_free(&jobs[j]);
