@@ -2,9 +2,9 @@
 # static library, colio-bench and colio-nbbench linked against it, and the
 # simulation smoke tests. "colio" names the static library here so the bench
 # targets link the same way in both builds.
-# SMPI's gaps, worked around in one header given to every source (src/core/smpi_compat.h).
-target_compile_options(colio_objects PRIVATE -include ${CMAKE_CURRENT_SOURCE_DIR}/src/core/smpi_compat.h)
-add_compile_options(-include ${CMAKE_CURRENT_SOURCE_DIR}/src/core/smpi_compat.h)
+# SMPI's gaps, worked around in one header given to every source (src/base/smpi_compat.h).
+target_compile_options(colio_objects PRIVATE -include ${CMAKE_CURRENT_SOURCE_DIR}/src/base/smpi_compat.h)
+add_compile_options(-include ${CMAKE_CURRENT_SOURCE_DIR}/src/base/smpi_compat.h)
 add_library(colio_static STATIC $<TARGET_OBJECTS:colio_objects>)
 set_target_properties(colio_static PROPERTIES OUTPUT_NAME colio)
 target_include_directories(colio_static PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/hints.h"
+#include "base/hints.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/store.h"

@@ -11,7 +11,7 @@
 
 #include "access/flatten.h"
 #include "access/run.h"
-#include "core/error.h"
+#include "base/error.h"
 
 /* File bytes [off, off+len) <-> user data stream bytes [pos, pos+len). */
 typedef struct colio_piece {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "access/run.h"
-#include "core/error.h"
+#include "base/error.h"
 
 typedef struct colio_flat {
     colio_runs_t runs; /* typemap order; pos: stream position within one instance */

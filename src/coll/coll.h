@@ -106,15 +106,4 @@ static inline int colio_coll_alltoall(colio_coll_t *c, const void *in, int n, MP
 static inline int colio_coll_test(colio_coll_t *c, int *done_p) { return c->ops->test(c, done_p); }
 static inline int colio_coll_wait(colio_coll_t *c) { return c->ops->wait(c); }
 
-/*
- * A blocking MPI_Allreduce that does not hold the core while it waits:
- * MPICH busy-polls inside its blocking collectives, so with more ranks than
- * cores one rank spinning keeps the rank it waits for off the core (one
- * agreement cost tens of milliseconds at 4 ranks on 2 cores). This polls a
- * while, then yields between polls; with a core per rank it is the same.
- * Used for the blocking agreements of open, close and the other calls that
- * change the file (core/error.c, core/file.c).
- */
-int colio_allreduce_yielding(const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
-
 #endif

@@ -1,11 +1,11 @@
 /* The public collective data calls: each builds an operation and runs it to completion. */
 #include <stddef.h>
 
-#include "core/file.h"
-#include "core/op.h"
-#include "nb/nb.h"
+#include "engine/file.h"
+#include "engine/op.h"
+#include "engine/progress.h"
 
-/* Blocking calls run in the engine too: operations in flight on the file progress meanwhile (nb.h). */
+/* Blocking calls run in the engine too: operations in flight on the file progress meanwhile (engine/progress.h). */
 static int run_blocking(colio_file *fh, const colio_op_args_t *args, MPI_Status *status)
 {
     colio_op_t op;

@@ -25,7 +25,7 @@
 
 #include <mpi.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "topo/topo.h"
 
 typedef struct colio_comm_cache {

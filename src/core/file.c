@@ -3,9 +3,10 @@
  * operations: open, close, set_view, set_info, sync; plus local queries.
  * Every collective call agrees on one error code before it returns.
  */
-#include "core/file.h"
+#include "base/agree.h"
+#include "core/open.h"
 #include "core/comm_cache.h"
-#include "nb/nb.h"
+#include "engine/progress.h"
 #include "place/registry.h"
 #include "subfile/groups.h"
 #include "subfile/layout.h"
@@ -28,13 +29,6 @@ static _Thread_local char last_open_error[COLIO_ERRMSG_LEN];
 const char *colio_last_open_error(void) { return last_open_error; }
 
 const char *colio_last_error(const colio_file *fh) { return fh ? fh->last_err.msg : ""; }
-
-int colio_file_result(colio_file *fh, const colio_err_t *err)
-{
-    if (err->code != 0)
-        fh->last_err = *err;
-    return err->code;
-}
 
 /* The exchange kernel a hint names; "auto" is resolved per operation (NULL here). */
 static int find_kernel(const char *name, const colio_xchg_ops_t **ops)

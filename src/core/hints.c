@@ -1,5 +1,5 @@
 /* The hint table: parsing, validation and reporting of every MPI_Info key colio knows. */
-#include "core/hints.h"
+#include "base/hints.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hints.h"
+#include "base/hints.h"
 #include "exchange/xchg.h"
 #include "store/store.h"
 #include "topo/topo.h"

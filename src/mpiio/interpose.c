@@ -31,7 +31,7 @@
 #include <strings.h>
 
 #include "colio.h"
-#include "core/grequest.h"
+#include "base/grequest.h"
 #include "mpiio/real.h"
 #include "subfile/layout.h"
 

@@ -1,16 +1,16 @@
 /*
- * Nonblocking collective calls and their requests (see nb.h): initiation,
- * test and wait, generalized MPI requests; the slot communicators; the
- * file's registration with the engine.
+ * Nonblocking collective calls and their requests (the engine that runs
+ * them: engine/progress.h): initiation, test and wait, generalized MPI
+ * requests.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "colio.h"
-#include "core/file.h"
-#include "core/grequest.h"
-#include "nb/nb.h"
+#include "engine/file.h"
+#include "base/grequest.h"
+#include "engine/progress.h"
 
 struct colio_request {
     colio_op_t op;       /* first: the engine knows requests by their operation */
@@ -27,121 +27,7 @@ struct colio_request {
 
 static colio_request *request_of(colio_op_t *op) { return (colio_request *)op; }
 
-/* ---- the file's registration and slots --------------------------------------------- */
-
-static int wants_thread(const colio_hints_t *h)
-{
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    if (strcmp(h->progress, "thread") == 0)
-        return 1;
-    return strcmp(h->progress, "auto") == 0 && level == MPI_THREAD_MULTIPLE;
-}
-
-int colio_nb_check_hints(const colio_hints_t *h, colio_err_t *err)
-{
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    if (strcmp(h->progress, "thread") == 0 && level != MPI_THREAD_MULTIPLE)
-        return colio_err_set(err, COLIO_ERR_HINT,
-                             "colio_progress=thread needs MPI_Init_thread with MPI_THREAD_MULTIPLE (this process has level %d)",
-                             level);
-    return COLIO_SUCCESS;
-}
-
-int colio_nb_file_open(colio_file *fh, colio_err_t *err)
-{
-    colio_nb_file_t *f = calloc(1, sizeof *f);
-    if (f == NULL)
-        return colio_err_set(err, COLIO_ERR_NOMEM, "colio_open: out of memory");
-    f->fh = fh;
-    fh->nb = f;
-    colio_nb_lock();
-    colio_nb_files_add(f);
-    colio_nb_unlock();
-    colio_nb_file_rehint(fh);
-    return COLIO_SUCCESS;
-}
-
-void colio_nb_file_rehint(colio_file *fh)
-{
-    colio_nb_file_t *f = fh->nb;
-    int t = wants_thread(&fh->hints);
-    colio_nb_lock();
-    if (t)
-        colio_nb_thread_need();
-    f->threaded = t;
-    colio_nb_unlock();
-}
-
-void colio_nb_file_close(colio_file *fh)
-{
-    colio_nb_file_t *f = fh->nb;
-    if (f == NULL)
-        return;
-    colio_nb_lock();
-    colio_nb_files_remove(f);
-    colio_nb_unlock();
-    for (int i = 0; i < f->nslots; i++)
-        if (f->slots[i].comm != MPI_COMM_NULL)
-            MPI_Comm_free(&f->slots[i].comm);
-    free(f->slots);
-    free(f);
-    fh->nb = NULL;
-}
-
-static int slot_is_free(void *arg) { return ((colio_nb_slot_t *)arg)->user == NULL; }
-
-/*
- * Make sure the file has colio_max_outstanding slot communicators. They are
- * duplicated with the blocking MPI_Comm_dup at the first nonblocking call
- * (and when the hint grows) from a communicator of the file's own (never
- * the duplicate files share, core/comm_cache.h: first nonblocking calls on
- * different files may come in different orders on different ranks): every
- * rank makes that call at the same point, no other collective of the file
- * is pending then, and each later initiation stays local. (MPI_Comm_idup at each first use would keep even
- * the first call local, but Open MPI 4.1 posts the later rounds of its
- * context-id agreement from its progress engine, so they can interleave
- * with other collectives on the parent differently on different ranks.)
- */
-static int ensure_slots(colio_file *fh, int want)
-{
-    colio_nb_file_t *f = fh->nb;
-    if (want <= f->nslots)
-        return 0;
-    colio_nb_slot_t *grown = realloc(f->slots, sizeof *grown * (size_t)want);
-    if (grown == NULL)
-        return -1;
-    f->slots = grown;
-    for (int i = f->nslots; i < want; i++) {
-        grown[i] = (colio_nb_slot_t){MPI_COMM_NULL, NULL};
-        if (MPI_Comm_dup(fh->own != MPI_COMM_NULL ? fh->own : fh->comm, &grown[i].comm) != MPI_SUCCESS)
-            return -1;
-        MPI_Comm_set_errhandler(grown[i].comm, MPI_ERRORS_RETURN);
-        f->nslots = i + 1;
-    }
-    return 0;
-}
-
-/*
- * The slot of the next nonblocking operation: n mod colio_max_outstanding,
- * the same on every rank; if its previous operation is still in flight,
- * progress until it completes (that is the bound on outstanding operations).
- */
-static colio_nb_slot_t *take_slot(colio_file *fh)
-{
-    colio_nb_file_t *f = fh->nb;
-    int want = fh->hints.max_outstanding;
-#ifdef COLIO_SMPI_NB_SLOTS
-    want = COLIO_SMPI_NB_SLOTS; /* one communicator under SMPI (core/smpi_compat.h) */
-#endif
-    if (ensure_slots(fh, want) != 0)
-        return NULL;
-    colio_nb_slot_t *s = &f->slots[f->started++ % want];
-    if (s->user)
-        colio_nb_progress_until(slot_is_free, s, s->user);
-    return s;
-}
+static void finish_request(colio_op_t *op);
 
 /* ---- initiation ------------------------------------------------------------------------ */
 
@@ -165,7 +51,7 @@ static int initiate(colio_file *fh, const colio_op_args_t *args, colio_request *
     if (r == NULL)
         cannot_start(fh, args->api, "out of memory for a request");
     colio_nb_lock();
-    colio_nb_slot_t *s = take_slot(fh);
+    colio_nb_slot_t *s = colio_nb_take_slot(fh);
     if (s == NULL)
         cannot_start(fh, args->api, "no communicator for the operation (out of memory or MPI_Comm_dup failed)");
     r->fh = fh;
@@ -173,6 +59,7 @@ static int initiate(colio_file *fh, const colio_op_args_t *args, colio_request *
     r->refs = 1;
     colio_op_init(&r->op, fh, args);
     r->op.nonblocking = 1;
+    r->op.on_done = finish_request;
     r->op.comm = s->comm;
     s->user = &r->op;
     colio_op_advance(&r->op); /* INIT: the access is taken from the view and file pointer now */
@@ -258,7 +145,8 @@ static void complete_mpi(colio_request *r)
     unref_request(r);
 }
 
-void colio_nb_finish(colio_op_t *op)
+/* The engine's on_done: the operation reached DONE (lock held); finish it and complete its request. */
+static void finish_request(colio_op_t *op)
 {
     colio_request *r = request_of(op);
     r->code = colio_op_finish(op, &r->status);
@@ -454,18 +342,4 @@ int colio_request_get_mpi(colio_request *req, MPI_Request *mreq)
     }
     colio_nb_unlock();
     return code;
-}
-
-/* ---- blocking calls and file calls ---------------------------------------------------- */
-
-static int op_done(void *arg) { return ((colio_op_t *)arg)->phase == COLIO_PH_DONE; }
-
-void colio_nb_run(colio_op_t *op) { colio_nb_progress_until(op_done, op, op); }
-
-static int file_idle(void *arg) { return ((colio_file *)arg)->nops == 0; }
-
-void colio_nb_complete_all(colio_file *fh)
-{
-    while (fh->nops > 0)
-        colio_nb_progress_until(file_idle, fh, fh->ops_head);
 }

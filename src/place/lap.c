@@ -30,7 +30,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "place/lap.h"
 
 typedef struct lap_work {

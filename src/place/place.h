@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "topo/topo.h"
 
 /* ---- aggregator placement ------------------------------------------------- */

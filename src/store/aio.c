@@ -8,7 +8,7 @@
  * a time in submission order, so a chain's later job sees an earlier
  * failure and makes no call; jobs of different chains run at once on
  * different helpers (several operations in flight: the engine's issue-order
- * rules, core/order.c, already keep operations with overlapping byte
+ * rules, engine/order.c, already keep operations with overlapping byte
  * ranges from reaching storage together). Helpers start as jobs need them,
  * up to colio_aio_threads(n) (the colio_io_threads hint), and sleep on a
  * condition variable when idle: storage calls mostly wait, so a helper

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/hints.h"
+#include "base/hints.h"
 #include "store/backends.h"
 #include "store/store.h"
 

@@ -26,7 +26,7 @@
 #include <stdio.h>
 #endif
 
-#include "core/hints.h"
+#include "base/hints.h"
 #include "store/backends.h"
 #include "store/store.h"
 

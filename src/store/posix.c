@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/hints.h"
+#include "base/hints.h"
 #include "store/backends.h"
 #include "store/store.h"
 

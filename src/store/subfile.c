@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hints.h"
+#include "base/hints.h"
 #include "store/backends.h"
 #include "store/store.h"
 #include "subfile/layout.h"

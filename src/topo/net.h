@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 
-#include "core/error.h"
+#include "base/error.h"
 
 typedef struct colio_net colio_net_t;
 

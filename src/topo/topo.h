@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "topo/net.h"
 
 typedef struct colio_topo {

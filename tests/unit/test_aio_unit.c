@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/hints.h"
+#include "base/hints.h"
 #include "store/aio.h"
 #include "testutil.h"
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hints.h"
+#include "base/hints.h"
 #include "store/store.h"
 #include "testutil.h"
 

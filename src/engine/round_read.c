@@ -11,8 +11,8 @@
  */
 #include <string.h>
 
-#include "core/file.h"
-#include "core/op.h"
+#include "engine/file.h"
+#include "engine/op.h"
 
 /* Average hole between covered runs up to which reading the holes pays off. */
 #define COLIO_SIEVE_READ_HOLE (64 << 10)

@@ -15,14 +15,14 @@
  * proposes something else. A plan in use by one operation is not offered to
  * another.
  */
-#ifndef COLIO_CORE_PLANCACHE_H
-#define COLIO_CORE_PLANCACHE_H
+#ifndef COLIO_ENGINE_PLANCACHE_H
+#define COLIO_ENGINE_PLANCACHE_H
 
 #include <stdint.h>
 
 #include "access/access.h"
-#include "core/bufcache.h"
-#include "core/op.h"
+#include "engine/bufcache.h"
+#include "engine/op.h"
 
 typedef struct colio_plan_entry {
     int64_t id;           /* > 0, the same on every rank */

@@ -6,8 +6,8 @@
  * used a moment ago. Freed at close. Several operations in flight each take
  * their own buffers.
  */
-#ifndef COLIO_CORE_BUFCACHE_H
-#define COLIO_CORE_BUFCACHE_H
+#ifndef COLIO_ENGINE_BUFCACHE_H
+#define COLIO_ENGINE_BUFCACHE_H
 
 #include <stddef.h>
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "access/copy.h"
-#include "core/file.h"
-#include "core/op.h"
+#include "engine/file.h"
+#include "engine/op.h"
 
 static int64_t round_of(const colio_op_t *op, int64_t off)
 {

@@ -1,11 +1,11 @@
-/* The progress engine: stepping every operation in flight, waiting, the progress thread (see nb.h). */
+/* The progress engine: stepping every operation in flight, waiting, the progress thread (see progress.h). */
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "core/file.h"
-#include "nb/nb.h"
+#include "engine/file.h"
+#include "engine/progress.h"
 #include "store/aio.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -40,7 +40,7 @@ void colio_nb_files_remove(colio_nb_file_t *f)
     f->next = f->prev = NULL;
 }
 
-/* Step the operations of one file; nonblocking ones that are done are finished here. */
+/* Step the operations of one file; those with an owner waiting for them (on_done) are handed back once done. */
 static int progress_file(colio_file *fh)
 {
     int moved = 0;
@@ -50,8 +50,8 @@ static int progress_file(colio_file *fh)
         if (op->claimed)
             continue;
         moved += colio_op_advance(op);
-        if (op->phase == COLIO_PH_DONE && op->nonblocking) {
-            colio_nb_finish(op);
+        if (op->phase == COLIO_PH_DONE && op->on_done) {
+            op->on_done(op);
             moved++;
         }
     }

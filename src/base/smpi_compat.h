@@ -4,8 +4,8 @@
  * entry works around a gap of SMPI 3.32 found by running colio on it; the
  * rest of colio stays written against the MPI standard.
  */
-#ifndef COLIO_CORE_SMPI_COMPAT_H
-#define COLIO_CORE_SMPI_COMPAT_H
+#ifndef COLIO_BASE_SMPI_COMPAT_H
+#define COLIO_BASE_SMPI_COMPAT_H
 
 #include <mpi.h>
 

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "access/copy.h"
-#include "core/file.h"
-#include "core/op.h"
+#include "engine/file.h"
+#include "engine/op.h"
 
 /* Storage calls per job at most (a job of many small pieces). */
 #define COLIO_DIRECT_MAX_CALLS 1024

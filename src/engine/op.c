@@ -2,7 +2,7 @@
  * The operation state machine: driver, the local INIT step, the SETUP
  * agreement, the FINAL error agreement and the end of an operation.
  */
-#include "core/op.h"
+#include "engine/op.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/file.h"
-#include "core/order.h"
-#include "core/plancache.h"
-#include "core/stats.h"
+#include "engine/file.h"
+#include "engine/order.h"
+#include "engine/plancache.h"
+#include "engine/stats.h"
 
 typedef int (*colio_step_fn_t)(colio_op_t *op);
 

@@ -1,6 +1,6 @@
 /* Error codes, messages and collective error agreement. */
-#ifndef COLIO_CORE_ERROR_H
-#define COLIO_CORE_ERROR_H
+#ifndef COLIO_BASE_ERROR_H
+#define COLIO_BASE_ERROR_H
 
 #include <stdarg.h>
 #include <stdint.h>

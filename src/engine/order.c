@@ -1,7 +1,7 @@
 /* Operations in flight on one file and the order between them (see order.h). */
-#include "core/order.h"
+#include "engine/order.h"
 
-#include "core/file.h"
+#include "engine/file.h"
 
 void colio_order_enter(colio_file *fh, colio_op_t *op)
 {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/file.h"
-#include "core/op.h"
-#include "core/plancache.h"
+#include "engine/file.h"
+#include "engine/op.h"
+#include "engine/plancache.h"
 
 int64_t colio_agg_list_bytes(const colio_agg_list_t *l)
 {

@@ -8,10 +8,10 @@
  * Phases (two-phase I/O after ROMIO's generic driver, Thakur & Choudhary):
  *   INIT          validate, flatten, list this rank's pieces      (local)
  *   START         a read waits for earlier writes before it looks at
- *                 the end of file                                   (core/order.c)
+ *                 the end of file                                   (engine/order.c)
  *   SETUP         agree on errors, global extent, end of file, path (Iallreduce)
  *   GATE          wait until no earlier operation in flight on the file
- *                 touches the same bytes (one of them a write)      (core/order.c)
+ *                 touches the same bytes (one of them a write)      (engine/order.c)
  *   DIRECT        each rank accesses its own pieces               (local I/O)
  *   PLAN          file domains, split pieces per file domain       (local)
  *   PATTERN       bytes per (rank, file domain) to every rank      (Iallgather, Iallgatherv)
@@ -26,8 +26,8 @@
  * The collectives named in parentheses go through op->coll (coll/coll.h):
  * MPI's own, or colio's point-to-point schedules (colio_agreements=p2p).
  */
-#ifndef COLIO_CORE_OP_H
-#define COLIO_CORE_OP_H
+#ifndef COLIO_ENGINE_OP_H
+#define COLIO_ENGINE_OP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,8 +36,8 @@
 #include "access/coverage.h"
 #include "access/split.h"
 #include "coll/coll.h"
-#include "core/error.h"
-#include "core/hints.h"
+#include "base/error.h"
+#include "base/hints.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/aio.h"
@@ -263,9 +263,10 @@ typedef struct colio_op {
     colio_phase_t phase;
     colio_phase_t after_gate;    /* GATE: the path SETUP chose */
     int64_t seq;                 /* operations started on the file before this one (same on every rank) */
-    struct colio_op *next, *prev; /* the file's operations in flight, in issue order (core/order.c) */
+    struct colio_op *next, *prev; /* the file's operations in flight, in issue order (engine/order.c) */
     MPI_Comm comm;               /* collectives and messages: the file's, or a nonblocking slot's */
     int nonblocking;             /* finished by whoever sees it done, not by its caller */
+    void (*on_done)(struct colio_op *op); /* nonblocking: its owner's hook, called once it is DONE (lock held) */
     int claimed;                 /* a thread blocks in MPI on its requests: nobody else steps it */
     int fp_done;                 /* the individual file pointer already moved (at initiation) */
     colio_err_t err;             /* this rank's first error */

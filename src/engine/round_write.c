@@ -14,8 +14,8 @@
  */
 #include <string.h>
 
-#include "core/file.h"
-#include "core/op.h"
+#include "engine/file.h"
+#include "engine/op.h"
 
 /* Average hole between covered runs up to which read-modify-write pays off. */
 #define COLIO_SIEVE_WRITE_HOLE (16 << 10)

@@ -3,13 +3,13 @@
  * which wins) into a typed struct. Every key lives in one table in hints.c,
  * which also drives validation, colio_get_info and the HINTS.md reference.
  */
-#ifndef COLIO_CORE_HINTS_H
-#define COLIO_CORE_HINTS_H
+#ifndef COLIO_BASE_HINTS_H
+#define COLIO_BASE_HINTS_H
 
 #include <limits.h>
 #include <stdint.h>
 
-#include "core/error.h"
+#include "base/error.h"
 
 #define COLIO_NAME_LEN 32
 #define COLIO_PATH_LEN 1024

@@ -1,7 +1,11 @@
 /*
- * Nonblocking collective operations and the progress engine (after Seo et
- * al., "Nonblocking collective I/O", seeds/002: an operation is a state
- * machine over nonblocking steps, many may be outstanding on one file).
+ * The progress engine that runs blocking and nonblocking collective
+ * operations alike (after Seo et al., "Nonblocking collective I/O",
+ * seeds/002: an operation is a state machine over nonblocking steps, many
+ * may be outstanding on one file). progress.c steps operations and runs
+ * the progress thread; slots.c keeps each file's registration and slot
+ * communicators. The request objects of the nonblocking API live above it
+ * (nb/request.c) and get their operations back through op->on_done.
  *
  * Every operation in flight, blocking or not, is driven by the same engine:
  *   - colio calls that wait (colio_wait, colio_test, the blocking calls, and
@@ -17,17 +21,17 @@
  *
  * Each nonblocking operation runs on a communicator of its own: a file has
  * colio_max_outstanding slots, duplicated at its first nonblocking call
- * (request.c says why not later); the n-th nonblocking operation takes slot
+ * (slots.c says why not later); the n-th nonblocking operation takes slot
  * n mod colio_max_outstanding once the slot's previous operation has
  * completed. Blocking calls use the file's communicator.
  */
-#ifndef COLIO_NB_NB_H
-#define COLIO_NB_NB_H
+#ifndef COLIO_ENGINE_PROGRESS_H
+#define COLIO_ENGINE_PROGRESS_H
 
 #include <mpi.h>
 
-#include "core/error.h"
-#include "core/op.h"
+#include "base/error.h"
+#include "engine/op.h"
 
 struct colio_file;
 struct colio_hints;
@@ -77,7 +81,7 @@ void colio_nb_thread_kick(void);
 colio_nb_file_t *colio_nb_files(void);
 void colio_nb_files_add(colio_nb_file_t *f);
 void colio_nb_files_remove(colio_nb_file_t *f);
-/* request.c: a nonblocking operation reached DONE: finish it and complete its request. */
-void colio_nb_finish(colio_op_t *op);
+/* slots.c: the slot of the next nonblocking operation on fh (lock held; may progress until it is free); NULL on failure. */
+colio_nb_slot_t *colio_nb_take_slot(struct colio_file *fh);
 
 #endif

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/file.h"
-#include "core/op.h"
+#include "engine/file.h"
+#include "engine/op.h"
 
 /* This rank's row of C: (domain, bytes) for every domain it has data in. */
 static void pattern_row(colio_op_t *op)

@@ -1,12 +1,12 @@
 /* Per-operation statistics: kept on the handle, optionally appended as JSON lines. */
-#include "core/stats.h"
+#include "engine/stats.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "core/file.h"
+#include "engine/file.h"
 
 static void add_times(colio_phase_times *sum, const colio_phase_times *t)
 {

@@ -1,6 +1,6 @@
 /* Per-operation statistics: kept on the handle, optionally appended as JSON lines. */
-#ifndef COLIO_CORE_STATS_H
-#define COLIO_CORE_STATS_H
+#ifndef COLIO_ENGINE_STATS_H
+#define COLIO_ENGINE_STATS_H
 
 #include "colio.h"
 

@@ -1,13 +1,13 @@
-/* The file handle: everything colio keeps between calls on one open file. */
-#ifndef COLIO_CORE_FILE_H
-#define COLIO_CORE_FILE_H
+/* The file handle: everything colio keeps between calls on one open file (what the engine works on). */
+#ifndef COLIO_ENGINE_FILE_H
+#define COLIO_ENGINE_FILE_H
 
 #include "access/access.h"
 #include "coll/coll.h"
-#include "core/bufcache.h"
-#include "core/error.h"
-#include "core/hints.h"
-#include "core/plancache.h"
+#include "engine/bufcache.h"
+#include "base/error.h"
+#include "base/hints.h"
+#include "engine/plancache.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/store.h"
@@ -57,9 +57,9 @@ struct colio_file {
     colio_stats stats;
     colio_err_t last_err;
     int64_t op_seq;             /* operations started, for message tags and plan ids */
-    struct colio_op *ops_head, *ops_tail; /* operations in flight, issue order (core/order.c) */
+    struct colio_op *ops_head, *ops_tail; /* operations in flight, issue order (engine/order.c) */
     int nops;
-    struct colio_nb_file *nb;   /* nonblocking operations: slot communicators, progress mode (nb/) */
+    struct colio_nb_file *nb;   /* nonblocking operations: slot communicators, progress mode (engine/slots.c) */
     int64_t hints_gen;          /* bumped whenever hints change (plan reuse) */
     colio_bufcache_t bufs;      /* large buffers kept between operations */
     colio_plancache_t plans;    /* exchange plans for reuse (colio_plan_cache) */
@@ -69,37 +69,12 @@ struct colio_file {
     const colio_store_ops_t *base; /* the backend of the hints (under the subfiling store when subfiled) */
 };
 
-/* Build the configuration the hints select (local, deterministic); *cfg is freed on failure. */
-int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err);
-/*
- * Collective over fh->comm: create the window of the one-sided kernels when
- * the hints h select one (the same on every rank: rank 0's hints). Called
- * by every rank even after a local error (err set), so the collective always
- * matches; errors are agreed by the caller.
- */
-int colio_config_window(colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err);
-/* Local, except that freeing a window is collective: every rank frees its configuration together. */
-void colio_config_free(colio_config_t *cfg);
-
-/* Nodes as the hints see them (colio_node_size) and their network model. */
-int colio_file_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo, colio_err_t *err);
-
-/*
- * Subfiling (core/subfiling.c), all collective with errors agreed:
- * decide reads PATH's metadata on rank 0 or, when the hints ask for
- * subfiling and the file is new, makes a layout (fh->sub); open creates or
- * checks the subfiles and opens the subfiling store; settle records the
- * logical size in the metadata and extends short subfiles (sync, close);
- * unlink removes the subfiles and the metadata (MPI_MODE_DELETE_ON_CLOSE).
- */
-int colio_subfiling_decide(colio_file *fh, const colio_topo_t *topo, colio_err_t *err);
-int colio_subfiling_open(colio_file *fh, int flags, colio_err_t *err);
-int colio_subfiling_settle(colio_file *fh, colio_err_t *err);
-int colio_subfiling_unlink(colio_file *fh, colio_err_t *err);
-/* Local (colio_delete): path and, when subfiled, its subfiles, through the backend h names. */
-int colio_subfiling_delete(const char *path, const colio_hints_t *h, colio_err_t *err);
-
 /* Record the outcome of a collective call on the handle and return its code. */
-int colio_file_result(colio_file *fh, const colio_err_t *err);
+static inline int colio_file_result(colio_file *fh, const colio_err_t *err)
+{
+    if (err->code != 0)
+        fh->last_err = *err;
+    return err->code;
+}
 
 #endif

@@ -16,10 +16,10 @@
  * whose hints select a one-sided kernel share the file's window, whose
  * epochs cannot interleave: there every operation waits for all earlier ones.
  */
-#ifndef COLIO_CORE_ORDER_H
-#define COLIO_CORE_ORDER_H
+#ifndef COLIO_ENGINE_ORDER_H
+#define COLIO_ENGINE_ORDER_H
 
-#include "core/op.h"
+#include "engine/op.h"
 
 struct colio_file;
 

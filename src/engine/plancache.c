@@ -1,5 +1,5 @@
 /* Reusable exchange plans: storage, lookup and eviction (see plancache.h). */
-#include "core/plancache.h"
+#include "engine/plancache.h"
 
 #include <stdlib.h>
 #include <string.h>

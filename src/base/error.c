@@ -1,6 +1,6 @@
 /* Error codes, messages and collective error agreement. */
-#include "core/error.h"
-#include "coll/coll.h"
+#include "base/error.h"
+#include "base/agree.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * of the MPI-IO interposer (operations completed inside the call): what
  * their query and cancel callbacks report.
  */
-#ifndef COLIO_CORE_GREQUEST_H
-#define COLIO_CORE_GREQUEST_H
+#ifndef COLIO_BASE_GREQUEST_H
+#define COLIO_BASE_GREQUEST_H
 
 #include <mpi.h>
 

@@ -1,5 +1,5 @@
 /* Buffer cache of a file handle: see bufcache.h. */
-#include "core/bufcache.h"
+#include "engine/bufcache.h"
 
 #include <stdint.h>
 #include <stdlib.h>
