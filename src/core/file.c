@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/aio.h"
+#include "engine/aio.h"
 
 #ifdef COLIO_SMPI
 #define COLIO_MPI_ADVICE_RMA ""

@@ -6,7 +6,7 @@
  * into a bounce buffer and the pieces are picked out of it.
  *
  * Storage is reached only through jobs handed to the I/O executor
- * (store/aio.h, colio_op_submit_job), each at most cb_buffer_size bytes
+ * (engine/aio.h, colio_op_submit_job), each at most cb_buffer_size bytes
  * (one at a time through the bounce buffer), four in flight (Seo et al.,
  * Sec. III: no step of a nonblocking collective
  * waits for storage): the step fills one job while the other runs and

@@ -63,7 +63,7 @@ struct colio_file {
     int64_t hints_gen;          /* bumped whenever hints change (plan reuse) */
     colio_bufcache_t bufs;      /* large buffers kept between operations */
     colio_plancache_t plans;    /* exchange plans for reuse (colio_plan_cache) */
-    int aio_ref;                /* holds a reference on the I/O helper thread (store/aio.h) until closed */
+    int aio_ref;                /* holds a reference on the I/O helper thread (engine/aio.h) until closed */
     colio_subfile_layout_t sub; /* subfiling (core/subfiling.c): nsub == 0 for an ordinary file */
     int sub_creating;           /* this open makes the subfiled file (new layout) */
     const colio_store_ops_t *base; /* the backend of the hints (under the subfiling store when subfiled) */

@@ -249,7 +249,7 @@ int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job, int background)
         colio_aio_job_run(job);
         return 0;
     }
-    if (!fh->aio_ref) { /* counted while the file is open (store/aio.h) */
+    if (!fh->aio_ref) { /* counted while the file is open (engine/aio.h) */
         colio_aio_acquire();
         fh->aio_ref = 1;
     }

@@ -40,7 +40,7 @@
 #include "base/hints.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
-#include "store/aio.h"
+#include "engine/aio.h"
 
 struct colio_file;
 struct colio_plan_entry;
@@ -351,7 +351,7 @@ int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...) __attribute__(
 /* Record a failed storage call (negative errno) and stop further storage I/O. */
 void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t off, int64_t len);
 /*
- * Storage jobs (store/aio.h), the one way steps reach storage: submit hands
+ * Storage jobs (engine/aio.h), the one way steps reach storage: submit hands
  * a job to the I/O executor and returns 1, or runs it here and returns 0:
  * when the executor cannot take it, or when not in the background (a
  * blocking call that has nothing to do meanwhile: a nonblocking operation,

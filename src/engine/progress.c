@@ -6,7 +6,7 @@
 
 #include "engine/file.h"
 #include "engine/progress.h"
-#include "store/aio.h"
+#include "engine/aio.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;  /* the thread may have work */

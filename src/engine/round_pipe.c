@@ -2,7 +2,7 @@
  * Pipelined two-phase rounds (colio_pipeline=2), after TAPIOCA's pipelined
  * aggregation buffers (Tessier et al., Sec. 4.3): an aggregator owns two
  * collective buffers; a round's storage writes run as a job in the I/O
- * helper thread (store/aio.h) on one buffer while the next round's exchange
+ * helper thread (engine/aio.h) on one buffer while the next round's exchange
  * fills the other, and reads fetch the next round ahead into the spare
  * buffer while the current one is sent out. A buffer is reused only once
  * its job finished, and the rounds end only when every job did, so the

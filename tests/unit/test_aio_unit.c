@@ -1,5 +1,5 @@
 /*
- * The asynchronous storage I/O module (src/store/aio.c) on one process:
+ * The asynchronous storage I/O module (src/engine/aio.c) on one process:
  * many write jobs in flight on a temporary file, checked byte by byte with
  * plain pread; read jobs back, with a short read past the end of file that
  * must come back zero-filled; ENOSPC from /dev/full and an injected EIO
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "base/hints.h"
-#include "store/aio.h"
+#include "engine/aio.h"
 #include "testutil.h"
 
 #define NJOBS 48

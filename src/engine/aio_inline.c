@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 
-#include "store/aio.h"
+#include "engine/aio.h"
 
 static int inline_submit(colio_aio_job_t *job)
 {

@@ -19,7 +19,7 @@
  * busy-polling every core (MPICH) or tiny rounds a helper may get no CPU
  * for a long time, and the caller would only sit idle.
  */
-#include "store/aio.h"
+#include "engine/aio.h"
 
 #include <errno.h>
 #include <pthread.h>
