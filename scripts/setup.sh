@@ -9,7 +9,7 @@ packages=(build-essential cmake ninja-build pkg-config git
           python3 python3-matplotlib python3-pip
           gfortran libpnetcdf-dev pnetcdf-bin hdf5-tools
           libhdf5-mpich-dev libhdf5-openmpi-dev
-          libsimgrid-dev)
+          libsimgrid-dev liburing-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "coll/coll.h"
+#include "engine/aio.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/store.h"
@@ -40,6 +41,7 @@ static int place_name_valid(const char *name) { return colio_place_find(name) !=
 static int domain_name_valid(const char *name) { return colio_domain_find(name) != NULL; }
 static int store_name_valid(const char *name) { return colio_store_find(name) != NULL; }
 static int coll_name_valid(const char *name) { return colio_coll_find(name) != NULL; }
+static int executor_name_valid(const char *name) { return colio_aio_find(name) != NULL; }
 static int null_route_valid(const char *path)
 {
 #ifdef COLIO_SMPI
@@ -185,6 +187,12 @@ static const hint_def_t hint_table[] = {
      "threads per process that run storage jobs of nonblocking and pipelined operations; the jobs of one "
      "operation run in order, those of different operations (several in flight, byte ranges apart) at once, "
      "so slow storage calls overlap; idle threads sleep, and the largest value any open file asks for holds"},
+    {"colio_io_executor", HK_NAME, F(io_executor), 0, 0, executor_name_valid, "threads",
+     "what runs the storage jobs of nonblocking and pipelined operations: threads (the pool of "
+     "colio_io_threads), uring (Linux io_uring: the kernel does the I/O, one thread per process reaps the "
+     "completions; only for the posix backend without colio_lock_writes, and where liburing was found at "
+     "build time and the kernel allows io_uring; every other job goes to threads), inline (no overlap: the "
+     "calling thread runs each job when it is issued). Under SimGrid SMPI jobs always run inline"},
     {"colio_fault", HK_NAME, F(fault), 0, 0, fault_spec_valid, "",
      "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
      "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator; "
@@ -216,6 +224,7 @@ void colio_hints_default(colio_hints_t *h)
     h->max_outstanding = 16;
     h->io_threads = 4;
     strcpy(h->progress, "auto");
+    strcpy(h->io_executor, "threads");
     strcpy(h->agreements, colio_coll_default_name());
     h->pipeline = 2;
     strcpy(h->topology, "flat");

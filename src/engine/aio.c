@@ -1,52 +1,19 @@
 /*
- * Asynchronous storage I/O with a pool of helper threads per process (see
- * aio.h). One mutex guards the queue; a job's state is also published with
- * an atomic store so test() needs no lock, and wait() sleeps on a condition
- * variable that the helpers broadcast after each job.
- *
- * Jobs of one chain (one operation: the same chain_failed word) run one at
- * a time in submission order, so a chain's later job sees an earlier
- * failure and makes no call; jobs of different chains run at once on
- * different helpers (several operations in flight: the engine's issue-order
- * rules, engine/order.c, already keep operations with overlapping byte
- * ranges from reaching storage together). Helpers start as jobs need them,
- * up to colio_aio_threads(n) (the colio_io_threads hint), and sleep on a
- * condition variable when idle: storage calls mostly wait, so a helper
- * costs CPU only while it copies.
- *
- * wait() on a job no helper has started, when it may run, runs it in the
- * caller instead of sleeping until a helper is scheduled: with MPI ranks
- * busy-polling every core (MPICH) or tiny rounds a helper may get no CPU
- * for a long time, and the caller would only sit idle.
+ * Storage jobs and the executors that run them (aio.h): the job's call list,
+ * running it in the calling thread, the registry of executors and the
+ * dispatch that takes an executor's fallbacks when it cannot take a job.
  */
 #include "engine/aio.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-enum { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
-
-#define MAX_HELPERS 64
-
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t work; /* a job was queued or a chain became free, or the helpers must stop */
-    pthread_cond_t done; /* a job finished */
-    colio_aio_job_t *head, *tail; /* queued, in submission order */
-    colio_aio_job_t *running;     /* running (in a helper, or in a caller that took it over) */
-    pthread_t threads[MAX_HELPERS];
-    int nthreads, idle, want, stopping, refs;
-    int queued; /* jobs in the queue */
-} q = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
-       .want = 1};
-
-static double now(void)
+double colio_aio_now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts); /* no MPI_Wtime: the helper makes no MPI calls */
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* no MPI_Wtime: executors make no MPI calls */
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -65,8 +32,9 @@ void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const coli
     job->seconds = 0;
     job->ran_by_caller = 0;
     job->waited = 0;
+    job->exec = NULL;
     job->next = NULL;
-    __atomic_store_n(&job->state, JOB_IDLE, __ATOMIC_RELAXED);
+    __atomic_store_n(&job->state, COLIO_AIO_IDLE, __ATOMIC_RELAXED);
 }
 
 int colio_aio_job_add(colio_aio_job_t *job, char *buf, int64_t len, int64_t off)
@@ -99,19 +67,19 @@ void colio_aio_job_free(colio_aio_job_t *job)
     job->ncalls = job->cap = 0;
 }
 
-/* One call; reads short of len (end of file) read the rest as zeros. */
-static int run_call(colio_aio_job_t *job, const colio_aio_call_t *c)
+int colio_aio_call_rest(colio_aio_job_t *job, const colio_aio_call_t *c, int64_t done)
 {
-    job->calls_made++;
+    char *buf = c->buf + done;
+    int64_t len = c->len - done, off = c->off + done;
     if (job->kind == COLIO_AIO_WRITE) {
-        job->bytes += c->len;
-        return colio_store_pwrite(job->ops, job->st, c->buf, c->len, c->off);
+        job->bytes += len;
+        return colio_store_pwrite(job->ops, job->st, buf, len, off);
     }
     int64_t got = 0;
-    int rc = colio_store_pread(job->ops, job->st, c->buf, c->len, c->off, &got);
+    int rc = colio_store_pread(job->ops, job->st, buf, len, off, &got);
     job->bytes += got;
-    if (rc == 0 && got < c->len)
-        memset(c->buf + got, 0, (size_t)(c->len - got));
+    if (rc == 0 && got < len) /* end of file: the rest reads as zeros */
+        memset(buf + got, 0, (size_t)(len - got));
     return rc;
 }
 
@@ -121,11 +89,12 @@ void colio_aio_job_run(colio_aio_job_t *job)
         job->skipped = 1;
         return;
     }
-    double t0 = now();
+    double t0 = colio_aio_now();
     for (int64_t i = 0; i < job->ncalls; i++) {
         if (job->calls[i].len <= 0)
             continue;
-        int rc = run_call(job, &job->calls[i]);
+        job->calls_made++;
+        int rc = colio_aio_call_rest(job, &job->calls[i], 0);
         if (rc != 0) {
             job->rc = rc;
             job->failed_call = i;
@@ -134,207 +103,62 @@ void colio_aio_job_run(colio_aio_job_t *job)
             break;
         }
     }
-    job->seconds = now() - t0;
+    job->seconds = colio_aio_now() - t0;
 }
 
-/* Under q.lock: whether a job of job's chain is running or queued before it (then it must wait). */
-static int chain_busy(const colio_aio_job_t *job)
-{
-    if (job->chain_failed == NULL)
-        return 0;
-    for (const colio_aio_job_t *r = q.running; r; r = r->next)
-        if (r->chain_failed == job->chain_failed)
-            return 1;
-    for (const colio_aio_job_t *e = q.head; e && e != job; e = e->next)
-        if (e->chain_failed == job->chain_failed)
-            return 1;
-    return 0;
-}
+/* ---- after each finished job ---------------------------------------------------- */
 
-/* Under q.lock: unlink job from the queue and count it running. */
-static void take(colio_aio_job_t *job)
-{
-    colio_aio_job_t **pp = &q.head, *prev = NULL;
-    while (*pp != job)
-        prev = *pp, pp = &(*pp)->next;
-    *pp = job->next;
-    if (q.tail == job)
-        q.tail = prev;
-    q.queued--;
-    job->next = q.running;
-    q.running = job;
-    __atomic_store_n(&job->state, JOB_RUNNING, __ATOMIC_RELAXED);
-}
-
-/* Under q.lock: the first queued job that may run now, or NULL. */
-static colio_aio_job_t *next_runnable(void)
-{
-    for (colio_aio_job_t *j = q.head; j; j = j->next)
-        if (!chain_busy(j))
-            return j;
-    return NULL;
-}
-
-static void (*notify)(void); /* called by a helper after each job (colio_aio_set_notify) */
+static void (*notify)(void); /* colio_aio_set_notify */
 
 void colio_aio_set_notify(void (*fn)(void)) { __atomic_store_n(&notify, fn, __ATOMIC_RELEASE); }
 
-/* Under q.lock: publish the results; its chain's next job may start. */
-static void finish(colio_aio_job_t *job)
+void colio_aio_notify(void)
 {
-    colio_aio_job_t **pp = &q.running;
-    while (*pp != job)
-        pp = &(*pp)->next;
-    *pp = job->next;
-    job->next = NULL;
-    __atomic_store_n(&job->state, JOB_DONE, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&q.done);
-    if (q.head)
-        pthread_cond_signal(&q.work);
+    void (*fn)(void) = __atomic_load_n(&notify, __ATOMIC_ACQUIRE);
+    if (fn)
+        fn();
 }
 
-/* Under q.lock: run job outside the lock, then finish it. */
-static void run_unlocked(colio_aio_job_t *job)
-{
-    pthread_mutex_unlock(&q.lock);
-    colio_aio_job_run(job);
-    pthread_mutex_lock(&q.lock);
-    finish(job);
-}
+/* ---- the executors -------------------------------------------------------------- */
 
-static void *helper_main(void *arg)
+static const colio_aio_ops_t *const executors[] = {&colio_aio_thread, &colio_aio_uring, &colio_aio_inline};
+
+const colio_aio_ops_t *colio_aio_find(const char *name)
 {
-    (void)arg;
-    pthread_mutex_lock(&q.lock);
-    for (;;) {
-        colio_aio_job_t *job = next_runnable();
-        if (job == NULL) {
-            if (q.stopping && q.head == NULL)
-                break; /* nothing left to run */
-            q.idle++;
-            pthread_cond_wait(&q.work, &q.lock);
-            q.idle--;
-            continue;
-        }
-        take(job);
-        run_unlocked(job);
-        void (*fn)(void) = __atomic_load_n(&notify, __ATOMIC_ACQUIRE);
-        if (fn) { /* outside q.lock: the hook may take locks of its own */
-            pthread_mutex_unlock(&q.lock);
-            fn();
-            pthread_mutex_lock(&q.lock);
-        }
-    }
-    pthread_mutex_unlock(&q.lock);
+    for (size_t i = 0; i < sizeof executors / sizeof executors[0]; i++)
+        if (strcmp(executors[i]->name, name) == 0)
+            return executors[i];
     return NULL;
 }
 
-/* Under q.lock, before queueing a job: one more helper when the queue would hold more jobs than idle helpers. */
-static int start_helper(void)
+const char *colio_aio_name(int i)
 {
-    if (q.queued + 1 <= q.idle || q.nthreads >= q.want || q.nthreads >= MAX_HELPERS)
-        return 0;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 256 << 10); /* storage calls need little: no 8 MiB mapping per start */
-    int rc = pthread_create(&q.threads[q.nthreads], &attr, helper_main, NULL);
-    pthread_attr_destroy(&attr);
-    if (rc != 0)
-        return q.nthreads > 0 ? 0 : -rc; /* with one helper at least, jobs still run */
-    q.nthreads++;
-    return 0;
+    return i >= 0 && (size_t)i < sizeof executors / sizeof executors[0] ? executors[i]->name : NULL;
 }
 
-void colio_aio_threads(int n)
+int colio_aio_submit(const colio_aio_ops_t *ex, colio_aio_job_t *job)
 {
-    pthread_mutex_lock(&q.lock);
-    if (n > q.want) /* files share the pool: the largest asked for */
-        q.want = n < MAX_HELPERS ? n : MAX_HELPERS;
-    pthread_mutex_unlock(&q.lock);
-}
-
-static int thread_submit(colio_aio_job_t *job)
-{
-    pthread_mutex_lock(&q.lock);
-    int rc = start_helper();
-    if (rc == 0) {
-        job->next = NULL;
-        __atomic_store_n(&job->state, JOB_QUEUED, __ATOMIC_RELAXED);
-        if (q.tail)
-            q.tail->next = job;
-        else
-            q.head = job;
-        q.tail = job;
-        q.queued++;
-        pthread_cond_signal(&q.work);
+    int rc = -ENOSYS;
+    for (; ex; ex = ex->fallback) {
+        job->exec = ex;
+        rc = ex->submit(job);
+        if (rc == 0)
+            return 0;
     }
-    pthread_mutex_unlock(&q.lock);
+    job->exec = NULL;
     return rc;
 }
 
-static void thread_test(colio_aio_job_t *job, int *done_p)
+int colio_aio_done(colio_aio_job_t *job)
 {
-    *done_p = __atomic_load_n(&job->state, __ATOMIC_ACQUIRE) == JOB_DONE;
+    int done = 1;
+    if (job->exec)
+        job->exec->test(job, &done);
+    return done;
 }
 
-static void thread_wait(colio_aio_job_t *job)
+void colio_aio_wait(colio_aio_job_t *job)
 {
-    pthread_mutex_lock(&q.lock);
-    while (__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) != JOB_DONE) {
-        if (job->state == JOB_QUEUED && !chain_busy(job)) { /* may run and no helper took it: run it here */
-            take(job);
-            job->ran_by_caller = 1;
-            run_unlocked(job);
-            break;
-        }
-        pthread_cond_wait(&q.done, &q.lock);
-    }
-    pthread_mutex_unlock(&q.lock);
+    if (job->exec)
+        job->exec->wait(job);
 }
-
-const colio_aio_ops_t colio_aio_thread = {
-    .name = "thread",
-    .submit = thread_submit,
-    .test = thread_test,
-    .wait = thread_wait,
-};
-
-/* Join the helpers once the queue is empty. */
-static void stop_helpers(void)
-{
-    pthread_mutex_lock(&q.lock);
-    int n = q.nthreads;
-    q.stopping = 1;
-    pthread_cond_broadcast(&q.work);
-    pthread_mutex_unlock(&q.lock);
-    for (int i = 0; i < n; i++)
-        pthread_join(q.threads[i], NULL);
-    pthread_mutex_lock(&q.lock);
-    q.nthreads = 0;
-    q.stopping = 0;
-    pthread_mutex_unlock(&q.lock);
-}
-
-/*
- * Files that use the helper hold a reference while open. The last release
- * no longer stops it: an idle helper waits on a condition variable at no
- * cost, while a program that opens, writes and closes a file per step
- * would otherwise start and join a thread every time. It stops when the
- * library is unloaded or the process exits (aio_teardown).
- */
-void colio_aio_acquire(void)
-{
-    pthread_mutex_lock(&q.lock);
-    q.refs++;
-    pthread_mutex_unlock(&q.lock);
-}
-
-void colio_aio_release(void)
-{
-    pthread_mutex_lock(&q.lock);
-    q.refs--;
-    pthread_mutex_unlock(&q.lock);
-}
-
-/* Library teardown (unload or exit) with files still open: no thread outlives the code it runs. */
-__attribute__((destructor)) static void aio_teardown(void) { stop_helpers(); }

@@ -1,27 +1,36 @@
 /*
  * Asynchronous storage I/O: a job is a list of pwrite or pread calls on one
- * open store, run in the background while the caller goes on (pipelined
- * two-phase rounds, TAPIOCA Sec. 4.3). The calls go through the store's ops
- * (colio_store_pwrite / colio_store_pread), so every backend, including the
- * fault-injecting one, works unchanged.
+ * open store, run in the background while the caller goes on (Seo et al.,
+ * Sec. III: no step of a nonblocking operation waits for storage; TAPIOCA
+ * Sec. 4.3 for pipelined rounds). Calls go through the store's ops
+ * (colio_store_pwrite / colio_store_pread), so every backend, the
+ * fault-injecting one included, works unchanged.
  *
- * Two implementations: "thread" (aio.c), a pool of helper pthreads per
- * process (colio_aio_threads, the colio_io_threads hint): the jobs of one
- * chain (one operation) run one at a time in submission order, jobs of
- * different chains at once; helpers start as jobs need them and stop at
- * library teardown (idle, they wait on a condition variable); they make
- * no MPI calls. "inline" (aio_inline.c) refuses
- * every job so the submitter runs it (the SMPI build). The ops table leaves
- * room for io_uring with the same job format.
+ * Executors behind one ops table (registry in aio.c, hint colio_io_executor):
+ * "threads" (aio_threads.c), a pool of helper pthreads per process
+ * (colio_aio_threads, the colio_io_threads hint): the jobs of one chain (one
+ * operation) run one at a time in submission order, jobs of different chains
+ * at once; helpers start as jobs need them, sleep when idle and stop at
+ * library teardown; they make no MPI calls. "uring" (aio_uring.c): the calls
+ * go to the kernel through io_uring, all of a job's calls at once, one
+ * thread reaps the completions; it takes only jobs on a store that lends its
+ * descriptor (store ops raw_fd) and falls back to "threads" otherwise, or
+ * where liburing or io_uring_setup is missing. "inline" (aio_inline.c)
+ * refuses every job so the submitter runs it (the SMPI build).
  */
-#ifndef COLIO_STORE_AIO_H
-#define COLIO_STORE_AIO_H
+#ifndef COLIO_ENGINE_AIO_H
+#define COLIO_ENGINE_AIO_H
 
 #include <stdint.h>
 
 #include "store/store.h"
 
 typedef enum colio_aio_kind { COLIO_AIO_WRITE, COLIO_AIO_READ } colio_aio_kind_t;
+
+/* A job's state (job->state; the executor's). */
+enum { COLIO_AIO_IDLE, COLIO_AIO_QUEUED, COLIO_AIO_RUNNING, COLIO_AIO_DONE };
+
+struct colio_aio_ops;
 
 /* One storage call: len bytes between buf and the file at off. */
 typedef struct colio_aio_call {
@@ -53,9 +62,14 @@ typedef struct colio_aio_job {
     int ran_by_caller;    /* wait() ran it in the calling thread (the helper had not started it) */
     int waited;           /* the submitter blocked for it (its time counted as the submitter's io) */
     colio_aio_call_t local[4]; /* the first calls: a job of a few calls allocates nothing */
-    /* queue state (the implementation's) */
+    /* queue state (the executor's) */
+    const struct colio_aio_ops *exec; /* the executor that took it (colio_aio_submit), NULL: none */
     struct colio_aio_job *next;
     int state;
+    int fd;                           /* uring: the store's descriptor */
+    int serial;                       /* uring: calls overlap, issue them one at a time */
+    int64_t next_call, in_flight;     /* uring: the first call not yet issued, calls in the kernel */
+    double t0;                        /* uring: when its first call was issued */
 } colio_aio_job_t;
 
 typedef struct colio_aio_ops {
@@ -66,17 +80,28 @@ typedef struct colio_aio_ops {
     void (*test)(colio_aio_job_t *job, int *done_p);
     /* Block until the job is done (no spinning). */
     void (*wait)(colio_aio_job_t *job);
+    /* Where submit refuses a job (not for this executor): the next one to try, or NULL. */
+    const struct colio_aio_ops *fallback;
 } colio_aio_ops_t;
 
-extern const colio_aio_ops_t colio_aio_thread;
+extern const colio_aio_ops_t colio_aio_thread; /* "threads" (aio_threads.c) */
+extern const colio_aio_ops_t colio_aio_uring;  /* "uring" (aio_uring.c) */
 extern const colio_aio_ops_t colio_aio_inline; /* no helper: jobs run by the submitter (aio_inline.c) */
 
-/* The implementation pipelined rounds use: no helper thread under SMPI (see aio_inline.c). */
-#ifdef COLIO_SMPI
-#define colio_aio_default colio_aio_inline
-#else
-#define colio_aio_default colio_aio_thread
-#endif
+/* The registry: by hint name, NULL if none; iteration, NULL past the end. */
+const colio_aio_ops_t *colio_aio_find(const char *name);
+const char *colio_aio_name(int i);
+
+/*
+ * Hand job to ex, or to its fallbacks in turn: 0 when one took it
+ * (job->exec), else a negative errno and job->exec NULL: the caller runs
+ * the job itself (colio_aio_job_run).
+ */
+int colio_aio_submit(const colio_aio_ops_t *ex, colio_aio_job_t *job);
+/* Whether job is done (one never submitted is); never blocks. */
+int colio_aio_done(colio_aio_job_t *job);
+/* Block until job is done (no spinning). */
+void colio_aio_wait(colio_aio_job_t *job);
 
 /* Empty the call list and set what the next submission does (the list's memory is kept). */
 void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const colio_store_ops_t *ops,
@@ -87,6 +112,10 @@ int colio_aio_job_add(colio_aio_job_t *job, char *buf, int64_t len, int64_t off)
 void colio_aio_job_free(colio_aio_job_t *job);
 /* Run a job in the calling thread (what the helper does with it). */
 void colio_aio_job_run(colio_aio_job_t *job);
+/* One call from its byte done on, in the calling thread; reads past the end of file read zeros. 0 or -errno. */
+int colio_aio_call_rest(colio_aio_job_t *job, const colio_aio_call_t *c, int64_t done);
+/* A monotonic clock in seconds (executors make no MPI calls). */
+double colio_aio_now(void);
 
 /*
  * A function the helper calls after each job it finished (no lock held), so
@@ -94,6 +123,8 @@ void colio_aio_job_run(colio_aio_job_t *job);
  * It must not call into aio; NULL removes it.
  */
 void colio_aio_set_notify(void (*fn)(void));
+/* What executors call after each finished job, holding no lock. */
+void colio_aio_notify(void);
 
 /* Let the pool grow to n helpers (files share it: the largest n asked for; 1 at first). */
 void colio_aio_threads(int n);

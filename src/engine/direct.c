@@ -302,7 +302,7 @@ void colio_direct_free(colio_op_t *op)
     for (int j = 0; j < COLIO_DIRECT_SLOTS; j++) {
         colio_direct_slot_t *s = &d->slot[j];
         if (s->busy) /* abandoned with a job in flight: the executor still uses its memory */
-            colio_aio_default.wait(&s->job);
+            colio_aio_wait(&s->job);
         colio_aio_job_free(&s->job);
         free(s->copies);
     }

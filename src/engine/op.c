@@ -240,7 +240,17 @@ void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t 
 
 /* ---- storage jobs ------------------------------------------------------------- */
 
-static const colio_aio_ops_t *const executor = &colio_aio_default;
+/* The executor of the hints (colio_io_executor); under SMPI always inline (a pthread is not a simulated process). */
+static const colio_aio_ops_t *executor_of(const colio_file *fh)
+{
+#ifdef COLIO_SMPI
+    (void)fh;
+    return &colio_aio_inline;
+#else
+    const colio_aio_ops_t *ex = colio_aio_find(fh->hints.io_executor);
+    return ex ? ex : &colio_aio_thread;
+#endif
+}
 
 int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job, int background)
 {
@@ -254,18 +264,16 @@ int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job, int background)
         fh->aio_ref = 1;
     }
     colio_aio_threads(fh->hints.io_threads); /* here, so colio_set_info's value holds too */
-    if (executor->submit(job) == 0)
+    if (colio_aio_submit(executor_of(fh), job) == 0)
         return 1;
-    colio_aio_job_run(job); /* no executor (SMPI): here, as a synchronous call would */
+    colio_aio_job_run(job); /* no executor took it (inline): here, as a synchronous call would */
     return 0;
 }
 
 int colio_op_job_done(colio_op_t *op, colio_aio_job_t *job)
 {
     (void)op;
-    int done = 0;
-    executor->test(job, &done);
-    return done;
+    return colio_aio_done(job);
 }
 
 void colio_op_fold_job(colio_op_t *op, colio_aio_job_t *job, int ran_here)
@@ -288,7 +296,7 @@ void colio_op_io_wait(colio_op_t *op)
 {
     double t0 = MPI_Wtime();
     op->io_wait->waited = 1;
-    executor->wait(op->io_wait); /* folded by the next step */
+    colio_aio_wait(op->io_wait); /* folded by the next step */
     op->stats.time.io += MPI_Wtime() - t0;
     op->io_wait = NULL;
 }

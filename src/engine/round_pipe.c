@@ -130,7 +130,7 @@ void colio_round_pipe_free(colio_op_t *op)
     for (int i = 0; i < 2; i++) {
         colio_round_buf_t *b = &rd->buf[i];
         if (b->busy) /* abandoned with a job in flight: the executor still uses the buffer */
-            colio_aio_default.wait(&b->job);
+            colio_aio_wait(&b->job);
         colio_aio_job_free(&b->job);
         colio_buf_give(&op->fh->bufs, b->mem, b->cap);
         memset(b, 0, sizeof *b);

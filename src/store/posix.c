@@ -200,6 +200,9 @@ static int64_t iov_bytes(const struct iovec *iov, int iovcnt)
     return n;
 }
 
+/* The descriptor, unless writes take byte-range locks (colio_lock_writes: only pwritev holds them). */
+static int posix_raw_fd(colio_store_t *st) { return st->lock_cmd ? -1 : st->fd; }
+
 static int posix_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
 {
     int64_t done, len = st->lock_cmd ? iov_bytes(iov, iovcnt) : 0;
@@ -267,6 +270,7 @@ const colio_store_ops_t colio_store_posix = {
     .open = posix_open,
     .close = posix_close,
     .pwritev = posix_pwritev,
+    .raw_fd = posix_raw_fd,
     .preadv = posix_preadv,
     .sync = posix_sync,
     .size = posix_size,

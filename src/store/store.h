@@ -49,6 +49,9 @@ typedef struct colio_store_ops {
     int (*unlink)(const char *path);
     /* Optional: replace path `to` by `from` at once (rename(2)); NULL: colio rewrites its small files in place. */
     int (*rename)(const char *from, const char *to);
+    /* Optional: a descriptor whose pwrite/pread store the same bytes as pwritev/preadv (no locks, no
+       delays), for executors that call the kernel themselves (io_uring); -1 or NULL: none. */
+    int (*raw_fd)(colio_store_t *st);
     /* Optional: names where logical byte off is stored (a subfile and its offset) for messages. */
     int (*where)(colio_store_t *st, int64_t off, char *buf, size_t len);
     /* The backend for colio's own bookkeeping (subfiling metadata, subfile sizes); NULL: this one.

@@ -4,7 +4,11 @@
  * plain pread; read jobs back, with a short read past the end of file that
  * must come back zero-filled; ENOSPC from /dev/full and an injected EIO
  * through the fault backend, naming the failing call; a chain of jobs that
- * stops after a failure; the helper stopped and started again.
+ * stops after a failure; the helper stopped and started again. Each check
+ * runs under every executor that can run jobs here (threads, uring); under
+ * uring also: the jobs it must hand to threads (a store without a
+ * descriptor), calls over each other landing in order, and a job larger than
+ * the ring.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +26,8 @@
 #define CALL_LEN 3001 /* odd sizes: no accidental alignment */
 #define JOB_BYTES (NCALLS * CALL_LEN)
 
-static const colio_aio_ops_t *const aio = &colio_aio_thread;
+static const colio_aio_ops_t *aio; /* the executor under test */
+static int uring_up;                /* io_uring runs jobs in this process (probe_uring) */
 
 /* Byte at file offset off as written by the test. */
 static unsigned char expected(int64_t off) { return (unsigned char)(off * 29 + (off >> 9) + 3); }
@@ -55,13 +60,11 @@ static void write_jobs(const colio_store_ops_t *ops, colio_store_t *st, colio_ai
                 b[k] = (char)expected(off + k);
             CHECK(colio_aio_job_add(&jobs[j], b, CALL_LEN, off) == 0, "job_add");
         }
-        CHECK(aio->submit(&jobs[j]) == 0, "submit write job %d", j);
+        CHECK(colio_aio_submit(aio, &jobs[j]) == 0, "submit write job %d", j);
     }
     for (int j = NJOBS - 1; j >= 0; j--) { /* waiting out of order */
-        aio->wait(&jobs[j]);
-        int done = 0;
-        aio->test(&jobs[j], &done);
-        CHECK(done, "job %d not done after wait", j);
+        colio_aio_wait(&jobs[j]);
+        CHECK(colio_aio_done(&jobs[j]), "job %d not done after wait", j);
         CHECK(jobs[j].rc == 0 && jobs[j].failed_call == -1, "write job %d: rc %d", j, jobs[j].rc);
         CHECK(jobs[j].calls_made == NCALLS && jobs[j].bytes == JOB_BYTES, "write job %d: %lld calls, %lld bytes", j,
               (long long)jobs[j].calls_made, (long long)jobs[j].bytes);
@@ -94,11 +97,11 @@ static void read_jobs(const colio_store_ops_t *ops, colio_store_t *st, colio_aio
             int64_t len = CALL_LEN + (j == NJOBS - 1 && c == NCALLS - 1 ? past : 0);
             colio_aio_job_add(&jobs[j], bufs[j] + c * CALL_LEN, len, (int64_t)j * JOB_BYTES + c * CALL_LEN);
         }
-        CHECK(aio->submit(&jobs[j]) == 0, "submit read job %d", j);
+        CHECK(colio_aio_submit(aio, &jobs[j]) == 0, "submit read job %d", j);
     }
     int64_t bad = 0;
     for (int j = 0; j < NJOBS; j++) {
-        aio->wait(&jobs[j]);
+        colio_aio_wait(&jobs[j]);
         CHECK(jobs[j].rc == 0, "read job %d: rc %d", j, jobs[j].rc);
         CHECK(jobs[j].bytes == JOB_BYTES, "read job %d: %lld bytes read", j, (long long)jobs[j].bytes);
         for (int64_t k = 0; k < JOB_BYTES; k++)
@@ -131,12 +134,14 @@ static void enospc_chain(void)
     colio_aio_job_add(&a, buf, 1000, 1000);
     colio_aio_job_reset(&b, COLIO_AIO_WRITE, ops, st, &chain);
     colio_aio_job_add(&b, buf, 4096, 2000);
-    aio->submit(&a);
-    aio->submit(&b);
-    aio->wait(&b);
-    aio->wait(&a);
-    CHECK(a.rc == -ENOSPC && a.failed_call == 0 && a.calls_made == 1, "/dev/full: rc %d, call %lld, %lld calls",
-          a.rc, (long long)a.failed_call, (long long)a.calls_made);
+    colio_aio_submit(aio, &a);
+    colio_aio_submit(aio, &b);
+    colio_aio_wait(&b);
+    colio_aio_wait(&a);
+    /* threads make one call after the other; uring issues a job's calls at once */
+    int64_t most = a.exec == &colio_aio_uring ? 2 : 1;
+    CHECK(a.rc == -ENOSPC && a.failed_call == 0 && a.calls_made >= 1 && a.calls_made <= most,
+          "/dev/full: rc %d, call %lld, %lld calls", a.rc, (long long)a.failed_call, (long long)a.calls_made);
     CHECK(b.skipped && b.calls_made == 0 && b.rc == 0, "the job after a failure ran (%lld calls)",
           (long long)b.calls_made);
     colio_aio_job_free(&a), colio_aio_job_free(&b);
@@ -158,8 +163,8 @@ static void injected_eio(const char *path)
     colio_aio_job_add(&j, buf, 100, 0);
     colio_aio_job_add(&j, buf + 100, 100, 100);
     colio_aio_job_add(&j, buf + 200, 100, 200);
-    aio->submit(&j);
-    aio->wait(&j);
+    colio_aio_submit(aio, &j);
+    colio_aio_wait(&j);
     CHECK(j.rc == -EIO && j.failed_call == 1 && j.calls_made == 2 && j.bytes == 200,
           "fault: rc %d, call %lld, %lld calls, %lld bytes", j.rc, (long long)j.failed_call, (long long)j.calls_made,
           (long long)j.bytes);
@@ -172,9 +177,7 @@ static void injected_eio(const char *path)
 static int poll_done(colio_aio_job_t *j, int seconds)
 {
     for (int ms = 0; ms < seconds * 1000; ms++) {
-        int done = 0;
-        aio->test(j, &done);
-        if (done)
+        if (colio_aio_done(j))
             return 1;
         usleep(1000);
     }
@@ -204,20 +207,19 @@ static void pool_chains(const char *path)
     colio_aio_job_add(&c, c_buf, 100, 100);
     colio_aio_job_reset(&b, COLIO_AIO_WRITE, posix, sp, &chain2);
     colio_aio_job_add(&b, b_buf, 100, 0);
-    aio->submit(&a);
-    aio->submit(&c);
-    aio->submit(&b);
+    colio_aio_submit(aio, &a);
+    colio_aio_submit(aio, &c);
+    colio_aio_submit(aio, &b);
     CHECK(poll_done(&b, 30), "another chain's job did not run while chain 1 was held at the gate");
-    int a_done = 0, c_done = 0;
-    aio->test(&a, &a_done), aio->test(&c, &c_done);
+    int a_done = colio_aio_done(&a), c_done = colio_aio_done(&c);
     CHECK(!a_done && !c_done && __atomic_load_n(&c.calls_made, __ATOMIC_RELAXED) == 0,
           "chain 1: the gated job finished (%d) or its next one started (%d)", a_done, c_done);
     int fd = open(gate, O_CREAT | O_WRONLY, 0644); /* open the gate */
     CHECK(fd >= 0, "create %s", gate);
     if (fd >= 0)
         close(fd);
-    aio->wait(&c);
-    aio->wait(&a);
+    colio_aio_wait(&c);
+    colio_aio_wait(&a);
     CHECK(a.rc == 0 && b.rc == 0 && c.rc == 0, "rc a %d b %d c %d", a.rc, b.rc, c.rc);
     unsigned char file[200];
     CHECK(test_read_file(gated, file, 200) == 0 && memcmp(file, a_buf, 100) == 0 && memcmp(file + 100, c_buf, 100) == 0,
@@ -228,6 +230,81 @@ static void pool_chains(const char *path)
     posix->close(sp);
     unlink(gate);
     unlink(gated);
+}
+
+/* Which executor ran a posix job submitted to aio: uring, or threads where io_uring is missing. */
+static const colio_aio_ops_t *posix_runner(void)
+{
+    return aio == &colio_aio_uring && uring_up ? &colio_aio_uring : &colio_aio_thread;
+}
+
+/*
+ * uring only: a fault-store job goes to threads; calls over each other land
+ * last-call-wins; a job of 1000 calls (more than the ring holds) completes.
+ */
+static void uring_cases(const char *path)
+{
+    const colio_store_ops_t *fault = colio_store_find("fault"), *posix = colio_store_find("posix");
+    colio_store_t *sf = open_store(fault, path, "write:1000000", COLIO_STORE_WRITE | COLIO_STORE_READ);
+    colio_store_t *sp = open_store(posix, path, "", COLIO_STORE_WRITE | COLIO_STORE_READ);
+    if (sf == NULL || sp == NULL)
+        return;
+    char x[64], y[64];
+    memset(x, 'x', sizeof x), memset(y, 'y', sizeof y);
+    colio_aio_job_t j = {0};
+    colio_aio_job_reset(&j, COLIO_AIO_WRITE, fault, sf, NULL);
+    colio_aio_job_add(&j, x, 64, 0);
+    CHECK(colio_aio_submit(aio, &j) == 0 && j.exec == &colio_aio_thread, "a fault-store job did not go to threads");
+    colio_aio_wait(&j);
+    colio_aio_job_reset(&j, COLIO_AIO_WRITE, posix, sp, NULL);
+    for (int k = 0; k < 40; k++) /* x at 0..63, then y over 32..95, in turn: y wins where both are */
+        colio_aio_job_add(&j, k % 2 ? y : x, 64, k % 2 ? 32 : 0);
+    CHECK(colio_aio_submit(aio, &j) == 0 && j.exec == posix_runner(), "overlapping job: executor %s",
+          j.exec ? j.exec->name : "none");
+    colio_aio_wait(&j);
+    unsigned char file[96];
+    int bad = j.rc != 0 || test_read_file(path, file, 96) != 0;
+    for (int k = 0; k < 96 && !bad; k++)
+        bad = file[k] != (k < 32 ? 'x' : 'y');
+    CHECK(!bad, "overlapping calls did not land in order (rc %d)", j.rc);
+    enum { MANY = 1000, LEN = 37 };
+    char *big = malloc(MANY * LEN), *back = malloc(MANY * LEN);
+    for (int k = 0; k < MANY * LEN; k++)
+        big[k] = (char)expected(k + 5);
+    colio_aio_job_reset(&j, COLIO_AIO_WRITE, posix, sp, NULL);
+    for (int k = 0; k < MANY; k++)
+        colio_aio_job_add(&j, big + k * LEN, LEN, (int64_t)k * LEN);
+    CHECK(colio_aio_submit(aio, &j) == 0, "submit %d calls", MANY);
+    colio_aio_wait(&j);
+    CHECK(j.rc == 0 && j.calls_made == MANY && j.bytes == MANY * LEN, "%d calls: rc %d, %lld calls, %lld bytes", MANY,
+          j.rc, (long long)j.calls_made, (long long)j.bytes);
+    CHECK(test_read_file(path, (unsigned char *)back, MANY * LEN) == 0 && memcmp(back, big, MANY * LEN) == 0,
+          "the bytes of %d calls", MANY);
+    colio_aio_job_free(&j);
+    free(big), free(back);
+    fault->close(sf);
+    posix->close(sp);
+}
+
+/* Whether io_uring runs jobs here (built with liburing, io_uring_setup allowed): a probe job's executor. */
+static int probe_uring(const char *path)
+{
+    const colio_store_ops_t *posix = colio_store_find("posix");
+    colio_store_t *st = open_store(posix, path, "", COLIO_STORE_WRITE | COLIO_STORE_READ);
+    if (st == NULL)
+        return 0;
+    char b = 'p';
+    colio_aio_job_t j = {0};
+    colio_aio_job_reset(&j, COLIO_AIO_WRITE, posix, st, NULL);
+    colio_aio_job_add(&j, &b, 1, 0);
+    int rc = colio_aio_submit(&colio_aio_uring, &j);
+    int up = rc == 0 && j.exec == &colio_aio_uring;
+    colio_aio_wait(&j);
+    CHECK(rc == 0 && j.rc == 0 && j.bytes == 1, "probe job: submit %d, rc %d", rc, j.rc);
+    colio_aio_job_free(&j);
+    posix->close(st);
+    printf("test_aio_unit: io_uring %s\n", up ? "runs jobs here" : "not available here: uring falls back to threads");
+    return up;
 }
 
 int main(void)
@@ -245,20 +322,29 @@ int main(void)
     char *bufs[NJOBS];
     for (int j = 0; j < NJOBS; j++)
         bufs[j] = malloc(JOB_BYTES + 1024);
-    colio_aio_acquire();
-    colio_store_t *st = open_store(posix, path, "", COLIO_STORE_WRITE | COLIO_STORE_READ);
-    if (st) {
-        write_jobs(posix, st, jobs, bufs);
-        check_file(path, (int64_t)NJOBS * JOB_BYTES);
-        colio_aio_release(); /* the last file gone: the helper stays, idle, for the next submit */
+    uring_up = probe_uring(path);
+    const colio_aio_ops_t *under_test[] = {&colio_aio_thread, &colio_aio_uring};
+    for (int e = 0; e < 2; e++) {
+        aio = under_test[e];
         colio_aio_acquire();
-        read_jobs(posix, st, jobs, bufs, (int64_t)NJOBS * JOB_BYTES);
-        posix->close(st);
+        colio_store_t *st = open_store(posix, path, "", COLIO_STORE_WRITE | COLIO_STORE_READ);
+        if (st) {
+            write_jobs(posix, st, jobs, bufs);
+            CHECK(jobs[0].exec == posix_runner(), "%s: posix jobs ran on %s", aio->name,
+                  jobs[0].exec ? jobs[0].exec->name : "none");
+            check_file(path, (int64_t)NJOBS * JOB_BYTES);
+            colio_aio_release(); /* the last file gone: the helper stays, idle, for the next submit */
+            colio_aio_acquire();
+            read_jobs(posix, st, jobs, bufs, (int64_t)NJOBS * JOB_BYTES);
+            posix->close(st);
+        }
+        enospc_chain();
+        injected_eio(path);
+        pool_chains(path);
+        if (aio == &colio_aio_uring)
+            uring_cases(path);
+        colio_aio_release();
     }
-    enospc_chain();
-    injected_eio(path);
-    pool_chains(path);
-    colio_aio_release();
     for (int j = 0; j < NJOBS; j++) {
         colio_aio_job_free(&jobs[j]);
         free(bufs[j]);
