@@ -440,20 +440,40 @@ static int direct_eligible(const colio_op_t *op)
     return op->acc.npieces == 0 || op->acc.nbytes / op->acc.npieces >= op->fh->hints.direct_min;
 }
 
+/* A rank with no pieces fits a plan at any offset: it leaves the agreed shift to the others. */
+#define PLAN_SHIFT_ANY INT64_MAX
+
+/* Whether a stored plan may be reused with this call's access moved by delta (plancache.h, "Moved plans"). */
+static int may_move_plan(const colio_file *fh, int kind, int64_t delta)
+{
+    int64_t su = fh->hints.striping_unit;
+    return kind == COLIO_OP_WRITE && fh->cfg.domain->shifts && fh->sub.nsub == 0 && (su <= 0 || delta % su == 0);
+}
+
 /*
- * Id of a stored plan for exactly this access (0: none, or reuse is off or
- * this rank failed). The entry is pinned until the agreement says whether
- * every rank proposed it: with several operations in flight, another one
- * may finish, store or borrow at different moments on different ranks, and
- * the decision to borrow must depend on agreed values only.
+ * Id of a stored plan for this access, exactly or moved by *shift_p bytes
+ * (0: none, or reuse is off or this rank failed). The entry is pinned until
+ * the agreement says whether every rank proposed it with the same shift:
+ * with several operations in flight, another one may finish, store or
+ * borrow at different moments on different ranks, and the decision to
+ * borrow must depend on agreed values only.
  */
-static int64_t plan_candidate(colio_op_t *op)
+static int64_t plan_candidate(colio_op_t *op, int64_t *shift_p)
 {
     colio_file *fh = op->fh;
+    *shift_p = op->acc.n ? 0 : PLAN_SHIFT_ANY;
     if (!colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) || op->err.code != 0)
         return 0;
     op->key_hash = colio_plan_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
     int64_t id = colio_plancache_find(&fh->plans, op->key_hash, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+    if (id == 0 && op->acc.n > 0 && may_move_plan(fh, op->args.kind, 0)) {
+        uint64_t shape = colio_plan_shape_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+        int64_t delta = 0;
+        id = colio_plancache_find_moved(&fh->plans, shape, op->acc.runs, op->acc.n, op->args.kind, op->nbytes,
+                                        fh->hints.striping_unit, &delta);
+        if (id > 0)
+            *shift_p = delta;
+    }
     if (id > 0) {
         op->pinned = colio_plancache_get(&fh->plans, id);
         op->pinned->busy = 1;
@@ -487,16 +507,25 @@ static void keep_read_key(colio_op_t *op)
 
 /*
  * After the SETUP agreement: every rank proposed (and pinned) the same
- * stored plan (min == max), and the global facts it was made under (extent,
- * end of file) still hold, so borrow it; otherwise unpin the proposal.
+ * stored plan (min == max) at the same shift, and the global facts it was
+ * made under (extent, end of file) still hold, moved by that shift, so
+ * borrow it; otherwise unpin the proposal.
  */
 static void adopt_stored_plan(colio_op_t *op)
 {
-    int64_t id = op->agree_out.setup.plan_id;
+    const colio_setup_words_t *w = &op->agree_out.setup;
+    int64_t id = w->plan_id, delta = w->plan_shift, glo, ghi;
     colio_plan_entry_t *e = op->pinned;
-    if (id > 0 && id == -op->agree_out.setup.plan_id_neg && e && e->id == id && e->glo == op->glo && e->ghi == op->ghi &&
-        e->eof == op->eof)
+    int anywhere = w->plan_shift == PLAN_SHIFT_ANY && w->plan_shift_neg == PLAN_SHIFT_ANY; /* no rank has pieces */
+    if (anywhere)
+        delta = 0;
+    int same_shift = anywhere || (w->plan_shift_neg != PLAN_SHIFT_ANY && delta == -w->plan_shift_neg);
+    if (id > 0 && id == -w->plan_id_neg && e && e->id == id && same_shift &&
+        !__builtin_add_overflow(e->glo, delta, &glo) && !__builtin_add_overflow(e->ghi, delta, &ghi) &&
+        glo == op->glo && ghi == op->ghi && e->eof == op->eof && (delta == 0 || may_move_plan(op->fh, op->args.kind, delta))) {
         op->reuse = e; /* stays busy: one borrower at a time, another operation in flight plans afresh */
+        op->reuse_shift = delta;
+    }
     unpin_candidate(op);
 }
 
@@ -524,7 +553,7 @@ int colio_step_start(colio_op_t *op)
         eof = -size;
     }
     const colio_access_t *acc = &op->acc;
-    int64_t cand = plan_candidate(op);
+    int64_t shift, cand = plan_candidate(op, &shift);
     op->agree_in.setup = (colio_setup_words_t){
         .err_key = colio_err_key(op->err.code, fh->rank),
         .lo = acc->n ? acc->runs[0].off : INT64_MAX,
@@ -533,6 +562,8 @@ int colio_step_start(colio_op_t *op)
         .direct = direct_eligible(op),
         .plan_id = cand,
         .plan_id_neg = -cand,
+        .plan_shift = shift,
+        .plan_shift_neg = shift == PLAN_SHIFT_ANY ? PLAN_SHIFT_ANY : -shift,
         .extent_sum = acc->n ? acc->end - acc->runs[0].off : 0,
         .bytes_sum = acc->nbytes,
     };

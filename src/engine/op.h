@@ -96,10 +96,11 @@ typedef struct colio_setup_words {
     int64_t eof_neg;              /* reads: -(file size) from rank 0, INT64_MAX elsewhere */
     int64_t direct;               /* direct_eligible: -1 pieces overlap, 0 no, 1 large pieces or none */
     int64_t plan_id, plan_id_neg; /* the stored plan proposed (plancache.h): the same everywhere when equal */
+    int64_t plan_shift, plan_shift_neg; /* ... at this offset from it (INT64_MAX both: a rank with no pieces) */
     int64_t extent_sum, bytes_sum; /* SUM: every rank's extent and bytes */
 } colio_setup_words_t;
-#define COLIO_SETUP_MIN 7
-#define COLIO_SETUP_WORDS 9
+#define COLIO_SETUP_MIN 9
+#define COLIO_SETUP_WORDS 11
 
 typedef struct colio_ready_words {
     int64_t err_key;
@@ -288,6 +289,7 @@ typedef struct colio_op {
     colio_plan_t plan;
     struct colio_plan_entry *reuse; /* the stored plan this call borrows (plancache.h), or NULL */
     struct colio_plan_entry *pinned; /* the stored plan this call proposed, until SETUP agrees */
+    int64_t reuse_shift;         /* the agreed offset of this call's access from the borrowed plan's */
     colio_run_t *key_runs;       /* the access as asked, kept to store the plan for reuse */
     int64_t key_n;
     int key_ok;                  /* key_runs hold the whole access (a copy may fail) */

@@ -28,6 +28,8 @@ int64_t colio_agg_list_bytes(const colio_agg_list_t *l)
 static int borrow_plan(colio_op_t *op)
 {
     colio_plan_t *p = &op->plan, *stored = &op->reuse->plan;
+    if (op->reuse_shift != 0) /* the same access elsewhere in the file: the plan moves with it */
+        colio_plan_move(op->reuse, op->reuse_shift, op->fh->nprocs, op->fh->rank);
     colio_agg_lists_free(p->to_agg, p->naggs);
     free(p->to_agg);
     free(p->send_counts);

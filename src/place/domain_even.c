@@ -85,6 +85,7 @@ static void even_round_extent(const colio_domains_t *d, int agg, int64_t r, int6
 
 const colio_domain_ops_t colio_domain_even = {
     .name = "even",
+    .shifts = 1,
     .plan = even_plan,
     .locate = even_locate,
     .round_extent = even_round_extent,

@@ -157,6 +157,9 @@ typedef struct colio_domains {
 
 struct colio_domain_ops {
     const char *name;
+    /* The plan of [lo + d, hi + d) is this layout's plan of [lo, hi) moved by d, for every d that is a
+       multiple of the striping unit (any d when it is 0): plans may be reused at another offset. */
+    int shifts;
     int (*plan)(const colio_domain_input_t *in, colio_domains_t *d);
     /* Owner and round of byte off (lo <= off < hi), and the end of the run from
        off that stays with the same owner and round. */

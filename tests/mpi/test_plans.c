@@ -1,9 +1,11 @@
 /*
  * Reusable exchange plans (colio_plan_cache): a repeated collective call
  * with the same access reuses the stored plan (statistics say so) and
- * moves the right bytes; any change — one rank's pattern, the count, the
- * view, the hints, the file size under a read, an evicted plan — never
- * reuses a stale plan, and the bytes stay right. Expected bytes come from
+ * moves the right bytes; the same access moved by the same amount on every
+ * rank reuses it moved (writes; a multiple of striping_unit); any change —
+ * one rank's pattern or move, the count, the filetype, the hints, the file
+ * size under a read, an evicted plan — never reuses a stale plan, and the
+ * bytes stay right. Expected bytes come from
  * the ownership formula below and plain pread.
  */
 #include <stdio.h>
@@ -251,18 +253,152 @@ static void views(const char *path)
     expect_reuse(fh, 0, "another count");
     colio_set_view(fh, t_rank * 3 + 1, MPI_BYTE, ftype, MPI_INFO_NULL);
     CHECK_RC(tu_write_at_all(fh, 0, buf, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
-    expect_reuse(fh, 0, "another view");
+    expect_reuse(fh, 1, "the view one byte further on every rank (the plan moved)");
     memset(back, 0, 2 * SIZE);
     CHECK_RC(tu_read_at_all(fh, 0, back, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     int bad = 0;
     for (int64_t i = 0; i < n; i++)
         bad += back[i] != buf[i];
-    CHECK(bad == 0, "after another view: %d wrong bytes", bad);
+    CHECK(bad == 0, "after the view moved: %d wrong bytes", bad);
+    MPI_Datatype two, ftype2; /* 2 bytes of every 3p: another access */
+    MPI_Type_contiguous(2, MPI_BYTE, &two);
+    MPI_Type_create_resized(two, 0, 3 * t_nprocs, &ftype2);
+    MPI_Type_commit(&ftype2);
+    MPI_Type_free(&two);
+    colio_set_view(fh, t_rank * 3 + 1, MPI_BYTE, ftype2, MPI_INFO_NULL);
+    int64_t n2 = n / 3 * 2;
+    CHECK_RC(tu_write_at_all(fh, 0, buf, n2, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    expect_reuse(fh, 0, "another filetype");
+    memset(back, 0, 2 * SIZE);
+    CHECK_RC(tu_read_at_all(fh, 0, back, n2, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    bad = 0;
+    for (int64_t i = 0; i < n2; i++)
+        bad += back[i] != buf[i];
+    CHECK(bad == 0, "after another filetype: %d wrong bytes", bad);
+    MPI_Type_free(&ftype2);
     free(buf);
     free(back);
     MPI_Type_free(&ftype);
     MPI_Type_free(&mtype);
     colio_close(&fh);
+}
+
+/* ---- the same access elsewhere in the file ------------------------------------------------- */
+
+#define MOVED_SIZE (5 * SIZE)
+
+/* Rank r writes pattern 0 moved by base[r] with salt; expected[] follows every rank's bytes. */
+static void write_moved(colio_file *fh, unsigned char *expected, const int64_t *base, int salt, int empty_rank)
+{
+    MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
+    int me = t_rank;
+    for (int r = 0; r < t_nprocs; r++) {
+        t_rank = r;
+        int64_t n = r == empty_rank ? 0 : pieces(0, -1, off, len);
+        for (int64_t i = 0; i < n; i++)
+            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+                expected[x + base[r]] = value(x + base[r], salt);
+    }
+    t_rank = me;
+    int64_t n = t_rank == empty_rank ? 0 : pieces(0, -1, off, len), total = 0;
+    for (int64_t i = 0; i < n; i++)
+        total += len[i];
+    unsigned char *buf = malloc((size_t)total + 1);
+    for (int64_t i = 0, k = 0; i < n; i++) {
+        off[i] += base[t_rank];
+        for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+            buf[k++] = value(x, salt);
+    }
+    CHECK_RC(tu_write_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
+    free(buf);
+    free(off);
+    free(len);
+}
+
+static void check_moved(const char *path, const unsigned char *expected, const char *what)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank == 0) {
+        unsigned char *f = malloc(MOVED_SIZE);
+        test_read_file(path, f, MOVED_SIZE);
+        int bad = 0;
+        for (int64_t x = 0; x < MOVED_SIZE; x++)
+            bad += f[x] != expected[x];
+        CHECK(bad == 0, "%s: %d wrong bytes", what, bad);
+        free(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Every rank at base b, except rank `odd` at base `odd_base` (-1: none). */
+static void bases(int64_t *base, int64_t b, int odd, int64_t odd_base)
+{
+    for (int r = 0; r < t_nprocs; r++)
+        base[r] = r == odd ? odd_base : b;
+}
+
+/* One moved write: salt++, the reuse expected, the bytes checked. */
+static void moved_step(colio_file *fh, const char *path, unsigned char *expected, const int64_t *base, int *salt,
+                       int empty_rank, int want, const char *what)
+{
+    write_moved(fh, expected, base, (*salt)++, empty_rank);
+    expect_reuse(fh, want, what);
+    check_moved(path, expected, what);
+}
+
+static void moved(const char *path, const char *striping_unit)
+{
+    unsigned char *expected = malloc(MOVED_SIZE);
+    int64_t *base = malloc(sizeof *base * (size_t)t_nprocs);
+    test_prefill(path, MOVED_SIZE);
+    for (int64_t x = 0; x < MOVED_SIZE; x++)
+        expected[x] = pattern_old(x);
+    colio_file *fh = open_file(path, "2", "512");
+    int salt = 1, su = atoi(striping_unit);
+    if (su > 0) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "striping_unit", striping_unit);
+        CHECK_RC(colio_set_info(fh, info), COLIO_SUCCESS, fh);
+        MPI_Info_free(&info);
+    }
+    bases(base, 0, -1, 0);
+    moved_step(fh, path, expected, base, &salt, -1, 0, "moved: first write");
+    bases(base, SIZE, -1, 0); /* SIZE = 6000: not a multiple of 64 */
+    moved_step(fh, path, expected, base, &salt, -1, su == 0, "moved by SIZE on every rank");
+    bases(base, 2 * SIZE + 32, -1, 0); /* 12032 = 188 * 64 from the first */
+    moved_step(fh, path, expected, base, &salt, -1, 1, "moved by 2 SIZE + 32 on every rank");
+    moved_step(fh, path, expected, base, &salt, -1, 1, "the same place again");
+    /* one rank moves by another amount: nobody may reuse (alone, it is a plain move) */
+    bases(base, SIZE, 0, 3 * SIZE + 64);
+    moved_step(fh, path, expected, base, &salt, -1, t_nprocs == 1 && su == 0, "rank 0 moved further than the others");
+    /* rank 0 has no pieces: a new access; the same again, moved, reuses (rank 0 fits any move) */
+    bases(base, 0, -1, 0);
+    moved_step(fh, path, expected, base, &salt, 0, 0, "rank 0 without pieces");
+    bases(base, 4 * SIZE - 64 * 23, -1, 0); /* 22528 = 352 * 64 */
+    moved_step(fh, path, expected, base, &salt, 0, t_nprocs > 1, "rank 0 without pieces, moved");
+    /* reads never reuse a moved plan (their plans depend on the end of file) */
+    MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
+    int64_t n = pieces(0, -1, off, len), total = 0;
+    for (int64_t i = 0; i < n; i++)
+        total += len[i];
+    unsigned char *buf = malloc((size_t)total + 1);
+    for (int rep = 0; rep < 2; rep++) {
+        int64_t b = rep * SIZE;
+        for (int64_t i = 0; i < n; i++)
+            off[i] += rep ? SIZE : 0;
+        CHECK_RC(tu_read_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
+        int bad = 0;
+        for (int64_t i = 0, k = 0; i < n; i++)
+            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+                bad += buf[k++] != expected[x];
+        CHECK(bad == 0, "moved read at %lld: %d wrong bytes", (long long)b, bad);
+        expect_reuse(fh, 0, "a read moved");
+    }
+    free(buf), free(off), free(len);
+    colio_close(&fh);
+    free(expected);
+    free(base);
 }
 
 int main(int argc, char **argv)
@@ -273,6 +409,8 @@ int main(int argc, char **argv)
     lists(path);
     grown_file(path);
     views(path);
+    moved(path, "0");
+    moved(path, "64");
     test_unlink(path);
     return test_finish("test_plans");
 }

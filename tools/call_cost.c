@@ -1,0 +1,196 @@
+/*
+ * call-cost: the fixed cost of one small collective call (issue 23, item 1):
+ * CALLS write_at_all (then read_at_all) calls of BYTES bytes per rank, rank
+ * r's k-th call at offset (k * P + r) * BYTES (IOR's segmented pattern,
+ * `-t BYTES -b BYTES -s CALLS`), through colio and through the MPI
+ * library's own MPI-IO, beside the floor a collective call cannot go below:
+ * one MPI_Allreduce of 8 bytes and one MPI_Barrier on the same ranks. Each
+ * figure is the best of LOOPS loops, in microseconds per call (slowest
+ * rank); the written bytes are checked after each write loop, the read
+ * ones after each read loop.
+ * usage: mpiexec -n P call-cost PATH [BYTES] [CALLS] [LOOPS]
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "colio.h"
+
+static int rank, nprocs;
+
+static double slowest(double t)
+{
+    double max;
+    MPI_Allreduce(&t, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return max;
+}
+
+static unsigned char byte_at(long long off) { return (unsigned char)(off * 7 + (off >> 8) + 1); }
+
+static void die(const char *what, int rc)
+{
+    fprintf(stderr, "call-cost: rank %d: %s failed (%d)\n", rank, what, rc);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+typedef struct engine {
+    const char *name;
+    int (*open)(const char *path, void **fh);
+    int (*xfer)(void *fh, int writing, long long off, void *buf, int len);
+    void (*close)(void *fh);
+} engine_t;
+
+static int colio_open_(const char *path, void **fh)
+{
+    return colio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, (colio_file **)fh);
+}
+static int colio_xfer(void *fh, int writing, long long off, void *buf, int len)
+{
+    return writing ? colio_write_at_all(fh, off, buf, len, MPI_BYTE, MPI_STATUS_IGNORE)
+                   : colio_read_at_all(fh, off, buf, len, MPI_BYTE, MPI_STATUS_IGNORE);
+}
+static void colio_close_(void *fh)
+{
+    colio_file *f = fh;
+    colio_close(&f);
+}
+
+static int mpiio_open(const char *path, void **fh)
+{
+    *fh = malloc(sizeof(MPI_File));
+    return MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, *fh);
+}
+static int mpiio_xfer(void *fh, int writing, long long off, void *buf, int len)
+{
+    MPI_File *f = fh;
+    return writing ? MPI_File_write_at_all(*f, off, buf, len, MPI_BYTE, MPI_STATUS_IGNORE)
+                   : MPI_File_read_at_all(*f, off, buf, len, MPI_BYTE, MPI_STATUS_IGNORE);
+}
+static void mpiio_close(void *fh)
+{
+    MPI_File_close(fh);
+    free(fh);
+}
+
+static const engine_t engines[] = {{"colio", colio_open_, colio_xfer, colio_close_},
+                                   {"mpiio", mpiio_open, mpiio_xfer, mpiio_close}};
+
+/* Best of loops: microseconds per call of one loop of calls. */
+static double timed_loops(const engine_t *e, void *fh, int writing, int bytes, int calls, int loops, unsigned char *buf)
+{
+    double best = 1e30;
+    for (int l = 0; l < loops; l++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < calls; k++) {
+            long long off = ((long long)k * nprocs + rank) * bytes;
+            int rc = e->xfer(fh, writing, off, buf + (size_t)k * bytes + (writing ? 0 : (size_t)bytes * calls), bytes);
+            if (rc != 0)
+                die(writing ? "write_at_all" : "read_at_all", rc);
+        }
+        double t = slowest(MPI_Wtime() - t0) / calls * 1e6;
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+/* Every rank checks its own bytes with plain MPI-IO independent reads. */
+static void check_file(const char *path, int bytes, int calls)
+{
+    MPI_File f;
+    if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &f) != MPI_SUCCESS)
+        die("check open", 1);
+    unsigned char *got = malloc((size_t)bytes);
+    long long bad = 0;
+    for (int k = 0; k < calls; k++) {
+        long long off = ((long long)k * nprocs + rank) * bytes;
+        MPI_File_read_at(f, off, got, bytes, MPI_BYTE, MPI_STATUS_IGNORE);
+        for (int i = 0; i < bytes; i++)
+            bad += got[i] != byte_at(off + i);
+    }
+    MPI_File_close(&f);
+    free(got);
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (bad) {
+        if (rank == 0)
+            fprintf(stderr, "call-cost: %lld wrong bytes in %s\n", bad, path);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+static double floor_loop(int barrier, int calls, int loops)
+{
+    double best = 1e30;
+    for (int l = 0; l < loops; l++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < calls; k++) {
+            long long x = k, y;
+            if (barrier)
+                MPI_Barrier(MPI_COMM_WORLD);
+            else
+                MPI_Allreduce(&x, &y, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+        }
+        double t = slowest(MPI_Wtime() - t0) / calls * 1e6;
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (argc < 2) {
+        if (rank == 0)
+            fprintf(stderr, "usage: call-cost PATH [BYTES] [CALLS] [LOOPS]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    const char *path = argv[1];
+    int bytes = argc > 2 ? atoi(argv[2]) : 64;
+    int calls = argc > 3 ? atoi(argv[3]) : 20000;
+    int loops = argc > 4 ? atoi(argv[4]) : 5;
+    unsigned char *buf = malloc(2 * (size_t)bytes * (size_t)calls); /* what is written, then room for the reads */
+    for (int k = 0; k < calls; k++)
+        for (int i = 0; i < bytes; i++)
+            buf[(size_t)k * bytes + i] = byte_at(((long long)k * nprocs + rank) * bytes + i);
+    if (rank == 0)
+        printf("call-cost on %d ranks, %d bytes per call, %d calls, best of %d loops (us per call)\n", nprocs, bytes,
+               calls, loops);
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        const engine_t *e = &engines[i];
+        if (rank == 0)
+            MPI_File_delete(path, MPI_INFO_NULL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        void *fh;
+        int rc = e->open(path, &fh);
+        if (rc != 0)
+            die("open", rc);
+        double w = timed_loops(e, fh, 1, bytes, calls, loops, buf);
+        e->close(fh);
+        check_file(path, bytes, calls);
+        if ((rc = e->open(path, &fh)) != 0)
+            die("reopen", rc);
+        double r = timed_loops(e, fh, 0, bytes, calls, loops, buf);
+        e->close(fh);
+        if (memcmp(buf, buf + (size_t)bytes * calls, (size_t)bytes * calls) != 0) {
+            fprintf(stderr, "call-cost: rank %d: %s read_at_all read wrong bytes\n", rank, e->name);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        if (rank == 0)
+            printf("%-6s write_at_all %8.2f  read_at_all %8.2f\n", e->name, w, r);
+    }
+    double ar = floor_loop(0, calls, loops), ba = floor_loop(1, calls, loops);
+    if (rank == 0) {
+        printf("floor  MPI_Allreduce %7.2f  MPI_Barrier %8.2f\n", ar, ba);
+        MPI_File_delete(path, MPI_INFO_NULL);
+    }
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}
