@@ -478,9 +478,8 @@ static int64_t plan_candidate(colio_op_t *op, int64_t *shift_p)
     op->key_hash = colio_plan_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
     int64_t id = colio_plancache_find(&fh->plans, op->key_hash, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
     if (id == 0 && op->acc.n > 0 && may_move_plan(fh, op->args.kind, 0)) {
-        uint64_t shape = colio_plan_shape_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
         int64_t delta = 0;
-        id = colio_plancache_find_moved(&fh->plans, shape, op->acc.runs, op->acc.n, op->args.kind, op->nbytes,
+        id = colio_plancache_find_moved(&fh->plans, op->acc.runs, op->acc.n, op->args.kind, op->nbytes,
                                         fh->hints.striping_unit, &delta);
         if (id > 0)
             *shift_p = delta;

@@ -25,20 +25,6 @@ uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t n
     return h;
 }
 
-uint64_t colio_plan_shape_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes)
-{
-    uint64_t h = 0xC2B2AE3D27D4EB4FULL ^ (uint64_t)nbytes ^ ((uint64_t)kind << 62) ^ (uint64_t)n;
-    int64_t base = n > 0 ? runs[0].off : 0;
-    for (int64_t i = 0; i < n; i++) {
-        const int64_t w[5] = {runs[i].off - base, runs[i].len, runs[i].stride, runs[i].count, runs[i].pos};
-        for (int k = 0; k < 5; k++) {
-            h = (h ^ (uint64_t)w[k]) * 0xFF51AFD7ED558CCDULL;
-            h ^= h >> 32;
-        }
-    }
-    return h;
-}
-
 /* Whether runs are e's runs moved by delta (every field but the offset equal). */
 static int moved_access(const colio_plan_entry_t *e, const colio_run_t *runs, int64_t n, int64_t delta)
 {
@@ -51,13 +37,13 @@ static int moved_access(const colio_plan_entry_t *e, const colio_run_t *runs, in
     return 1;
 }
 
-int64_t colio_plancache_find_moved(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n,
-                                   int kind, int64_t nbytes, int64_t unit, int64_t *delta_p)
+int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_run_t *runs, int64_t n, int kind,
+                                   int64_t nbytes, int64_t unit, int64_t *delta_p)
 {
     const colio_plan_entry_t *best = NULL; /* the most recently used: the one a rank without pieces proposes */
     for (int i = 0; i < c->n && n > 0; i++) {
         const colio_plan_entry_t *e = &c->e[i];
-        if (e->busy || e->shape_hash != h || e->kind != kind || e->nbytes != nbytes || e->nruns != n ||
+        if (e->busy || e->kind != kind || e->nbytes != nbytes || e->nruns != n ||
             (best && e->last_used < best->last_used))
             continue;
         int64_t delta;
@@ -206,7 +192,6 @@ void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_
     e->runs = op->key_runs;
     e->nruns = op->key_n;
     e->hash = op->key_hash; /* the hash of the access as asked, computed when the call looked for a plan */
-    e->shape_hash = colio_plan_shape_hash(e->runs, e->nruns, e->kind, e->nbytes);
     e->last_used = ++c->clock;
     op->key_runs = NULL;
     op->key_n = 0;

@@ -20,8 +20,8 @@
  * plan moved by d, where the file-domain layout allows it (domain ops
  * `shifts`: even domains, d a multiple of striping_unit) and for writes
  * (a read's plan depends on the end of file). Each rank finds its own d
- * (a second hash over offsets relative to the first run filters, then an
- * exact comparison); the SETUP reduction carries d's minimum and maximum
+ * (entries of the same kind, size and run count, compared run by run);
+ * the SETUP reduction carries d's minimum and maximum
  * beside the plan id, so all agree on one d or nobody reuses. The entry is
  * moved in place (domains, both sides' metadata, its key), so the next
  * call compares against the latest access.
@@ -38,7 +38,6 @@
 typedef struct colio_plan_entry {
     int64_t id;           /* > 0, the same on every rank */
     uint64_t hash;
-    uint64_t shape_hash;  /* colio_plan_shape_hash: the access whatever its offset */
     int kind;
     int64_t nbytes, eof, glo, ghi;
     colio_run_t *runs;    /* the access as the call asked (before clipping at the end of file) */
@@ -58,15 +57,14 @@ typedef struct colio_plancache {
    puts target each call's own collective buffers, whose addresses travel with the counts). */
 int colio_plancache_enabled(int plan_cache, const colio_xchg_ops_t *data_kernel);
 uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes);
-/* The same over offsets relative to the first run's: equal for an access and the same access moved. */
-uint64_t colio_plan_shape_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes);
 /* Id of a stored plan for exactly this access (h: its colio_plan_hash), or 0. */
 int64_t colio_plancache_find(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
                              int64_t nbytes);
 /* Id of the most recently used stored plan whose access moved by *delta_p, a multiple of unit (0: any), is
-   this one (h: its colio_plan_shape_hash; n > 0), or 0. */
-int64_t colio_plancache_find_moved(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n,
-                                   int kind, int64_t nbytes, int64_t unit, int64_t *delta_p);
+   this one (n > 0), or 0. Entries of another size are skipped at once; a comparison stops at the first run
+   that differs, so a miss costs little and a hit as much as one pass over the runs. */
+int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_run_t *runs, int64_t n, int kind,
+                                   int64_t nbytes, int64_t unit, int64_t *delta_p);
 /* Move a stored plan and its key by delta bytes (its borrower's access). */
 void colio_plan_move(colio_plan_entry_t *e, int64_t delta, int nprocs, int my_rank);
 colio_plan_entry_t *colio_plancache_get(colio_plancache_t *c, int64_t id);
