@@ -116,8 +116,8 @@ static const hint_def_t hint_table[] = {
     {"colio_auto_msg_max", HK_BYTES, F(auto_msg_max), 0, INT64_MAX, NULL, "65536",
      "auto: ... and throttled (tam with several nodes and ranks per node, else balanced) only when messages average at most this many bytes"},
     {"colio_plan_cache", HK_INT, F(plan_cache), 0, 64, NULL, "4",
-     "exchange plans kept per file for reuse by identical collective calls, and by writes of the same access "
-     "moved by the same amount on every rank (even file domains); 0 = no reuse"},
+     "exchange plans kept per file for reuse by identical collective calls, and by calls of the same access "
+     "moved by the same amount on every rank (even file domains; reads short of the end of file); 0 = no reuse"},
     {"colio_placement", HK_NAME, F(placement), 0, 0, place_name_valid, "romio",
      "aggregator placement: romio (first rank of each node, round-robin over nodes), greedy (lowest rank "
      "with data in each file domain), shortest / longest (rank nearest to / farthest from the storage target), "

@@ -455,10 +455,22 @@ static int direct_eligible(const colio_op_t *op)
 #define PLAN_SHIFT_ANY INT64_MAX
 
 /* Whether a stored plan may be reused with this call's access moved by delta (plancache.h, "Moved plans"). */
-static int may_move_plan(const colio_file *fh, int kind, int64_t delta)
+static int may_move_plan(const colio_file *fh, int64_t delta)
 {
     int64_t su = fh->hints.striping_unit;
-    return kind == COLIO_OP_WRITE && fh->cfg.domain->shifts && fh->sub.nsub == 0 && (su <= 0 || delta % su == 0);
+    return fh->cfg.domain->shifts && fh->sub.nsub == 0 && (su <= 0 || delta % su == 0);
+}
+
+/*
+ * The end of file a plan was made under matters only to reads it clipped:
+ * an exact reuse needs the same end of file; a moved one, reads that ended
+ * before it, then and now (a write's eof is the same for every call).
+ */
+static int same_end_of_file(const colio_op_t *op, const colio_plan_entry_t *e, int64_t delta)
+{
+    if (delta == 0 || op->args.kind != COLIO_OP_READ)
+        return e->eof == op->eof;
+    return e->asked_ghi <= e->eof && op->asked_ghi <= op->eof;
 }
 
 /*
@@ -477,7 +489,7 @@ static int64_t plan_candidate(colio_op_t *op, int64_t *shift_p)
         return 0;
     op->key_hash = colio_plan_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
     int64_t id = colio_plancache_find(&fh->plans, op->key_hash, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
-    if (id == 0 && op->acc.n > 0 && may_move_plan(fh, op->args.kind, 0)) {
+    if (id == 0 && op->acc.n > 0 && may_move_plan(fh, 0)) {
         int64_t delta = 0;
         id = colio_plancache_find_moved(&fh->plans, op->acc.runs, op->acc.n, op->args.kind, op->nbytes,
                                         fh->hints.striping_unit, &delta);
@@ -532,7 +544,7 @@ static void adopt_stored_plan(colio_op_t *op)
     int same_shift = anywhere || (w->plan_shift_neg != PLAN_SHIFT_ANY && delta == -w->plan_shift_neg);
     if (id > 0 && id == -w->plan_id_neg && e && e->id == id && same_shift &&
         !__builtin_add_overflow(e->glo, delta, &glo) && !__builtin_add_overflow(e->ghi, delta, &ghi) &&
-        glo == op->glo && ghi == op->ghi && e->eof == op->eof && (delta == 0 || may_move_plan(op->fh, op->args.kind, delta))) {
+        glo == op->glo && ghi == op->ghi && same_end_of_file(op, e, delta) && (delta == 0 || may_move_plan(op->fh, delta))) {
         op->reuse = e; /* stays busy: one borrower at a time, another operation in flight plans afresh */
         op->reuse_shift = delta;
     }
@@ -638,7 +650,7 @@ int colio_step_setup(colio_op_t *op)
         return COLIO_STEP_NEXT;
     }
     op->glo = w->lo;
-    op->ghi = -w->hi_neg;
+    op->ghi = op->asked_ghi = -w->hi_neg;
     if (op->args.kind == COLIO_OP_READ) {
         op->eof = -w->eof_neg;
         keep_read_key(op);

@@ -286,6 +286,7 @@ typedef struct colio_op {
     int64_t err_key;
     int64_t eof;                 /* reads: file size at the start */
     int64_t glo, ghi;            /* global extent */
+    int64_t asked_ghi;           /* ... its end as asked, before a read clips it at the end of file */
     colio_plan_t plan;
     struct colio_plan_entry *reuse; /* the stored plan this call borrows (plancache.h), or NULL */
     struct colio_plan_entry *pinned; /* the stored plan this call proposed, until SETUP agrees */

@@ -44,6 +44,7 @@ int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_run_t
     for (int i = 0; i < c->n && n > 0; i++) {
         const colio_plan_entry_t *e = &c->e[i];
         if (e->busy || e->kind != kind || e->nbytes != nbytes || e->nruns != n ||
+            (e->kind == COLIO_OP_READ && e->asked_ghi > e->eof) ||
             (best && e->last_used < best->last_used))
             continue;
         int64_t delta;
@@ -77,6 +78,7 @@ void colio_plan_move(colio_plan_entry_t *e, int64_t delta, int nprocs, int my_ra
         e->runs[k].off += delta;
     e->glo += delta;
     e->ghi += delta;
+    e->asked_ghi += delta;
     e->hash = colio_plan_hash(e->runs, e->nruns, e->kind, e->nbytes);
 }
 
@@ -189,6 +191,7 @@ void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_
     e->eof = op->eof;
     e->glo = op->glo;
     e->ghi = op->ghi;
+    e->asked_ghi = op->asked_ghi;
     e->runs = op->key_runs;
     e->nruns = op->key_n;
     e->hash = op->key_hash; /* the hash of the access as asked, computed when the call looked for a plan */

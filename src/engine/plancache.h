@@ -18,8 +18,8 @@
  * Moved plans: a call whose access is a stored one moved by d bytes on
  * every rank (IOR's segments, a record appended per time step) reuses that
  * plan moved by d, where the file-domain layout allows it (domain ops
- * `shifts`: even domains, d a multiple of striping_unit) and for writes
- * (a read's plan depends on the end of file). Each rank finds its own d
+ * `shifts`: even domains, d a multiple of striping_unit), for reads only
+ * when neither call reached the end of file (it clips a read's plan). Each rank finds its own d
  * (entries of the same kind, size and run count, compared run by run);
  * the SETUP reduction carries d's minimum and maximum
  * beside the plan id, so all agree on one d or nobody reuses. The entry is
@@ -40,6 +40,7 @@ typedef struct colio_plan_entry {
     uint64_t hash;
     int kind;
     int64_t nbytes, eof, glo, ghi;
+    int64_t asked_ghi;    /* ghi before a read clipped it at eof (== ghi when it did not) */
     colio_run_t *runs;    /* the access as the call asked (before clipping at the end of file) */
     int64_t nruns;
     colio_plan_t plan;    /* msgs unused */
@@ -61,7 +62,7 @@ uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t n
 int64_t colio_plancache_find(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
                              int64_t nbytes);
 /* Id of the most recently used stored plan whose access moved by *delta_p, a multiple of unit (0: any), is
-   this one (n > 0), or 0. Entries of another size are skipped at once; a comparison stops at the first run
+   this one (n > 0), or 0; never a read's plan clipped at the end of file. Entries of another size are skipped at once; a comparison stops at the first run
    that differs, so a miss costs little and a hit as much as one pass over the runs. */
 int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_run_t *runs, int64_t n, int kind,
                                    int64_t nbytes, int64_t unit, int64_t *delta_p);

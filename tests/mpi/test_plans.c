@@ -377,23 +377,28 @@ static void moved(const char *path, const char *striping_unit)
     moved_step(fh, path, expected, base, &salt, 0, 0, "rank 0 without pieces");
     bases(base, 4 * SIZE - 64 * 23, -1, 0); /* 22528 = 352 * 64 */
     moved_step(fh, path, expected, base, &salt, 0, t_nprocs > 1, "rank 0 without pieces, moved");
-    /* reads never reuse a moved plan (their plans depend on the end of file) */
+    /* reads reuse a moved plan only when neither call reached the end of file (it clips a read's plan) */
+    const int64_t read_base[] = {0, SIZE, 3 * SIZE + 64, MOVED_SIZE - SIZE / 2, 0};
+    const int read_reuse[] = {0, su == 0, su == 0, 0, su == 0}; /* the clipped plan of read 3 is never offered */
     MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
     int64_t n = pieces(0, -1, off, len), total = 0;
     for (int64_t i = 0; i < n; i++)
         total += len[i];
     unsigned char *buf = malloc((size_t)total + 1);
-    for (int rep = 0; rep < 2; rep++) {
-        int64_t b = rep * SIZE;
+    for (int rep = 0; rep < 5; rep++) {
+        int64_t b = read_base[rep], moved_by = b - (rep ? read_base[rep - 1] : 0);
         for (int64_t i = 0; i < n; i++)
-            off[i] += rep ? SIZE : 0;
+            off[i] += moved_by;
+        memset(buf, 0xEE, (size_t)total + 1);
         CHECK_RC(tu_read_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
         int bad = 0;
         for (int64_t i = 0, k = 0; i < n; i++)
-            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
-                bad += buf[k++] != expected[x];
-        CHECK(bad == 0, "moved read at %lld: %d wrong bytes", (long long)b, bad);
-        expect_reuse(fh, 0, "a read moved");
+            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++, k++)
+                bad += buf[k] != (x < MOVED_SIZE ? expected[x] : 0xEE); /* past the end: untouched */
+        CHECK(bad == 0, "read at %lld: %d wrong bytes", (long long)b, bad);
+        char what[96];
+        snprintf(what, sizeof what, "read %d at %lld", rep, (long long)b);
+        expect_reuse(fh, read_reuse[rep], what);
     }
     free(buf), free(off), free(len);
     colio_close(&fh);
