@@ -547,6 +547,9 @@ static void adopt_stored_plan(colio_op_t *op)
         glo == op->glo && ghi == op->ghi && same_end_of_file(op, e, delta) && (delta == 0 || may_move_plan(op->fh, delta))) {
         op->reuse = e; /* stays busy: one borrower at a time, another operation in flight plans afresh */
         op->reuse_shift = delta;
+        colio_plancache_touch(&op->fh->plans, e);
+        if (delta != 0 && op->args.kind == COLIO_OP_READ)
+            e->eof = op->eof; /* unclipped under this end of file too (same_end_of_file): the latest holds */
     }
     unpin_candidate(op);
 }

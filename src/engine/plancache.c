@@ -91,21 +91,26 @@ static int same_access(const colio_plan_entry_t *e, const colio_run_t *runs, int
 int64_t colio_plancache_find(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
                              int64_t nbytes)
 {
+    const colio_plan_entry_t *best = NULL;
     for (int i = 0; i < c->n; i++)
-        if (!c->e[i].busy && c->e[i].hash == h && same_access(&c->e[i], runs, n, kind, nbytes))
-            return c->e[i].id;
-    return 0;
+        if (!c->e[i].busy && c->e[i].hash == h && (!best || c->e[i].last_used > best->last_used) &&
+            same_access(&c->e[i], runs, n, kind, nbytes)) {
+            best = &c->e[i];
+            if (n > 0)
+                break; /* the first stored: what a rank whose access changed since still finds */
+        }
+    return best ? best->id : 0;
 }
 
 colio_plan_entry_t *colio_plancache_get(colio_plancache_t *c, int64_t id)
 {
     for (int i = 0; i < c->n; i++)
-        if (c->e[i].id == id) {
-            c->e[i].last_used = ++c->clock;
+        if (c->e[i].id == id)
             return &c->e[i];
-        }
     return NULL;
 }
+
+void colio_plancache_touch(colio_plancache_t *c, colio_plan_entry_t *e) { e->last_used = ++c->clock; }
 
 void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs)
 {

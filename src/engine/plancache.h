@@ -58,7 +58,15 @@ typedef struct colio_plancache {
    puts target each call's own collective buffers, whose addresses travel with the counts). */
 int colio_plancache_enabled(int plan_cache, const colio_xchg_ops_t *data_kernel);
 uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes);
-/* Id of a stored plan for exactly this access (h: its colio_plan_hash), or 0. */
+/*
+ * Id of a stored plan for exactly this access (h: its colio_plan_hash), or
+ * 0: the first stored of those that match, which every rank whose access
+ * did not change since finds too; for an empty access, which matches every
+ * plan in which this rank had no pieces, the most recently used, which is
+ * what ranks with pieces find when the access moved
+ * (colio_plancache_find_moved). Either rule only decides how often plans
+ * are reused: a rank that proposes another plan makes everyone plan afresh.
+ */
 int64_t colio_plancache_find(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
                              int64_t nbytes);
 /* Id of the most recently used stored plan whose access moved by *delta_p, a multiple of unit (0: any), is
@@ -69,6 +77,9 @@ int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_run_t
 /* Move a stored plan and its key by delta bytes (its borrower's access). */
 void colio_plan_move(colio_plan_entry_t *e, int64_t delta, int nprocs, int my_rank);
 colio_plan_entry_t *colio_plancache_get(colio_plancache_t *c, int64_t id);
+/* An entry was borrowed: the most recently used now. Only agreed borrows count, so the order of use,
+   which picks among matches and evictions, is the same on every rank. */
+void colio_plancache_touch(colio_plancache_t *c, colio_plan_entry_t *e);
 /* Keep op's plan and key runs (moved out of op) as a new entry with id op->seq + 1, cap entries
    at most (nothing is stored when every entry is in use). */
 void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_bufcache_t *bufs);
