@@ -106,6 +106,27 @@ void colio_aio_job_run(colio_aio_job_t *job)
     job->seconds = colio_aio_now() - t0;
 }
 
+void colio_aio_unlink(colio_aio_job_t **head, colio_aio_job_t **tail, colio_aio_job_t *job)
+{
+    colio_aio_job_t **pp = head, *prev = NULL;
+    while (*pp != job)
+        prev = *pp, pp = &(*pp)->next;
+    *pp = job->next;
+    if (tail && *tail == job)
+        *tail = prev;
+    job->next = NULL;
+}
+
+int colio_aio_chain_before(const colio_aio_job_t *from, const colio_aio_job_t *job)
+{
+    if (job->chain_failed == NULL)
+        return 0;
+    for (const colio_aio_job_t *e = from; e && e != job; e = e->next)
+        if (e->chain_failed == job->chain_failed)
+            return 1;
+    return 0;
+}
+
 /* ---- after each finished job ---------------------------------------------------- */
 
 static void (*notify)(void); /* colio_aio_set_notify */

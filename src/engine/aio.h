@@ -114,6 +114,10 @@ void colio_aio_job_free(colio_aio_job_t *job);
 void colio_aio_job_run(colio_aio_job_t *job);
 /* One call from its byte done on, in the calling thread; reads past the end of file read zeros. 0 or -errno. */
 int colio_aio_call_rest(colio_aio_job_t *job, const colio_aio_call_t *c, int64_t done);
+/* Queues of jobs linked by next, for executors: unlink job from [*head, *tail] (it must be there). */
+void colio_aio_unlink(colio_aio_job_t **head, colio_aio_job_t **tail, colio_aio_job_t *job);
+/* Whether a job of job's chain stands in the list from `from` before job (or in all of it if job is not there). */
+int colio_aio_chain_before(const colio_aio_job_t *from, const colio_aio_job_t *job);
 /* A monotonic clock in seconds (executors make no MPI calls). */
 double colio_aio_now(void);
 

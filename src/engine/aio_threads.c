@@ -42,26 +42,13 @@ static struct {
 /* Under q.lock: whether a job of job's chain is running or queued before it (then it must wait). */
 static int chain_busy(const colio_aio_job_t *job)
 {
-    if (job->chain_failed == NULL)
-        return 0;
-    for (const colio_aio_job_t *r = q.running; r; r = r->next)
-        if (r->chain_failed == job->chain_failed)
-            return 1;
-    for (const colio_aio_job_t *e = q.head; e && e != job; e = e->next)
-        if (e->chain_failed == job->chain_failed)
-            return 1;
-    return 0;
+    return colio_aio_chain_before(q.running, job) || colio_aio_chain_before(q.head, job);
 }
 
 /* Under q.lock: unlink job from the queue and count it running. */
 static void take(colio_aio_job_t *job)
 {
-    colio_aio_job_t **pp = &q.head, *prev = NULL;
-    while (*pp != job)
-        prev = *pp, pp = &(*pp)->next;
-    *pp = job->next;
-    if (q.tail == job)
-        q.tail = prev;
+    colio_aio_unlink(&q.head, &q.tail, job);
     q.queued--;
     job->next = q.running;
     q.running = job;
@@ -80,11 +67,7 @@ static colio_aio_job_t *next_runnable(void)
 /* Under q.lock: publish the results; its chain's next job may start. */
 static void finish(colio_aio_job_t *job)
 {
-    colio_aio_job_t **pp = &q.running;
-    while (*pp != job)
-        pp = &(*pp)->next;
-    *pp = job->next;
-    job->next = NULL;
+    colio_aio_unlink(&q.running, NULL, job);
     __atomic_store_n(&job->state, COLIO_AIO_DONE, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&q.done);
     if (q.head)

@@ -95,24 +95,13 @@ static int calls_disjoint(const colio_aio_job_t *job)
 /* Under u.lock: whether a job of job's chain was taken before it and is not finished. */
 static int chain_busy(const colio_aio_job_t *job)
 {
-    if (job->chain_failed == NULL)
-        return 0;
-    for (const colio_aio_job_t *e = u.head; e && e != job; e = e->next)
-        if (e->chain_failed == job->chain_failed)
-            return 1;
-    return 0;
+    return colio_aio_chain_before(u.head, job);
 }
 
 /* Under u.lock: job is done; unlink it and publish its results. */
 static void finish(colio_aio_job_t *job)
 {
-    colio_aio_job_t **pp = &u.head, *prev = NULL;
-    while (*pp != job)
-        prev = *pp, pp = &(*pp)->next;
-    *pp = job->next;
-    if (u.tail == job)
-        u.tail = prev;
-    job->next = NULL;
+    colio_aio_unlink(&u.head, &u.tail, job);
     if (job->t0 > 0)
         job->seconds = colio_aio_now() - job->t0;
     if (job->rc != 0 && job->chain_failed)

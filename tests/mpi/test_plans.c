@@ -76,19 +76,27 @@ static void expect_reuse(colio_file *fh, int want, const char *what)
     CHECK(lo == hi && lo == want, "%s: plan reused %lld..%lld, expected %d", what, (long long)lo, (long long)hi, want);
 }
 
+/* Collective write of n pieces moved by base, each byte value(x, salt) at its file offset x. */
+static void write_pieces(colio_file *fh, int64_t n, MPI_Offset *off, const MPI_Offset *len, int64_t base, int salt)
+{
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++)
+        total += len[i];
+    unsigned char *buf = malloc((size_t)total + 1);
+    for (int64_t i = 0, k = 0; i < n; i++) {
+        off[i] += base;
+        for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+            buf[k++] = value(x, salt);
+    }
+    CHECK_RC(tu_write_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
+    free(buf);
+}
+
 /* Collective write of pattern (shift, changed) with content salt. */
 static void write_pattern(colio_file *fh, int shift, int changed, int salt)
 {
     MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
-    int64_t n = pieces(shift, changed, off, len), total = 0;
-    for (int64_t i = 0; i < n; i++)
-        total += len[i];
-    unsigned char *buf = malloc((size_t)total + 1);
-    for (int64_t i = 0, k = 0; i < n; i++)
-        for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
-            buf[k++] = value(x, salt);
-    CHECK_RC(tu_write_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
-    free(buf);
+    write_pieces(fh, pieces(shift, changed, off, len), off, len, 0, salt);
     free(off);
     free(len);
 }
@@ -300,17 +308,7 @@ static void write_moved(colio_file *fh, unsigned char *expected, const int64_t *
                 expected[x + base[r]] = value(x + base[r], salt);
     }
     t_rank = me;
-    int64_t n = t_rank == empty_rank ? 0 : pieces(0, -1, off, len), total = 0;
-    for (int64_t i = 0; i < n; i++)
-        total += len[i];
-    unsigned char *buf = malloc((size_t)total + 1);
-    for (int64_t i = 0, k = 0; i < n; i++) {
-        off[i] += base[t_rank];
-        for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
-            buf[k++] = value(x, salt);
-    }
-    CHECK_RC(tu_write_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
-    free(buf);
+    write_pieces(fh, t_rank == empty_rank ? 0 : pieces(0, -1, off, len), off, len, base[t_rank], salt);
     free(off);
     free(len);
 }
