@@ -29,6 +29,8 @@ void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const coli
     job->failed_call = -1;
     job->skipped = 0;
     job->calls_made = job->bytes = 0;
+    job->keep_past_eof = 0;
+    job->eof_seen = INT64_MAX;
     job->seconds = 0;
     job->ran_by_caller = 0;
     job->waited = 0;
@@ -78,9 +80,17 @@ int colio_aio_call_rest(colio_aio_job_t *job, const colio_aio_call_t *c, int64_t
     int64_t got = 0;
     int rc = colio_store_pread(job->ops, job->st, buf, len, off, &got);
     job->bytes += got;
-    if (rc == 0 && got < len) /* end of file: the rest reads as zeros */
-        memset(buf + got, 0, (size_t)(len - got));
+    if (rc == 0 && got < len)
+        colio_aio_read_ended(job, c, done + got);
     return rc;
+}
+
+void colio_aio_read_ended(colio_aio_job_t *job, const colio_aio_call_t *c, int64_t got)
+{
+    if (c->off + got < job->eof_seen)
+        job->eof_seen = c->off + got;
+    if (!job->keep_past_eof) /* the rest reads as zeros */
+        memset(c->buf + got, 0, (size_t)(c->len - got));
 }
 
 void colio_aio_job_run(colio_aio_job_t *job)

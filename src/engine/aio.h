@@ -52,12 +52,14 @@ typedef struct colio_aio_job {
      * stops after a failure. The jobs of a chain run one at a time, in order.
      */
     int *chain_failed;
+    int keep_past_eof;    /* reads: leave the bytes past the end of file as they were (else zero them) */
     /* results, valid once the job is done */
     int rc;               /* 0 or the first failing call's negative errno */
     int64_t failed_call;  /* index of that call, -1 */
     int skipped;          /* chain_failed was set: no call made */
     int64_t calls_made;   /* storage calls issued (the failing one included) */
     int64_t bytes;        /* written (each call issued), or read (short reads past the end: the rest zero-filled) */
+    int64_t eof_seen;     /* reads: the lowest file offset where a call found the end of file (INT64_MAX: none) */
     double seconds;       /* time spent in the calls */
     int ran_by_caller;    /* wait() ran it in the calling thread (the helper had not started it) */
     int waited;           /* the submitter blocked for it (its time counted as the submitter's io) */
@@ -114,6 +116,8 @@ void colio_aio_job_free(colio_aio_job_t *job);
 void colio_aio_job_run(colio_aio_job_t *job);
 /* One call from its byte done on, in the calling thread; reads past the end of file read zeros. 0 or -errno. */
 int colio_aio_call_rest(colio_aio_job_t *job, const colio_aio_call_t *c, int64_t done);
+/* A read call c that found the end of file after got bytes: note where, zero the rest (unless keep_past_eof). */
+void colio_aio_read_ended(colio_aio_job_t *job, const colio_aio_call_t *c, int64_t got);
 /* Queues of jobs linked by next, for executors: unlink job from [*head, *tail] (it must be there). */
 void colio_aio_unlink(colio_aio_job_t **head, colio_aio_job_t **tail, colio_aio_job_t *job);
 /* Whether a job of job's chain stands in the list from `from` before job (or in all of it if job is not there). */

@@ -195,8 +195,8 @@ static void reaped(colio_aio_job_t *job, int64_t i, int res)
         pthread_mutex_lock(&u.lock);
         if (rc != 0)
             record_failure(job, i, rc);
-    } else if (done < c->len) { /* a read at the end of file: the rest reads as zeros */
-        memset(c->buf + done, 0, (size_t)(c->len - done));
+    } else if (done < c->len) { /* a read at the end of file */
+        colio_aio_read_ended(job, c, done);
     }
 }
 

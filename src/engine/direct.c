@@ -22,6 +22,7 @@
 #include "access/copy.h"
 #include "engine/file.h"
 #include "engine/op.h"
+#include "engine/order.h"
 
 /* Storage calls per job at most (a job of many small pieces). */
 #define COLIO_DIRECT_MAX_CALLS 1024
@@ -164,6 +165,7 @@ static void fill_job(colio_op_t *op, colio_direct_slot_t *s)
     int reading = op->args.kind == COLIO_OP_READ;
     colio_aio_job_reset(&s->job, reading ? COLIO_AIO_READ : COLIO_AIO_WRITE, op->fh->store, op->fh->st,
                         &d->chain_failed);
+    s->job.keep_past_eof = op->early; /* the end of file is not agreed yet: what lies past it stays */
     s->bounce_used = s->ncopies = 0, s->sieve = 0, s->uses_bounce = 0;
     if (reading && d->part == 0 && sieve_chunk_ends(op, &ei, &ek, &end)) {
         fill_sieve(op, s, ei, ek, end);
@@ -220,6 +222,8 @@ static void finish_slot(colio_op_t *op, colio_direct_slot_t *s, int ran_here)
 {
     s->busy = 0;
     colio_op_fold_job(op, &s->job, ran_here);
+    if (s->job.eof_seen < op->dir.eof_seen)
+        op->dir.eof_seen = s->job.eof_seen;
     copy_out(op, s);
     if (s->uses_bounce)
         op->dir.bounce_owner = -1;
@@ -257,6 +261,7 @@ static void start(colio_op_t *op)
     colio_direct_t *d = &op->dir;
     d->started = 1;
     d->bounce_owner = -1;
+    d->eof_seen = INT64_MAX;
     op->stats.aggregators = 0;
     op->stats.memory = colio_op_memory(op); /* the run list; bounce buffers add up as they are made */
 }
@@ -273,7 +278,7 @@ int colio_step_direct(colio_op_t *op)
         int more = d->i < op->acc.n && !op->io_failed;
         if (!more && oldest_busy(d) == NULL) {
             colio_direct_free(op);
-            op->phase = COLIO_PH_FINAL;
+            op->phase = op->early ? COLIO_PH_PROPOSE : COLIO_PH_FINAL;
             return COLIO_STEP_NEXT;
         }
         if (!more || s == NULL) {
@@ -309,4 +314,47 @@ void colio_direct_free(colio_op_t *op)
     memset(d->slot, 0, sizeof d->slot);
     colio_buf_give(&op->fh->bufs, d->bounce, d->bounce_cap);
     d->bounce = NULL, d->bounce_cap = 0, d->bounce_owner = -1;
+}
+
+/* ---- early direct access -------------------------------------------------------- */
+
+/*
+ * A rank whose access is one contiguous piece has nothing to gain from
+ * aggregation and nothing to agree before moving it (ROMIO takes the
+ * independent path when ranks' extents do not interleave, and one piece per
+ * rank never does): it moves the piece first and takes part in the SETUP
+ * agreement with an empty access, so a call of such pieces everywhere is
+ * storage I/O plus one agreement, which carries the I/O's errors too
+ * (issue 23, item 1: the per-call floor). Where other ranks still need
+ * two-phase I/O this is the hybrid path: the piece is in the file before
+ * any aggregator reads around it. Not when a hint asks for collective
+ * buffering, nor for a read into memory of several stretches or from a
+ * store whose reads do not stop at the end of file (subfiles): the end of
+ * file is not agreed yet, so the read itself must find it and leave bytes
+ * past it as they were, which only a read straight into the user's memory
+ * does.
+ */
+int colio_direct_early(const colio_op_t *op)
+{
+    const colio_access_t *acc = &op->acc;
+    const colio_hints_t *h = &op->fh->hints;
+    int reading = op->args.kind == COLIO_OP_READ;
+    if (op->err.code != 0 || acc->npieces != 1)
+        return 0;
+    if (reading && (op->mem.flat != NULL || (op->fh->store->caps & COLIO_STORE_CAP_NO_SHORT_READS)))
+        return 0; /* where the end of file cannot be seen while reading, it must be agreed first */
+    if ((reading ? h->cb_read : h->cb_write) == COLIO_ENABLE || h->no_indep_rw)
+        return 0;
+    return colio_order_may_access_range(op, acc->runs[0].off, acc->end);
+}
+
+void colio_direct_early_done(colio_op_t *op)
+{
+    if (op->dir.eof_seen < INT64_MAX && colio_access_clip(&op->acc, op->dir.eof_seen) != 0)
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory clipping the access at the end of file");
+    op->early_bytes = op->acc.nbytes;
+    op->early_pieces = op->acc.npieces;
+    colio_access_free(&op->acc);
+    memset(&op->dir, 0, sizeof op->dir);
+    op->early = 0;
 }

@@ -21,6 +21,7 @@ typedef int (*colio_step_fn_t)(colio_op_t *op);
 static const colio_step_fn_t steps[COLIO_PH_COUNT_] = {
     [COLIO_PH_INIT] = colio_step_init,
     [COLIO_PH_START] = colio_step_start,
+    [COLIO_PH_PROPOSE] = colio_step_propose,
     [COLIO_PH_SETUP] = colio_step_setup,
     [COLIO_PH_GATE] = colio_step_gate,
     [COLIO_PH_DIRECT] = colio_step_direct,
@@ -241,7 +242,7 @@ void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t 
     const colio_store_ops_t *store = op->fh->store;
     if (store->where && op->fh->st) { /* a subfiled file: name the subfile too */
         where[0] = ' ', where[1] = '(';
-        store->where(op->fh->st, off, where + 2, sizeof where - 3);
+        store->where(op->fh->st, off, len, where + 2, sizeof where - 3);
         strcat(where, ")");
     }
     op->io_failed = 1;
@@ -441,14 +442,15 @@ static MPI_Op setup_op(void)
 
 /*
  * Pieces this large gain nothing from aggregation (one storage call each
- * either way): 1. An access whose pieces overlap (a read-only view may name
+ * either way), nor does one piece per rank (colio_direct_early): 1. An
+ * access whose pieces overlap (a read-only view may name
  * a byte twice) must go direct: -1, which the MIN agreement hands to all.
  */
 static int direct_eligible(const colio_op_t *op)
 {
     if (op->acc.overlaps)
         return -1;
-    return op->acc.npieces == 0 || op->acc.nbytes / op->acc.npieces >= op->fh->hints.direct_min;
+    return op->acc.npieces <= 1 || op->acc.nbytes / op->acc.npieces >= op->fh->hints.direct_min;
 }
 
 /* A rank with no pieces fits a plan at any offset: it leaves the agreed shift to the others. */
@@ -566,9 +568,18 @@ int colio_step_init(colio_op_t *op)
 
 int colio_step_start(colio_op_t *op)
 {
-    colio_file *fh = op->fh;
     if (!colio_order_may_start(op))
         return COLIO_STEP_WAIT;
+    op->early = colio_direct_early(op);
+    op->phase = op->early ? COLIO_PH_DIRECT : COLIO_PH_PROPOSE;
+    return COLIO_STEP_NEXT;
+}
+
+int colio_step_propose(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    if (op->early)
+        colio_direct_early_done(op);
     int64_t eof = INT64_MAX;
     if (op->args.kind == COLIO_OP_READ && fh->rank == 0) {
         int64_t size = 0;
@@ -800,13 +811,13 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
 {
     colio_file *fh = op->fh;
     int code = op->err.code;
-    int64_t moved = code == 0 ? op->acc.nbytes : 0;
+    int64_t moved = code == 0 ? op->acc.nbytes + op->early_bytes : 0;
     if (status != MPI_STATUS_IGNORE)
         MPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)moved);
     if (code == 0 && op->args.use_fp && !op->fp_done)
         fh->fp += moved / fh->view.etype_size;
     op->stats.bytes = moved;
-    op->stats.pieces = op->acc.npieces;
+    op->stats.pieces = op->acc.npieces + op->early_pieces;
     exchange_stats(op);
     placement_stats(op);
     keep_plan(op);

@@ -8,7 +8,10 @@
  * Phases (two-phase I/O after ROMIO's generic driver, Thakur & Choudhary):
  *   INIT          validate, flatten, list this rank's pieces      (local)
  *   START         a read waits for earlier writes before it looks at
- *                 the end of file                                   (engine/order.c)
+ *                 the end of file                                   (engine/order.c);
+ *                 a rank whose access is one piece moves it at once,
+ *                 through DIRECT, before any agreement            (direct.c, "early")
+ *   PROPOSE       post the SETUP agreement                         (Iallreduce)
  *   SETUP         agree on errors, global extent, end of file, path (Iallreduce)
  *   GATE          wait until no earlier operation in flight on the file
  *                 touches the same bytes (one of them a write)      (engine/order.c)
@@ -64,6 +67,7 @@ typedef struct colio_op_args {
 typedef enum colio_phase {
     COLIO_PH_INIT,
     COLIO_PH_START,
+    COLIO_PH_PROPOSE,
     COLIO_PH_SETUP,
     COLIO_PH_GATE,
     COLIO_PH_DIRECT,
@@ -256,6 +260,7 @@ typedef struct colio_direct {
     int bounce_owner;            /* the slot whose job uses it, or -1 */
     int64_t submitted;
     int chain_failed;            /* the executor's: a job failed, later ones make no call */
+    int64_t eof_seen;            /* reads: the lowest offset where a job found the end of file */
 } colio_direct_t;
 
 typedef struct colio_op {
@@ -280,6 +285,8 @@ typedef struct colio_op {
     colio_flat_t *memflat;
     int memflat_owned;
     int64_t nbytes;              /* requested bytes */
+    int early;                   /* the access moves through DIRECT before SETUP (colio_direct_early) */
+    int64_t early_bytes, early_pieces; /* ... what it moved; the access is then empty */
     /* collectives in flight */
     colio_coll_t coll;           /* the agreement in flight (its p2p messages carry coll.tag) */
     colio_agree_words_t agree_in, agree_out; /* the agreement in flight's words */
@@ -331,6 +338,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status);
 /* Phase steps, one file per concern (op.c, plan.c, round_write.c, round_read.c, direct.c). */
 int colio_step_init(colio_op_t *op);
 int colio_step_start(colio_op_t *op);
+int colio_step_propose(colio_op_t *op);
 int colio_step_setup(colio_op_t *op);
 int colio_step_gate(colio_op_t *op);
 int colio_step_direct(colio_op_t *op);
@@ -370,6 +378,13 @@ int colio_op_io_pending(const colio_op_t *op);
 void colio_op_io_wait(colio_op_t *op);
 /* Wait for the direct path's jobs still in flight (an abandoned operation) and free its buffers. */
 void colio_direct_free(colio_op_t *op);
+/*
+ * Early direct access (direct.c): whether this rank may move its access
+ * through DIRECT before the SETUP agreement, and once it did, record what it
+ * moved and leave the rest of the operation an empty access.
+ */
+int colio_direct_early(const colio_op_t *op);
+void colio_direct_early_done(colio_op_t *op);
 /* Post the error agreement (MIN of error keys); its result decides in phase next. */
 int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
 /* The same with agree_in's first nwords words reduced by MIN (callers fill all but the error key). */

@@ -35,8 +35,8 @@ void colio_order_leave(colio_file *fh, colio_op_t *op)
 /* Completed everywhere: its FINAL agreement (or an earlier one that ended it) completed here. */
 static int completed(const colio_op_t *e) { return e->phase == COLIO_PH_DONE; }
 
-/* Whether e's global extent is known (SETUP agreed it). */
-static int extent_known(const colio_op_t *e) { return e->phase > COLIO_PH_SETUP; }
+/* Whether e's global extent is known (SETUP agreed it; an early direct access runs before SETUP). */
+static int extent_known(const colio_op_t *e) { return e->phase > COLIO_PH_SETUP && !e->early; }
 
 int colio_order_may_start(const colio_op_t *op)
 {
@@ -48,7 +48,7 @@ int colio_order_may_start(const colio_op_t *op)
     return 1;
 }
 
-static int conflicts(const colio_op_t *e, const colio_op_t *op)
+static int conflicts(const colio_op_t *e, const colio_op_t *op, int64_t lo, int64_t hi)
 {
     if (completed(e))
         return 0;
@@ -58,13 +58,15 @@ static int conflicts(const colio_op_t *e, const colio_op_t *op)
         return 0;
     if (!extent_known(e))
         return 1;
-    return e->glo < op->ghi && op->glo < e->ghi;
+    return e->glo < hi && lo < e->ghi;
 }
 
-int colio_order_may_access(const colio_op_t *op)
+int colio_order_may_access_range(const colio_op_t *op, int64_t lo, int64_t hi)
 {
     for (const colio_op_t *e = op->prev; e; e = e->prev)
-        if (conflicts(e, op))
+        if (conflicts(e, op, lo, hi))
             return 0;
     return 1;
 }
+
+int colio_order_may_access(const colio_op_t *op) { return colio_order_may_access_range(op, op->glo, op->ghi); }

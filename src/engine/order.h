@@ -9,7 +9,10 @@
  *     in flight has completed everywhere;
  *   - an operation touches storage (GATE, after SETUP agreed its global
  *     extent) only after every earlier operation whose extent overlaps its
- *     own, one of the two a write, has completed everywhere.
+ *     own, one of the two a write, has completed everywhere; an early direct
+ *     access (direct.c), before SETUP, checks its own extent on this rank
+ *     the same way, and while it runs its operation's extent counts as
+ *     unknown (it conflicts with every later one).
  * "Completed everywhere" is the earlier operation's FINAL agreement: a rank
  * enters it only after its own storage calls returned, so once it completed
  * on this rank every rank's bytes are in the file. Operations of a file
@@ -31,5 +34,7 @@ void colio_order_leave(struct colio_file *fh, colio_op_t *op);
 int colio_order_may_start(const colio_op_t *op);
 /* GATE: whether op may touch storage now. */
 int colio_order_may_access(const colio_op_t *op);
+/* The same for the file bytes [lo, hi) only (an early direct access: this rank's own extent). */
+int colio_order_may_access_range(const colio_op_t *op, int64_t lo, int64_t hi);
 
 #endif

@@ -25,6 +25,7 @@ enum {
 enum {
     COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY = 1 << 0, /* can read a file the user opened write-only */
     COLIO_STORE_CAP_NO_CONTENT = 1 << 1,            /* keeps no bytes (null): every file is new and endless */
+    COLIO_STORE_CAP_NO_SHORT_READS = 1 << 2,        /* reads never stop at the end of file (subfiles: holes) */
 };
 
 typedef struct colio_store colio_store_t; /* backend-private handle */
@@ -52,8 +53,8 @@ typedef struct colio_store_ops {
     /* Optional: a descriptor whose pwrite/pread store the same bytes as pwritev/preadv (no locks, no
        delays), for executors that call the kernel themselves (io_uring); -1 or NULL: none. */
     int (*raw_fd)(colio_store_t *st);
-    /* Optional: names where logical byte off is stored (a subfile and its offset) for messages. */
-    int (*where)(colio_store_t *st, int64_t off, char *buf, size_t len);
+    /* Optional: names where the logical bytes [off, off+span) are stored (subfiles and offsets) for messages. */
+    int (*where)(colio_store_t *st, int64_t off, int64_t span, char *buf, size_t len);
     /* The backend for colio's own bookkeeping (subfiling metadata, subfile sizes); NULL: this one.
        The fault backend names posix, so injected faults hit data calls only. */
     const struct colio_store_ops *bookkeeping;

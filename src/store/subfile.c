@@ -258,17 +258,33 @@ static int subfile_unlink(const char *path)
     return -ENOTSUP; /* the file layer removes the subfiles it knows */
 }
 
-static int subfile_where(colio_store_t *st, int64_t off, char *buf, size_t len)
+/* The subfiles of the range in the order it meets them, each with its first byte's offset there (a few at most). */
+static int subfile_where(colio_store_t *st, int64_t off, int64_t span, char *buf, size_t len)
 {
-    int k;
-    int64_t phys, stripe_end;
-    colio_subfile_locate(&st->lay, off, &k, &phys, &stripe_end);
-    return snprintf(buf, len, "%s at %lld", st->lay.names[k], (long long)phys);
+    enum { MAX_NAMED = 4 };
+    int named[MAX_NAMED], nnamed = 0, n = 0;
+    int64_t end = span > 0 ? off + span : off + 1;
+    for (int64_t at = off; at < end && nnamed < MAX_NAMED && nnamed < st->lay.nsub && (size_t)n < len;) {
+        int k, seen = 0;
+        int64_t phys, stripe_end;
+        colio_subfile_locate(&st->lay, at, &k, &phys, &stripe_end);
+        for (int i = 0; i < nnamed; i++)
+            seen |= named[i] == k;
+        if (!seen) {
+            named[nnamed++] = k;
+            n += snprintf(buf + n, len - (size_t)n, "%s%s at %lld", nnamed > 1 ? ", " : "", st->lay.names[k],
+                          (long long)phys);
+        }
+        if (stripe_end <= at)
+            break;
+        at = stripe_end;
+    }
+    return n;
 }
 
 const colio_store_ops_t colio_store_subfile = {
     .name = "subfile",
-    .caps = 0,
+    .caps = COLIO_STORE_CAP_NO_SHORT_READS,
     .open = subfile_open,
     .close = subfile_close,
     .pwritev = subfile_pwritev,

@@ -26,6 +26,8 @@ typedef struct {
 } gate_case_t;
 
 static const gate_case_t cases[] = {
+    {"early write, one small piece, default hints", "", 64, 1, 1},
+    {"early read, one small piece, default hints", "", 64, 1, 0},
     {"direct write, one large piece", "romio_cb_write=disable", 1 << 20, 1, 1},
     {"direct write, many pieces", "romio_cb_write=disable;cb_buffer_size=8192", 3000, 16, 1},
     {"direct read, sieved", "romio_cb_read=disable;cb_buffer_size=65536", 100, 64, 0},

@@ -195,13 +195,17 @@ static void overlap_case(const char *path)
     CHECK_RC(rc, COLIO_ERR_ARG, fh);
     CHECK(strstr(colio_last_error(fh), "overlap") != NULL, "message: %s", colio_last_error(fh));
     colio_close(&fh);
+    /* The failing rank's bytes and bytes nobody named keep their old content; the other ranks' single
+       pieces may already be in the file (an early direct access moves them before the agreement). */
     unsigned char file[4096];
     if (t_rank == 0 && test_read_file(path, file, 4096) == 0)
-        for (int x = 0; x < 4096; x++)
-            if (file[x] != pattern_old(x)) {
+        for (int x = 0; x < 4096; x++) {
+            int owner = x / 100, in_piece = owner < t_nprocs - 1 && x % 100 < 30;
+            if (file[x] != pattern_old(x) && !(in_piece && file[x] == 0x11)) {
                 CHECK(0, "a failed call changed byte %d", x);
                 break;
             }
+        }
 }
 
 int main(int argc, char **argv)

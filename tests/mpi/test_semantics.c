@@ -135,6 +135,7 @@ static void modes(const char *path)
     snprintf(tmp, sizeof tmp, "%s.del", path);
     fh = open_rw(tmp, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL);
     CHECK(test_file_size(tmp) == 0, "EXCL creation");
+    MPI_Barrier(MPI_COMM_WORLD); /* before any rank writes (a one-piece write needs no agreement first) */
     CHECK_RC(tu_write_list_all(fh, 1, &off, &len, c), COLIO_SUCCESS, fh);
     CHECK_RC(colio_sync(fh), COLIO_SUCCESS, fh);
     CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);

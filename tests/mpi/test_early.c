@@ -1,0 +1,230 @@
+/*
+ * Early direct access (src/engine/direct.c, colio_direct_early): a rank
+ * whose access is one contiguous piece moves it before the SETUP agreement
+ * and joins the rest of the call with nothing left to move. Each case is
+ * checked against an image computed here from a formula, with plain POSIX
+ * reads of the file:
+ *   1. every rank one piece (unequal sizes, one rank empty): the file, the
+ *      counts, the bytes read back;
+ *   2. hybrid: even ranks one piece, odd ranks many small pieces around
+ *      those pieces (two-phase with read-modify-write of the holes in the
+ *      same call): holes keep their old content, pieces hold theirs, and
+ *      the same pattern read back;
+ *   3. one-piece reads across and past the end of file: the count stops at
+ *      it and the buffer past it is untouched;
+ *   4. nonblocking, outstanding together: a one-piece write, an overlapping
+ *      two-phase write issued after it, and a read of both: the later write
+ *      wins and the read sees it (issue order), waited in reverse order;
+ *   5. a call one rank gets wrong (negative count): the same error on every
+ *      rank; that rank's bytes untouched.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+enum { BLOCK = 1000, PIECE_AT = 100, PIECE_LEN = 300, SMALL = 8, SMALL_STEP = 16, SMALLS = 20 };
+
+static unsigned char byte_of(int rank, int64_t off, int salt) { return pattern_new(rank, off, salt); }
+
+static colio_file *open_file(const char *path)
+{
+    colio_file *fh = NULL;
+    MPI_Info info = test_info(NULL);
+    test_rotate_info(info);
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
+    MPI_Info_free(&info);
+    CHECK_RC(rc, COLIO_SUCCESS, NULL);
+    return fh;
+}
+
+/* Rank 0 compares the whole file with image (size bytes). */
+static void check_file(const char *path, const unsigned char *image, int64_t size, const char *what)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank != 0)
+        return;
+    unsigned char *file = malloc((size_t)size);
+    CHECK(test_read_file(path, file, size) == 0, "%s: read the file", what);
+    int64_t bad = 0, first = -1;
+    for (int64_t x = 0; x < size; x++)
+        if (file[x] != image[x] && bad++ == 0)
+            first = x;
+    CHECK(bad == 0, "%s: %lld wrong bytes, the first at %lld (%u, expected %u)", what, (long long)bad,
+          (long long)first, first >= 0 ? file[first] : 0, first >= 0 ? image[first] : 0);
+    free(file);
+}
+
+static void old_image(unsigned char *image, int64_t size)
+{
+    for (int64_t x = 0; x < size; x++)
+        image[x] = pattern_old(x);
+}
+
+/* 1. One piece per rank: rank r writes 50 + 37 r bytes at r * BLOCK + 10 (the last rank of 3+ nothing). */
+static int64_t one_piece_len(int r) { return t_nprocs > 2 && r == t_nprocs - 1 ? 0 : 50 + 37 * r; }
+
+static void every_rank_one_piece(const char *path)
+{
+    int64_t size = (int64_t)t_nprocs * BLOCK;
+    test_prefill(path, size);
+    unsigned char *image = malloc((size_t)size), buf[BLOCK], back[BLOCK];
+    old_image(image, size);
+    for (int r = 0; r < t_nprocs; r++)
+        for (int64_t i = 0; i < one_piece_len(r); i++)
+            image[r * BLOCK + 10 + i] = byte_of(r, i, 1);
+    int64_t len = one_piece_len(t_rank), off = (int64_t)t_rank * BLOCK + 10;
+    for (int64_t i = 0; i < len; i++)
+        buf[i] = byte_of(t_rank, i, 1);
+    colio_file *fh = open_file(path);
+    MPI_Status st;
+    int count = -1;
+    CHECK_RC(tu_write_at_all(fh, off, buf, len, MPI_BYTE, &st), COLIO_SUCCESS, fh);
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == len, "one piece write: count %d, expected %lld", count, (long long)len);
+    memset(back, 0xEE, sizeof back);
+    CHECK_RC(tu_read_at_all(fh, off, back, len, MPI_BYTE, &st), COLIO_SUCCESS, fh);
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == len && memcmp(back, buf, (size_t)len) == 0 && back[len] == 0xEE,
+          "one piece read: count %d, expected %lld, bytes %s", count, (long long)len,
+          memcmp(back, buf, (size_t)len) == 0 ? "right" : "wrong");
+    colio_close(&fh);
+    check_file(path, image, size, "every rank one piece");
+    free(image);
+}
+
+/* 2. Hybrid: even rank r one piece in its block; odd rank r small pieces in block r-1 and its own. */
+static int hybrid_list(int r, MPI_Offset *off, MPI_Offset *len)
+{
+    if (r % 2 == 0) {
+        off[0] = (MPI_Offset)r * BLOCK + PIECE_AT, len[0] = PIECE_LEN;
+        return 1;
+    }
+    int n = 0;
+    for (int b = r - 1; b <= r; b++)
+        for (int k = 0; k < SMALLS; k++, n++) /* in the even block: after its piece, holes between */
+            off[n] = (MPI_Offset)b * BLOCK + PIECE_AT + PIECE_LEN + 50 + k * SMALL_STEP, len[n] = SMALL;
+    return n;
+}
+
+static void hybrid(const char *path)
+{
+    int64_t size = (int64_t)t_nprocs * BLOCK;
+    test_prefill(path, size);
+    unsigned char *image = malloc((size_t)size), buf[2 * BLOCK], back[2 * BLOCK];
+    MPI_Offset off[2 * SMALLS], len[2 * SMALLS];
+    old_image(image, size);
+    for (int r = 0; r < t_nprocs; r++) {
+        int n = hybrid_list(r, off, len);
+        for (int p = 0, at = 0; p < n; p++)
+            for (int64_t i = 0; i < len[p]; i++, at++)
+                image[off[p] + i] = byte_of(r, at, 2);
+    }
+    int n = hybrid_list(t_rank, off, len), bytes = 0;
+    for (int p = 0; p < n; p++)
+        bytes += (int)len[p];
+    for (int i = 0; i < bytes; i++)
+        buf[i] = byte_of(t_rank, i, 2);
+    colio_file *fh = open_file(path);
+    CHECK_RC(tu_write_list_all(fh, n, off, len, buf), COLIO_SUCCESS, fh);
+    memset(back, 0xEE, sizeof back);
+    CHECK_RC(tu_read_list_all(fh, n, off, len, back), COLIO_SUCCESS, fh);
+    CHECK(memcmp(back, buf, (size_t)bytes) == 0, "hybrid read: wrong bytes");
+    colio_close(&fh);
+    check_file(path, image, size, "hybrid one piece and two-phase");
+    free(image);
+}
+
+/* 3. Rank r reads 100 bytes at 900 + 50 r of a 1000-byte file. */
+static void reads_at_end(const char *path)
+{
+    test_prefill(path, 1000);
+    colio_file *fh = open_file(path);
+    unsigned char back[200];
+    memset(back, 0xEE, sizeof back);
+    int64_t off = 900 + 50 * (int64_t)t_rank, want = off >= 1000 ? 0 : (1000 - off < 100 ? 1000 - off : 100);
+    MPI_Status st;
+    int count = -1;
+    CHECK_RC(tu_read_at_all(fh, off, back, 100, MPI_BYTE, &st), COLIO_SUCCESS, fh);
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == want, "read at %lld across the end: count %d, expected %lld", (long long)off, count,
+          (long long)want);
+    int ok = 1;
+    for (int64_t i = 0; i < 200; i++)
+        ok &= back[i] == (i < want ? pattern_old(off + i) : 0xEE);
+    CHECK(ok, "read at %lld across the end: bytes wrong or the buffer past the end touched", (long long)off);
+    colio_close(&fh);
+}
+
+/* 4. Outstanding together: A (one piece per rank), B (every rank's small pieces over all of A), a read of A's range. */
+static void nonblocking_order(const char *path)
+{
+    int64_t size = (int64_t)t_nprocs * BLOCK;
+    test_prefill(path, size);
+    unsigned char *image = malloc((size_t)size), a[BLOCK], b[BLOCK], back[BLOCK];
+    old_image(image, size);
+    int64_t a_off = (int64_t)t_rank * BLOCK, a_len = BLOCK / 2;
+    MPI_Offset off[SMALLS], len[SMALLS];
+    for (int k = 0; k < SMALLS; k++) /* rank r's k-th piece: byte k*SMALL_STEP+r*... of every block */
+        off[k] = (MPI_Offset)(k % t_nprocs) * BLOCK + (k / t_nprocs) * SMALL_STEP * t_nprocs + t_rank * SMALL_STEP,
+        len[k] = SMALL;
+    for (int r = 0; r < t_nprocs; r++)
+        for (int64_t i = 0; i < a_len; i++)
+            image[(int64_t)r * BLOCK + i] = byte_of(r, i, 3);
+    for (int r = 0; r < t_nprocs; r++)
+        for (int k = 0, at = 0; k < SMALLS; k++)
+            for (int64_t i = 0; i < SMALL; i++, at++)
+                image[(int64_t)(k % t_nprocs) * BLOCK + (k / t_nprocs) * SMALL_STEP * t_nprocs + r * SMALL_STEP + i] =
+                    byte_of(r, at, 4);
+    for (int i = 0; i < BLOCK; i++)
+        a[i] = byte_of(t_rank, i, 3), b[i] = byte_of(t_rank, i, 4);
+    memset(back, 0xEE, sizeof back);
+    colio_file *fh = open_file(path);
+    colio_request *req[3];
+    CHECK_RC(colio_iwrite_at_all(fh, a_off, a, a_len, MPI_BYTE, &req[0]), COLIO_SUCCESS, fh);
+    CHECK_RC(colio_iwrite_list_all(fh, SMALLS, off, len, b, &req[1]), COLIO_SUCCESS, fh);
+    CHECK_RC(colio_iread_at_all(fh, a_off, back, a_len, MPI_BYTE, &req[2]), COLIO_SUCCESS, fh);
+    for (int i = 2; i >= 0; i--)
+        CHECK_RC(colio_wait(&req[i], MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK(memcmp(back, image + a_off, (size_t)a_len) == 0, "the read issued last missed an earlier write");
+    colio_close(&fh);
+    check_file(path, image, size, "nonblocking issue order");
+    free(image);
+}
+
+/* 5. The last rank passes a negative count; the others one piece each. */
+static void one_rank_wrong(const char *path)
+{
+    int64_t size = (int64_t)t_nprocs * BLOCK;
+    test_prefill(path, size);
+    colio_file *fh = open_file(path);
+    unsigned char buf[100];
+    memset(buf, 0x5A, sizeof buf);
+    int wrong = t_rank == t_nprocs - 1;
+    int rc = colio_write_at_all(fh, (MPI_Offset)t_rank * BLOCK, buf, wrong ? -1 : 100, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_ARG, fh, "one rank's negative count", "negative count");
+    colio_close(&fh);
+    if (wrong) {
+        unsigned char got[100];
+        CHECK(test_pread(path, got, 100, (int64_t)t_rank * BLOCK) == 100, "read back");
+        for (int i = 0; i < 100; i++)
+            if (got[i] != pattern_old((int64_t)t_rank * BLOCK + i)) {
+                CHECK(0, "the failing rank's byte %d changed", i);
+                break;
+            }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    test_init(&argc, &argv);
+    char path[512];
+    test_path(path, sizeof path, "early");
+    every_rank_one_piece(path);
+    hybrid(path);
+    reads_at_end(path);
+    nonblocking_order(path);
+    one_rank_wrong(path);
+    test_unlink(path);
+    return test_finish("test_early");
+}
