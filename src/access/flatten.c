@@ -8,6 +8,7 @@
  */
 #include "access/flatten.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -633,14 +634,57 @@ static int flat_attr_copy(MPI_Datatype type, int keyval, void *extra, void *in, 
     return MPI_SUCCESS;
 }
 
+/*
+ * Named types never change and are never freed: their flats are kept for
+ * the life of the process (the few a program uses), so a call with MPI_BYTE
+ * or MPI_INT neither flattens nor asks MPI about its memtype (issue 23, item 1).
+ */
+#define NAMED_KEPT 32
+static struct {
+    MPI_Datatype type;
+    colio_flat_t *flat;
+} named_kept[NAMED_KEPT];
+static int named_n;
+static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
+
+colio_flat_t *colio_flat_named(MPI_Datatype type)
+{
+    colio_flat_t *f = NULL;
+    pthread_mutex_lock(&named_lock);
+    for (int i = 0; i < named_n && f == NULL; i++)
+        if (named_kept[i].type == type)
+            f = named_kept[i].flat;
+    pthread_mutex_unlock(&named_lock);
+    return f;
+}
+
+/* Flatten a named type and keep it (when there is room: else the caller owns the copy). */
+static int flat_named(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err)
+{
+    int rc = colio_flat_create(type, flat_p, err);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&named_lock);
+    if (named_n < NAMED_KEPT) {
+        named_kept[named_n].type = type;
+        named_kept[named_n++].flat = *flat_p;
+        *owned_p = 0;
+    }
+    pthread_mutex_unlock(&named_lock);
+    return 0;
+}
+
 int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err)
 {
     int comb;
+    *owned_p = 0;
+    if ((*flat_p = colio_flat_named(type)) != NULL)
+        return 0;
     if (type_combiner(type, &comb) != MPI_SUCCESS)
         return colio_err_set(err, COLIO_ERR_TYPE, "invalid datatype");
     *owned_p = 1;
     if (is_named(comb))
-        return colio_flat_create(type, flat_p, err);
+        return flat_named(type, flat_p, owned_p, err);
     if (flat_keyval == MPI_KEYVAL_INVALID &&
         MPI_Type_create_keyval(flat_attr_copy, flat_attr_delete, &flat_keyval, NULL) != MPI_SUCCESS)
         return colio_flat_create(type, flat_p, err);

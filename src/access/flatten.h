@@ -32,11 +32,13 @@ void colio_flat_free(colio_flat_t *flat);
 /*
  * Flattening of a type, cached on the type itself as an MPI attribute: its
  * duplicates (MPI_Type_dup) share it, counted, and it is freed with the last
- * of them; predefined types are flattened on each call. The returned pointer
- * stays valid until the type (and its duplicates) are freed, or, for
- * predefined types, until colio_flat_release.
+ * of them; named (predefined) types are flattened once and kept for the
+ * life of the process. The returned pointer stays valid until the type (and
+ * its duplicates) are freed, or, when *owned_p, until colio_flat_release.
  */
 int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err);
+/* The kept flat of a named type already flattened once (colio_flat_get), or NULL; a type found is valid. */
+colio_flat_t *colio_flat_named(MPI_Datatype type);
 /* Release a result of colio_flat_get (no-op for cached ones). */
 void colio_flat_release(colio_flat_t *flat, int owned);
 

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The smallest cached buffer of at least size bytes at a multiple of align, or NULL. */
 static void *take_cached(colio_bufcache_t *c, size_t size, size_t align, size_t *cap_p)
@@ -64,10 +65,36 @@ void colio_buf_give(colio_bufcache_t *c, void *p, size_t cap)
     c->size[slot] = cap;
 }
 
+void *colio_array_take(colio_bufcache_t *c, int kind, size_t size)
+{
+    void *p = c->arr[kind];
+    if (p && c->arr_size[kind] == size) {
+        c->arr[kind] = NULL;
+        return memset(p, 0, size);
+    }
+    return calloc(size ? size : 1, 1);
+}
+
+void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size)
+{
+    if (p == NULL)
+        return;
+    if (c->arr[kind] != NULL) {
+        free(p);
+        return;
+    }
+    c->arr[kind] = p;
+    c->arr_size[kind] = size;
+}
+
 void colio_bufcache_free(colio_bufcache_t *c)
 {
     for (int i = 0; i < COLIO_BUFCACHE_SLOTS; i++) {
         free(c->p[i]);
         c->p[i] = NULL;
+    }
+    for (int k = 0; k < COLIO_ARR_KINDS; k++) {
+        free(c->arr[k]);
+        c->arr[k] = NULL;
     }
 }

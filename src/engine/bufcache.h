@@ -13,10 +13,29 @@
 
 #define COLIO_BUFCACHE_SLOTS 24
 
+/*
+ * The small arrays every operation takes at INIT (sized by the ranks and
+ * the aggregators): one of each kind is kept between operations, so a small
+ * call allocates none (issue 23, item 1: no per-call allocation on the fast
+ * path). Taken zeroed, as calloc gives them.
+ */
+enum colio_array_kind {
+    COLIO_ARR_SEND_COUNTS, COLIO_ARR_RECV_COUNTS, COLIO_ARR_TO_AGG, COLIO_ARR_FROM_SRC, COLIO_ARR_MSGS,
+    COLIO_ARR_ATTACHED, COLIO_ARR_REQ_SLICES, COLIO_ARR_AGG_SLICES, COLIO_ARR_PAT_MINE, COLIO_ARR_PAT_COUNTS,
+    COLIO_ARR_PAT_DISPLS, COLIO_ARR_KINDS
+};
+
 typedef struct colio_bufcache {
     void *p[COLIO_BUFCACHE_SLOTS];
     size_t size[COLIO_BUFCACHE_SLOTS];
+    void *arr[COLIO_ARR_KINDS];
+    size_t arr_size[COLIO_ARR_KINDS];
 } colio_bufcache_t;
+
+/* An array of kind and size bytes, zeroed: the kept one when its size matches, else a new one; NULL when out of memory. */
+void *colio_array_take(colio_bufcache_t *c, int kind, size_t size);
+/* Keep it for the next operation (or free it when one of its kind is kept already). NULL is ignored. */
+void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size);
 
 /* A buffer of at least size bytes (*cap_p: its real size); NULL when out of memory. */
 void *colio_buf_take(colio_bufcache_t *c, size_t size, size_t *cap_p);

@@ -97,6 +97,8 @@ static double *phase_clock(colio_op_t *op, colio_phase_t ph)
     colio_phase_times *t = &op->stats.time;
     switch (ph) {
     case COLIO_PH_INIT:
+    case COLIO_PH_START:
+    case COLIO_PH_PROPOSE:
     case COLIO_PH_PLAN:
     case COLIO_PH_ROUND:
     case COLIO_PH_ROUND_FETCH:
@@ -165,30 +167,46 @@ int colio_op_waits_on_messages(colio_op_t *op)
     return !colio_op_io_pending(op) && (in_agreement(op) || current_exchange(op) != NULL);
 }
 
+/* Where a stretch of steps began: the clock and the storage time counted so far. */
+typedef struct colio_clock_mark {
+    double t, io;
+} colio_clock_mark_t;
+
+static colio_clock_mark_t clock_mark(const colio_op_t *op, double t) { return (colio_clock_mark_t){t, op->stats.time.io}; }
+
 /*
  * One step, its time charged to the phase it ran in (storage time is
- * counted apart). *t is the clock when it began and becomes the clock when
- * it ended, so consecutive steps read the clock once each (a small call
- * runs a dozen steps: the clock was a tenth of its CPU time).
+ * counted apart). Consecutive steps whose phases share a clock are one
+ * stretch: the clock is read when the stretch ends (a wait, the end, or a
+ * phase on another clock), so a small call reads it a few times only (it
+ * was a tenth of such a call's CPU time).
  */
-static int timed_step(colio_op_t *op, double *t)
+static int timed_step(colio_op_t *op, colio_clock_mark_t *m)
 {
     colio_phase_t ph = op->phase;
-    double io0 = op->stats.time.io;
     int rc = colio_op_step(op);
+    double *clock = phase_clock(op, ph);
+    if (rc != COLIO_STEP_WAIT && op->phase != COLIO_PH_DONE && phase_clock(op, op->phase) == clock)
+        return rc;
     double t1 = MPI_Wtime();
-    *phase_clock(op, ph) += t1 - *t - (op->stats.time.io - io0);
-    *t = t1;
+    *clock += t1 - m->t - (op->stats.time.io - m->io);
+    *m = clock_mark(op, t1);
     return rc;
+}
+
+/* The clock at the start of a stretch: an operation's first step starts when the operation did. */
+static colio_clock_mark_t first_mark(const colio_op_t *op)
+{
+    return clock_mark(op, op->phase == COLIO_PH_INIT ? op->t_start : MPI_Wtime());
 }
 
 int colio_op_advance(colio_op_t *op)
 {
     int moved = 0;
-    double t = MPI_Wtime();
+    colio_clock_mark_t m = first_mark(op);
     while (op->phase != COLIO_PH_DONE) {
         colio_phase_t ph = op->phase;
-        int rc = timed_step(op, &t);
+        int rc = timed_step(op, &m);
         moved += op->phase != ph;
         if (rc == COLIO_STEP_WAIT)
             break;
@@ -198,11 +216,11 @@ int colio_op_advance(colio_op_t *op)
 
 int colio_op_run(colio_op_t *op)
 {
-    double t = MPI_Wtime();
+    colio_clock_mark_t m = first_mark(op);
     while (op->phase != COLIO_PH_DONE)
-        if (timed_step(op, &t) == COLIO_STEP_WAIT) {
+        if (timed_step(op, &m) == COLIO_STEP_WAIT) {
             colio_op_wait_phase(op);
-            t = MPI_Wtime();
+            m = clock_mark(op, MPI_Wtime());
         }
     return op->err.code;
 }
@@ -343,8 +361,10 @@ static int init_memory(colio_op_t *op)
     if (a->count < 0)
         return colio_op_fail(op, COLIO_ERR_ARG, "negative count %lld", (long long)a->count);
     colio_err_t e = {0};
-    if (colio_type_check(a->memtype, fh->comm, "memtype", &e) != 0 ||
-        colio_flat_get(a->memtype, &op->memflat, &op->memflat_owned, &e) != 0)
+    int known = (op->memflat = colio_flat_named(a->memtype)) != NULL; /* valid, flattened before */
+    op->memflat_owned = 0;
+    if (!known && (colio_type_check(a->memtype, fh->comm, "memtype", &e) != 0 ||
+                   colio_flat_get(a->memtype, &op->memflat, &op->memflat_owned, &e) != 0))
         return colio_op_fail(op, e.code, "%s", e.msg);
     const colio_flat_t *f = op->memflat;
     if (f->size > 0 && a->count > INT64_MAX / f->size)
@@ -389,28 +409,59 @@ static int init_access(colio_op_t *op)
     return 0;
 }
 
-/* Buffers whose size depends only on nprocs and naggs, taken before any collective. */
+/* Bytes of an INIT array of kind (bufcache.h) for this operation's ranks and aggregators. */
+static size_t array_bytes(const colio_op_t *op, int kind)
+{
+    size_t np = (size_t)op->fh->nprocs, na = (size_t)op->arr_naggs;
+    switch (kind) {
+    case COLIO_ARR_SEND_COUNTS:
+    case COLIO_ARR_RECV_COUNTS:
+        return COLIO_COUNT_WORDS * np * sizeof(int64_t);
+    case COLIO_ARR_TO_AGG:
+        return na * sizeof(colio_agg_list_t);
+    case COLIO_ARR_FROM_SRC:
+        return np * sizeof(colio_src_list_t);
+    case COLIO_ARR_MSGS:
+        return (np + na) * sizeof(colio_xchg_msg_t);
+    case COLIO_ARR_ATTACHED:
+        return (na + 1) * sizeof(void *);
+    case COLIO_ARR_REQ_SLICES:
+        return na * sizeof(colio_slice_t);
+    case COLIO_ARR_AGG_SLICES:
+        return np * sizeof(colio_slice_t);
+    case COLIO_ARR_PAT_MINE:
+        return 2 * na * sizeof(int64_t);
+    default: /* COLIO_ARR_PAT_COUNTS, COLIO_ARR_PAT_DISPLS */
+        return np * sizeof(int);
+    }
+}
+
+static void *take_array(colio_op_t *op, int kind) { return colio_array_take(&op->fh->bufs, kind, array_bytes(op, kind)); }
+
+void colio_op_give_array(colio_op_t *op, int kind, void *p)
+{
+    colio_array_give(&op->fh->bufs, kind, p, array_bytes(op, kind));
+}
+
+/* Arrays whose size depends only on nprocs and naggs, taken before any collective (kept between calls). */
 static int init_plan_memory(colio_op_t *op)
 {
-    colio_file *fh = op->fh;
     colio_plan_t *p = &op->plan;
-    size_t np = (size_t)fh->nprocs, na = (size_t)fh->cfg.naggs;
-    p->send_counts = calloc(COLIO_COUNT_WORDS * np, sizeof(int64_t));
-    p->recv_counts = calloc(COLIO_COUNT_WORDS * np, sizeof(int64_t));
-    p->to_agg = calloc(na, sizeof *p->to_agg);
-    p->from_src = calloc(np, sizeof *p->from_src);
-    p->msgs = calloc(np + na, sizeof *p->msgs);
-    p->attached = calloc(na + 1, sizeof *p->attached);
-    op->rnd.req_slices = calloc(na, sizeof(colio_slice_t));
-    op->rnd.agg_slices = calloc(np, sizeof(colio_slice_t));
-    op->pat_mine = malloc(sizeof(int64_t) * 2 * na);
-    op->pat_counts = malloc(sizeof(int) * np);
-    op->pat_displs = malloc(sizeof(int) * np);
-    if (!op->pat_mine || !op->pat_counts || !op->pat_displs)
-        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", fh->nprocs);
+    op->arr_naggs = op->fh->cfg.naggs;
+    p->send_counts = take_array(op, COLIO_ARR_SEND_COUNTS);
+    p->recv_counts = take_array(op, COLIO_ARR_RECV_COUNTS);
+    p->to_agg = take_array(op, COLIO_ARR_TO_AGG);
+    p->from_src = take_array(op, COLIO_ARR_FROM_SRC);
+    p->msgs = take_array(op, COLIO_ARR_MSGS);
+    p->attached = take_array(op, COLIO_ARR_ATTACHED);
+    op->rnd.req_slices = take_array(op, COLIO_ARR_REQ_SLICES);
+    op->rnd.agg_slices = take_array(op, COLIO_ARR_AGG_SLICES);
+    op->pat_mine = take_array(op, COLIO_ARR_PAT_MINE);
+    op->pat_counts = take_array(op, COLIO_ARR_PAT_COUNTS);
+    op->pat_displs = take_array(op, COLIO_ARR_PAT_DISPLS);
     if (!p->send_counts || !p->recv_counts || !p->to_agg || !p->from_src || !p->msgs || !p->attached ||
-        !op->rnd.req_slices || !op->rnd.agg_slices)
-        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", fh->nprocs);
+        !op->rnd.req_slices || !op->rnd.agg_slices || !op->pat_mine || !op->pat_counts || !op->pat_displs)
+        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", op->fh->nprocs);
     return 0;
 }
 

@@ -285,6 +285,7 @@ typedef struct colio_op {
     colio_flat_t *memflat;
     int memflat_owned;
     int64_t nbytes;              /* requested bytes */
+    int arr_naggs;               /* aggregators the INIT arrays were sized for (bufcache.h) */
     int early;                   /* the access moves through DIRECT before SETUP (colio_direct_early) */
     int64_t early_bytes, early_pieces; /* ... what it moved; the access is then empty */
     /* collectives in flight */
@@ -385,6 +386,8 @@ void colio_direct_free(colio_op_t *op);
  */
 int colio_direct_early(const colio_op_t *op);
 void colio_direct_early_done(colio_op_t *op);
+/* Give an INIT array of kind (bufcache.h) back to the file for the next operation. */
+void colio_op_give_array(colio_op_t *op, int kind, void *p);
 /* Post the error agreement (MIN of error keys); its result decides in phase next. */
 int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
 /* The same with agree_in's first nwords words reduced by MIN (callers fill all but the error key). */

@@ -20,6 +20,18 @@ int64_t colio_agg_list_bytes(const colio_agg_list_t *l)
     return bytes;
 }
 
+/* The INIT arrays that describe a pattern, back to the file (a stored plan keeps its own). */
+static void give_pattern_arrays(colio_op_t *op)
+{
+    colio_plan_t *p = &op->plan;
+    colio_agg_lists_free(p->to_agg, p->naggs);
+    colio_op_give_array(op, COLIO_ARR_TO_AGG, p->to_agg);
+    colio_op_give_array(op, COLIO_ARR_SEND_COUNTS, p->send_counts);
+    colio_op_give_array(op, COLIO_ARR_RECV_COUNTS, p->recv_counts);
+    colio_op_give_array(op, COLIO_ARR_FROM_SRC, p->from_src);
+    p->to_agg = NULL, p->send_counts = p->recv_counts = NULL, p->from_src = NULL;
+}
+
 /*
  * Borrow a stored plan (plancache.h): domains, lists, counts and the
  * aggregators' received metadata as they were, cursors rewound. The
@@ -30,11 +42,7 @@ static int borrow_plan(colio_op_t *op)
     colio_plan_t *p = &op->plan, *stored = &op->reuse->plan;
     if (op->reuse_shift != 0) /* the same access elsewhere in the file: the plan moves with it */
         colio_plan_move(op->reuse, op->reuse_shift, op->fh->nprocs, op->fh->rank);
-    colio_agg_lists_free(p->to_agg, p->naggs);
-    free(p->to_agg);
-    free(p->send_counts);
-    free(p->recv_counts);
-    free(p->from_src);
+    give_pattern_arrays(op);
     colio_plan_t mine = *p;
     *p = *stored;
     p->msgs = mine.msgs; /* per-call buffers stay the call's own */
@@ -458,11 +466,15 @@ void colio_plan_free(colio_op_t *op)
         op->meta.ops->cleanup(&op->meta);
     colio_xchg_free_reqs(&op->meta);
     memset(&op->meta, 0, sizeof op->meta);
-    free(p->msgs);
+    colio_op_give_array(op, COLIO_ARR_MSGS, p->msgs);
     p->msgs = NULL;
-    free(p->attached); /* detached already (colio_plan_detach) */
+    colio_op_give_array(op, COLIO_ARR_ATTACHED, p->attached); /* detached already (colio_plan_detach) */
     p->attached = NULL;
-    free(op->pat_mine), free(op->pat_counts), free(op->pat_displs), free(op->pat_all);
+    colio_op_give_array(op, COLIO_ARR_PAT_MINE, op->pat_mine);
+    colio_op_give_array(op, COLIO_ARR_PAT_COUNTS, op->pat_counts);
+    colio_op_give_array(op, COLIO_ARR_PAT_DISPLS, op->pat_displs);
+    free(op->pat_all);
     op->pat_mine = op->pat_all = NULL, op->pat_counts = op->pat_displs = NULL;
+    give_pattern_arrays(op); /* none left where the plan was stored or borrowed (keep_plan) */
     colio_plan_release(p, &op->fh->bufs);
 }

@@ -497,8 +497,8 @@ void colio_round_free(colio_op_t *op)
     colio_buf_give(bufs, rd->agg_stage, (size_t)rd->agg_stage_size);
     colio_buf_give(bufs, rd->cov.bits, sizeof *rd->cov.bits * (size_t)rd->cov.cap_words);
     rd->cov.bits = NULL;
-    free(rd->req_slices);
-    free(rd->agg_slices);
+    colio_op_give_array(op, COLIO_ARR_REQ_SLICES, rd->req_slices);
+    colio_op_give_array(op, COLIO_ARR_AGG_SLICES, rd->agg_slices);
     colio_coverage_free(&rd->cov);
     memset(rd, 0, sizeof *rd);
 }
