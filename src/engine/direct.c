@@ -352,6 +352,7 @@ void colio_direct_early_done(colio_op_t *op)
 {
     if (op->dir.eof_seen < INT64_MAX && colio_access_clip(&op->acc, op->dir.eof_seen) != 0)
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory clipping the access at the end of file");
+    op->early_done = 1;
     op->early_bytes = op->acc.nbytes;
     op->early_pieces = op->acc.npieces;
     colio_access_free(&op->acc);

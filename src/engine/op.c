@@ -23,6 +23,7 @@ static const colio_step_fn_t steps[COLIO_PH_COUNT_] = {
     [COLIO_PH_START] = colio_step_start,
     [COLIO_PH_PROPOSE] = colio_step_propose,
     [COLIO_PH_SETUP] = colio_step_setup,
+    [COLIO_PH_EOF] = colio_step_eof,
     [COLIO_PH_GATE] = colio_step_gate,
     [COLIO_PH_DIRECT] = colio_step_direct,
     [COLIO_PH_PLAN] = colio_step_plan,
@@ -79,6 +80,7 @@ static int in_agreement(const colio_op_t *op)
 {
     switch (op->phase) {
     case COLIO_PH_SETUP:
+    case COLIO_PH_EOF:
     case COLIO_PH_PATTERN_COUNTS:
     case COLIO_PH_PATTERN:
     case COLIO_PH_COUNTS:
@@ -631,8 +633,8 @@ int colio_step_propose(colio_op_t *op)
     colio_file *fh = op->fh;
     if (op->early)
         colio_direct_early_done(op);
-    int64_t eof = INT64_MAX;
-    if (op->args.kind == COLIO_OP_READ && fh->rank == 0) {
+    int64_t eof = INT64_MAX; /* not known here: EOF asks rank 0 if some rank still needs it */
+    if (op->args.kind == COLIO_OP_READ && fh->rank == 0 && !op->early_done) {
         int64_t size = 0;
         int rc = fh->store->size(fh->st, &size);
         if (rc != 0)
@@ -704,20 +706,10 @@ static int use_direct_path(const colio_op_t *op)
            extents / h->read_sieve_ratio <= bytes;
 }
 
-int colio_step_setup(colio_op_t *op)
+/* With the end of file known (reads): clip, borrow a stored plan, choose the path. */
+static int setup_path(colio_op_t *op)
 {
-    int done;
-    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
-        return COLIO_STEP_WAIT;
-    const colio_setup_words_t *w = &op->agree_out.setup;
-    if (w->err_key != 0) {
-        colio_op_start_errmsg(op, w->err_key);
-        return COLIO_STEP_NEXT;
-    }
-    op->glo = w->lo;
-    op->ghi = op->asked_ghi = -w->hi_neg;
     if (op->args.kind == COLIO_OP_READ) {
-        op->eof = -w->eof_neg;
         keep_read_key(op);
         if (colio_access_clip(&op->acc, op->eof) != 0)
             colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory clipping the access at the end of file");
@@ -732,6 +724,66 @@ int colio_step_setup(colio_op_t *op)
     op->after_gate = use_direct_path(op) ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
     op->phase = COLIO_PH_GATE;
     return COLIO_STEP_NEXT;
+}
+
+/*
+ * Reads whose rank 0 did not look at the end of file (its piece went early)
+ * while other ranks still have pieces: rank 0 sends its file size, or its
+ * size query's error, which every rank then records alike.
+ */
+static int ask_end_of_file(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    if (fh->rank == 0) {
+        int64_t size = 0;
+        int rc = fh->store->size(fh->st, &size);
+        op->eof_sent = rc != 0 ? rc : size;
+    }
+    int rc = colio_coll_bcast(&op->coll, &op->eof_sent, 1, MPI_INT64_T, 0, op->comm);
+    if (rc != MPI_SUCCESS) {
+        colio_err_from_mpi(&op->err, rc, "end of file agreement");
+        op->phase = COLIO_PH_DONE;
+        return COLIO_STEP_NEXT;
+    }
+    op->phase = COLIO_PH_EOF;
+    return COLIO_STEP_NEXT;
+}
+
+int colio_step_setup(colio_op_t *op)
+{
+    int done;
+    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
+        return COLIO_STEP_WAIT;
+    const colio_setup_words_t *w = &op->agree_out.setup;
+    if (w->err_key != 0) {
+        colio_op_start_errmsg(op, w->err_key);
+        return COLIO_STEP_NEXT;
+    }
+    op->glo = w->lo;
+    op->ghi = op->asked_ghi = -w->hi_neg;
+    int eof_unknown = w->eof_neg == INT64_MAX; /* writes, or rank 0's read went early */
+    op->eof = eof_unknown ? INT64_MAX : -w->eof_neg;
+    if (op->args.kind == COLIO_OP_READ && eof_unknown && op->glo < op->ghi)
+        return ask_end_of_file(op);
+    return setup_path(op);
+}
+
+int colio_step_eof(colio_op_t *op)
+{
+    int done;
+    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
+        return COLIO_STEP_WAIT;
+    if (op->err.code != 0) { /* the broadcast failed: as in ERRMSG */
+        op->phase = COLIO_PH_DONE;
+        return COLIO_STEP_NEXT;
+    }
+    if (op->eof_sent < 0) {
+        colio_op_io_error(op, (int)op->eof_sent, "size query", 0, 0);
+        op->phase = COLIO_PH_FINAL;
+        return COLIO_STEP_NEXT;
+    }
+    op->eof = op->eof_sent;
+    return setup_path(op);
 }
 
 int colio_step_gate(colio_op_t *op)

@@ -13,6 +13,9 @@
  *                 through DIRECT, before any agreement            (direct.c, "early")
  *   PROPOSE       post the SETUP agreement                         (Iallreduce)
  *   SETUP         agree on errors, global extent, end of file, path (Iallreduce)
+ *   EOF           reads whose rank 0 moved its piece early and did not
+ *                 look at the end of file, when others still have pieces:
+ *                 rank 0's file size to everyone                   (Ibcast)
  *   GATE          wait until no earlier operation in flight on the file
  *                 touches the same bytes (one of them a write)      (engine/order.c)
  *   DIRECT        each rank accesses its own pieces               (local I/O)
@@ -69,6 +72,7 @@ typedef enum colio_phase {
     COLIO_PH_START,
     COLIO_PH_PROPOSE,
     COLIO_PH_SETUP,
+    COLIO_PH_EOF,
     COLIO_PH_GATE,
     COLIO_PH_DIRECT,
     COLIO_PH_PLAN,
@@ -288,11 +292,13 @@ typedef struct colio_op {
     int arr_naggs;               /* aggregators the INIT arrays were sized for (bufcache.h) */
     int early;                   /* the access moves through DIRECT before SETUP (colio_direct_early) */
     int64_t early_bytes, early_pieces; /* ... what it moved; the access is then empty */
+    int early_done;              /* ... and it did */
     /* collectives in flight */
     colio_coll_t coll;           /* the agreement in flight (its p2p messages carry coll.tag) */
     colio_agree_words_t agree_in, agree_out; /* the agreement in flight's words */
     int64_t err_key;
     int64_t eof;                 /* reads: file size at the start */
+    int64_t eof_sent;            /* EOF: rank 0's file size, or the size query's negative errno */
     int64_t glo, ghi;            /* global extent */
     int64_t asked_ghi;           /* ... its end as asked, before a read clips it at the end of file */
     colio_plan_t plan;
@@ -341,6 +347,7 @@ int colio_step_init(colio_op_t *op);
 int colio_step_start(colio_op_t *op);
 int colio_step_propose(colio_op_t *op);
 int colio_step_setup(colio_op_t *op);
+int colio_step_eof(colio_op_t *op);
 int colio_step_gate(colio_op_t *op);
 int colio_step_direct(colio_op_t *op);
 int colio_step_plan(colio_op_t *op);

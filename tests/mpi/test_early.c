@@ -16,7 +16,10 @@
  *      two-phase write issued after it, and a read of both: the later write
  *      wins and the read sees it (issue order), waited in reverse order;
  *   5. a call one rank gets wrong (negative count): the same error on every
- *      rank; that rank's bytes untouched.
+ *      rank; that rank's bytes untouched;
+ *   6. reads where rank 0's one piece goes early (so it does not look at
+ *      the end of file) while the other ranks' many pieces cross it: the
+ *      end of file still clips theirs (bytes past it untouched).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +216,27 @@ static void one_rank_wrong(const char *path)
                 break;
             }
     }
+    MPI_Barrier(MPI_COMM_WORLD); /* the next case rewrites the file */
+}
+
+/* 6. File of 1000 bytes; rank 0 reads [0, 100); rank r > 0 reads 8 of every 16 bytes of [900, 1100). */
+static void early_rank0_others_cross_end(const char *path)
+{
+    test_prefill(path, 1000);
+    colio_file *fh = open_file(path);
+    MPI_Offset off[SMALLS], len[SMALLS];
+    unsigned char back[SMALLS * SMALL];
+    int n = t_rank == 0 ? 1 : 200 / SMALL_STEP;
+    for (int k = 0; k < n; k++)
+        off[k] = t_rank == 0 ? 0 : 900 + k * SMALL_STEP + (t_rank - 1) % 2, len[k] = t_rank == 0 ? 100 : SMALL;
+    memset(back, 0xEE, sizeof back);
+    CHECK_RC(tu_read_list_all(fh, n, off, len, back), COLIO_SUCCESS, fh);
+    int ok = 1;
+    for (int k = 0, at = 0; k < n; k++)
+        for (int64_t i = 0; i < len[k]; i++, at++)
+            ok &= back[at] == (off[k] + i < 1000 ? pattern_old(off[k] + i) : 0xEE);
+    CHECK(ok, "rank 0 early, others across the end of file: wrong bytes or bytes past the end touched");
+    colio_close(&fh);
 }
 
 int main(int argc, char **argv)
@@ -225,6 +249,7 @@ int main(int argc, char **argv)
     reads_at_end(path);
     nonblocking_order(path);
     one_rank_wrong(path);
+    early_rank0_others_cross_end(path);
     test_unlink(path);
     return test_finish("test_early");
 }
