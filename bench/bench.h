@@ -40,6 +40,7 @@ typedef struct bench_access {
     int64_t total_pieces;  /* every rank: sum of n over ranks */
     MPI_Datatype filetype; /* committed; MPI_BYTE with n == 0 */
     MPI_Offset disp;
+    int call_per_piece;    /* colio, mpiio: one collective call per piece at its offset, no view (IOR's segments) */
     char desc[256];        /* human summary of the parameters */
 } bench_access_t;
 
@@ -49,6 +50,7 @@ typedef struct bench_workload {
     int (*generate)(const bench_params_t *p, int rank, int nprocs, bench_access_t *a, char *err, size_t errlen);
     /* How many of nprocs ranks the workload runs on (NULL: all), e.g. a square count for BTIO. */
     int (*ranks)(int nprocs);
+    int uses_block;        /* --block sets its piece size (a --block list runs it once per size) */
 } bench_workload_t;
 
 const bench_workload_t *bench_workload_find(const char *name);

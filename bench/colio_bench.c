@@ -340,12 +340,19 @@ static void *data_alloc(const bench_options_t *o, size_t bytes)
 static void data_free(void *buf) { free(buf); }
 #endif
 
-static int run_workload(const bench_options_t *o, const char *wname, bench_size_t size, bench_run_t *runs, int *nruns)
+static int run_workload(const bench_options_t *o, const char *wname, bench_size_t size, int64_t block,
+                        bench_run_t *runs, int *nruns)
 {
     const bench_workload_t *w = bench_workload_find(wname);
     bench_params_t p = o->params;
     p.size = size;
     p.comm = comm;
+    p.block = block;
+    char label[32]; /* the workload's name, with its block size when a --block list sweeps it */
+    if (o->nblocks > 1 && w->uses_block)
+        snprintf(label, sizeof label, "%s/%lld", wname, (long long)block);
+    else
+        snprintf(label, sizeof label, "%s", wname);
     bench_access_t a;
     char err[BENCH_ERR] = "";
     memset(&a, 0, sizeof a);
@@ -368,7 +375,7 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
     for (int op = 0; op < o->nops; op++) {
         int prepared = -1; /* the layout of the file prepared for reads: 0 ordinary, 1 subfiled */
         for (int e = 0; e < o->nengines; e++) {
-            job_t j = {o, wname, size, bench_engine_find(o->engines[e]), o->engines[e], o->ops[op], path, &a, 0};
+            job_t j = {o, label, size, bench_engine_find(o->engines[e]), o->engines[e], o->ops[op], path, &a, 0};
             char hints[1024];
             bench_engine_hints(j.engine_name, o->hints, hints, sizeof hints);
             int colio = strncmp(j.engine_name, "colio", 5) == 0;
@@ -400,7 +407,7 @@ static void label_interposer(char *lib, size_t len)
         strncat(lib, " + libcolio_mpiio (engine mpiio runs colio)", len - strlen(lib) - 1);
 }
 
-static int run_on_ranks(const bench_options_t *o, const char *wname, bench_size_t size, int world_size,
+static int run_on_ranks(const bench_options_t *o, const char *wname, bench_size_t size, int64_t block, int world_size,
                         bench_run_t *runs, int *nruns)
 {
     const bench_workload_t *w = bench_workload_find(wname);
@@ -409,7 +416,7 @@ static int run_on_ranks(const bench_options_t *o, const char *wname, bench_size_
     if (comm != MPI_COMM_NULL) {
         MPI_Comm_rank(comm, &rank);
         MPI_Comm_size(comm, &nprocs);
-        failed = run_workload(o, wname, size, runs, nruns) != 0;
+        failed = run_workload(o, wname, size, block, runs, nruns) != 0;
         MPI_Comm_free(&comm);
     }
     /* rank 0 of the world ran it: it holds the results; everyone agrees on failure */
@@ -436,11 +443,14 @@ int main(int argc, char **argv)
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, "\n,")] = '\0';
     label_interposer(lib, sizeof lib);
-    int cap = o.nworkloads * o.nsizes * o.nengines * o.nops, nruns = 0, failed = 0;
+    int nblocks = o.nblocks > 1 ? o.nblocks : 1;
+    int cap = o.nworkloads * o.nsizes * nblocks * o.nengines * o.nops, nruns = 0, failed = 0;
     bench_run_t *runs = calloc((size_t)cap + 1, sizeof *runs);
     for (int s = 0; s < o.nsizes; s++)
         for (int w = 0; w < o.nworkloads; w++)
-            failed |= run_on_ranks(&o, o.workloads[w], o.sizes[s], world_size, runs, &nruns) != 0;
+            for (int b = 0; b < (bench_workload_find(o.workloads[w])->uses_block ? nblocks : 1); b++)
+                failed |= run_on_ranks(&o, o.workloads[w], o.sizes[s], o.nblocks > 1 ? o.blocks[b] : o.params.block,
+                                       world_size, runs, &nruns) != 0;
     for (int i = 0; i < nruns; i++)
         failed |= !runs[i].verified;
     if (world_rank == 0) {

@@ -8,7 +8,8 @@
 
 static const char *usage =
     "usage: mpiexec -n N colio-bench [options]\n"
-    "  --workload LIST   comma-separated, or all (default): interleaved,random,cube,collperf,flash,btio,hacc,e3sm\n"
+    "  --workload LIST   comma-separated, or all (default): interleaved,random,cube,collperf,flash,btio,hacc,e3sm;\n"
+    "                    also ior (IOR's segmented pattern, one collective call per block; not in all)\n"
     "  --size S          small (default), medium or large\n"
     "  --sweep LIST      several sizes, e.g. small,medium,large (bandwidth against size)\n"
     "  --engine LIST     colio,mpiio (default), posix, ceiling; colio:KERNEL (e.g. colio:balanced) or\n"
@@ -23,7 +24,7 @@ static const char *usage =
     "  --api view|list   colio through its view (default) or its request-list calls\n"
     "  --json FILE       also write the results as JSON\n"
     "  --quick           every workload, small, colio and mpiio, write and read, 5 repeats\n"
-    "  --block N         interleaved: block bytes (default 64)\n"
+    "  --block LIST      interleaved, ior: block bytes (default 64); a list runs them once per size\n"
     "  --particles N     hacc: particles per rank\n"
     "  --layout aos|soa  hacc: particle layout (default soa)\n"
     "  --decomp FILE     e3sm: decomposition map (NetCDF, E3SM-IO format)\n"
@@ -86,6 +87,18 @@ static int parse_ops(char *s, bench_options_t *o)
     return o->nops ? 0 : -1;
 }
 
+/* --block N or a list (64,4096,1048576): the block-sized workloads run once per size. */
+static int parse_blocks(char *s, bench_options_t *o)
+{
+    const char *b[BENCH_MAX_LIST];
+    int n = split_list(s, b, BENCH_MAX_LIST);
+    for (o->nblocks = 0; o->nblocks < n; o->nblocks++)
+        if ((o->blocks[o->nblocks] = atoll(b[o->nblocks])) <= 0)
+            return -1;
+    o->params.block = n > 0 ? o->blocks[0] : 0;
+    return n > 0 ? 0 : -1;
+}
+
 /* One option with its value; returns -1 for an unknown option or a bad value. */
 static int apply(bench_options_t *o, const char *opt, char *val)
 {
@@ -120,7 +133,7 @@ static int apply(bench_options_t *o, const char *opt, char *val)
     if (!strcmp(opt, "--json"))
         return o->json = val, 0;
     if (!strcmp(opt, "--block"))
-        return (o->params.block = atoll(val)) > 0 ? 0 : -1;
+        return parse_blocks(val, o);
     if (!strcmp(opt, "--particles"))
         return (o->params.particles = atoll(val)) > 0 ? 0 : -1;
     if (!strcmp(opt, "--layout"))

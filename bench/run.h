@@ -20,6 +20,8 @@ typedef struct bench_options {
     const char *hints;
     int use_lists;
     int steps;
+    int64_t blocks[BENCH_MAX_LIST]; /* --block LIST: the block-sized workloads run once per size */
+    int nblocks;
     const char *json;
     int quiet;
     bench_params_t params;

@@ -32,8 +32,20 @@ static void phases(colio_file *fh, int steps, bench_sample_t *s)
              st.last.data_kernel[0] ? st.last.data_kernel : "-");
 }
 
+/* IOR's segments: one collective call per piece at its offset (the default view). */
+static int call_per_piece(colio_file *fh, const bench_access_t *a, char *buf, int write)
+{
+    int rc = COLIO_SUCCESS;
+    for (int64_t i = 0, pos = 0; i < a->n && rc == COLIO_SUCCESS; pos += a->len[i++])
+        rc = write ? colio_write_at_all(fh, a->off[i], buf + pos, a->len[i], MPI_BYTE, MPI_STATUS_IGNORE)
+                   : colio_read_at_all(fh, a->off[i], buf + pos, a->len[i], MPI_BYTE, MPI_STATUS_IGNORE);
+    return rc;
+}
+
 static int one_step(colio_file *fh, const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, int write)
 {
+    if (a->call_per_piece)
+        return call_per_piece(fh, a, buf, write);
     if (c->use_lists)
         return write ? colio_write_list_all(fh, a->n, a->off, a->len, buf) : colio_read_list_all(fh, a->n, a->off, a->len, buf);
     return write ? colio_write_at_all(fh, 0, buf, a->bytes, MPI_BYTE, MPI_STATUS_IGNORE)
@@ -51,7 +63,7 @@ static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, 
     if (rc != COLIO_SUCCESS)
         return fail(rc, NULL, "open", err, errlen);
     int steps = c->steps > 0 ? c->steps : 1;
-    if (!c->use_lists)
+    if (!c->use_lists && !a->call_per_piece)
         rc = colio_set_view(fh, a->disp, MPI_BYTE, a->filetype, MPI_INFO_NULL);
     for (int k = 0; k < steps && rc == COLIO_SUCCESS; k++) /* the same access again: a checkpoint every step */
         rc = one_step(fh, c, a, buf, write);

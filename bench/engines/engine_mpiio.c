@@ -41,6 +41,16 @@ static int bytes_type(int64_t n, MPI_Datatype *t, int *count)
     return 0;
 }
 
+/* IOR's segments: one collective call per piece at its offset (the default view; pieces under 2 GiB). */
+static int call_per_piece(MPI_File fh, const bench_access_t *a, char *buf, int write)
+{
+    int rc = MPI_SUCCESS;
+    for (int64_t i = 0, pos = 0; i < a->n && rc == MPI_SUCCESS; pos += a->len[i++])
+        rc = write ? MPI_File_write_at_all(fh, a->off[i], buf + pos, (int)a->len[i], MPI_BYTE, MPI_STATUS_IGNORE)
+                   : MPI_File_read_at_all(fh, a->off[i], buf + pos, (int)a->len[i], MPI_BYTE, MPI_STATUS_IGNORE);
+    return rc;
+}
+
 static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, int write, bench_sample_t *s,
                char *err, size_t errlen)
 {
@@ -55,10 +65,14 @@ static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, 
     if (rc != MPI_SUCCESS)
         return fail(rc, "open", err, errlen);
     int steps = c->steps > 0 ? c->steps : 1;
-    rc = MPI_File_set_view(fh, a->disp, MPI_BYTE, a->filetype, "native", MPI_INFO_NULL);
+    if (!a->call_per_piece)
+        rc = MPI_File_set_view(fh, a->disp, MPI_BYTE, a->filetype, "native", MPI_INFO_NULL);
     for (int k = 0; k < steps && rc == MPI_SUCCESS; k++)
-        rc = write ? MPI_File_write_at_all(fh, 0, buf, count, memtype, MPI_STATUS_IGNORE)
-                   : MPI_File_read_at_all(fh, 0, buf, count, memtype, MPI_STATUS_IGNORE);
+        if (a->call_per_piece)
+            rc = call_per_piece(fh, a, buf, write);
+        else
+            rc = write ? MPI_File_write_at_all(fh, 0, buf, count, memtype, MPI_STATUS_IGNORE)
+                       : MPI_File_read_at_all(fh, 0, buf, count, memtype, MPI_STATUS_IGNORE);
     int crc = MPI_File_close(&fh);
     s->time = (MPI_Wtime() - t0) / steps;
     if (memtype != MPI_BYTE)
