@@ -176,11 +176,12 @@ static const hint_def_t hint_table[] = {
      "who moves nonblocking operations: none (only colio calls: test, wait, any later call, like ROMIO), "
      "thread (a progress thread, so I/O overlaps computation; needs MPI_THREAD_MULTIPLE, else "
      "COLIO_ERR_HINT), auto (thread when MPI_THREAD_MULTIPLE is available, else none)"},
-    {"colio_agreements", HK_NAME, F(agreements), 0, 0, coll_name_valid, "mpi (p2p under SimGrid SMPI)",
-     "how each operation's small collectives (error and extent agreement, access pattern, counts) run: mpi "
-     "(MPI's nonblocking collectives), p2p (colio's own schedules of point-to-point messages, log2(p) steps, "
-     "stepped by every colio call: nonblocking operations overlap computation even where MPI's nonblocking "
-     "collectives do not progress or are linear, as in SimGrid SMPI)"},
+    {"colio_agreements", HK_NAME, F(agreements), 0, 0, coll_name_valid, "p2p",
+     "how each operation's small collectives (error and extent agreement, access pattern, counts) run: p2p "
+     "(colio's own schedules of point-to-point messages, log2(p) steps, stepped by every colio call: cheaper per "
+     "call than MPI's nonblocking collectives under MPICH and Open MPI, and nonblocking operations overlap "
+     "computation even where those do not progress or are linear, as in SimGrid SMPI), mpi (MPI's nonblocking "
+     "collectives)"},
     {"colio_max_outstanding", HK_INT, F(max_outstanding), 1, 4096, NULL, "16",
      "nonblocking operations in flight per file; the next one first completes the oldest in its slot "
      "(each slot is a communicator of its own, and each operation in flight holds its own buffers)"},
