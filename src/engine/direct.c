@@ -306,12 +306,14 @@ void colio_direct_free(colio_op_t *op)
     colio_direct_t *d = &op->dir;
     for (int j = 0; j < COLIO_DIRECT_SLOTS; j++) {
         colio_direct_slot_t *s = &d->slot[j];
+        if (s->job.calls == NULL && s->copies == NULL && !s->busy)
+            continue; /* never used (most calls use one slot, many none) */
         if (s->busy) /* abandoned with a job in flight: the executor still uses its memory */
             colio_aio_wait(&s->job);
         colio_aio_job_free(&s->job);
         free(s->copies);
+        memset(s, 0, sizeof *s);
     }
-    memset(d->slot, 0, sizeof d->slot);
     colio_buf_give(&op->fh->bufs, d->bounce, d->bounce_cap);
     d->bounce = NULL, d->bounce_cap = 0, d->bounce_owner = -1;
 }
@@ -356,6 +358,7 @@ void colio_direct_early_done(colio_op_t *op)
     op->early_bytes = op->acc.nbytes;
     op->early_pieces = op->acc.npieces;
     colio_access_free(&op->acc);
-    memset(&op->dir, 0, sizeof op->dir);
+    colio_direct_t *d = &op->dir; /* the slots were emptied (colio_direct_free): the cursor starts afresh */
+    d->started = 0, d->i = d->k = d->part = 0, d->submitted = 0, d->chain_failed = 0;
     op->early = 0;
 }

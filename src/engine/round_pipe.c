@@ -129,6 +129,8 @@ void colio_round_pipe_free(colio_op_t *op)
     colio_round_t *rd = &op->rnd;
     for (int i = 0; i < 2; i++) {
         colio_round_buf_t *b = &rd->buf[i];
+        if (!b->busy && b->mem == NULL && b->job.calls == NULL)
+            continue; /* never used */
         if (b->busy) /* abandoned with a job in flight: the executor still uses the buffer */
             colio_aio_wait(&b->job);
         colio_aio_job_free(&b->job);

@@ -140,6 +140,14 @@ static int iov_advance(struct iovec **iov, int *iovcnt, int64_t n)
     return *iovcnt;
 }
 
+/* One call: pwrite/pread for one buffer (cheaper in the kernel: no vector to import), else pwritev/preadv. */
+static ssize_t xfer_call(int fd, const struct iovec *iov, int n, int64_t off, int is_write)
+{
+    if (n == 1)
+        return is_write ? pwrite(fd, iov->iov_base, iov->iov_len, off) : pread(fd, iov->iov_base, iov->iov_len, off);
+    return is_write ? pwritev(fd, iov, n, off) : preadv(fd, iov, n, off);
+}
+
 /* pwritev/preadv loop over short transfers and IOV_MAX; is_write selects the call. */
 static int posix_xfer(int fd, const struct iovec *iov_in, int iovcnt, int64_t off, int is_write,
                       int64_t *done_p)
@@ -155,7 +163,7 @@ static int posix_xfer(int fd, const struct iovec *iov_in, int iovcnt, int64_t of
     int rc = 0;
     while (iovcnt > 0) {
         int n = iovcnt < IOV_MAX ? iovcnt : IOV_MAX;
-        ssize_t k = is_write ? pwritev(fd, iov, n, off + done) : preadv(fd, iov, n, off + done);
+        ssize_t k = xfer_call(fd, iov, n, off + done, is_write);
         if (k < 0) {
             if (errno == EINTR)
                 continue;
