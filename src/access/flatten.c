@@ -658,9 +658,13 @@ colio_flat_t *colio_flat_named(MPI_Datatype type)
     return f;
 }
 
-/* Flatten a named type and keep it (when there is room: else the caller owns the copy). */
+/* A named type's kept flat, else flatten and keep it (when there is room: else the caller owns the copy). */
 static int flat_named(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err)
 {
+    if ((*flat_p = colio_flat_named(type)) != NULL) {
+        *owned_p = 0;
+        return 0;
+    }
     int rc = colio_flat_create(type, flat_p, err);
     if (rc != 0)
         return rc;
@@ -677,9 +681,6 @@ static int flat_named(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, co
 int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err)
 {
     int comb;
-    *owned_p = 0;
-    if ((*flat_p = colio_flat_named(type)) != NULL)
-        return 0;
     if (type_combiner(type, &comb) != MPI_SUCCESS)
         return colio_err_set(err, COLIO_ERR_TYPE, "invalid datatype");
     *owned_p = 1;

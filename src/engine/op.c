@@ -658,13 +658,7 @@ int colio_step_propose(colio_op_t *op)
     };
     int rc = colio_coll_allreduce(&op->coll, &op->agree_in.setup, &op->agree_out.setup, COLIO_SETUP_WORDS,
                                   MPI_INT64_T, setup_op(), op->comm);
-    if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "setup agreement");
-        op->phase = COLIO_PH_DONE;
-        return COLIO_STEP_NEXT;
-    }
-    op->phase = COLIO_PH_SETUP;
-    return COLIO_STEP_NEXT;
+    return colio_op_posted(op, rc, "setup agreement", COLIO_PH_SETUP);
 }
 
 /* ---- SETUP: agree on errors and the global extent; choose the path ------------- */
@@ -740,13 +734,7 @@ static int ask_end_of_file(colio_op_t *op)
         op->eof_sent = rc != 0 ? rc : size;
     }
     int rc = colio_coll_bcast(&op->coll, &op->eof_sent, 1, MPI_INT64_T, 0, op->comm);
-    if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "end of file agreement");
-        op->phase = COLIO_PH_DONE;
-        return COLIO_STEP_NEXT;
-    }
-    op->phase = COLIO_PH_EOF;
-    return COLIO_STEP_NEXT;
+    return colio_op_posted(op, rc, "end of file agreement", COLIO_PH_EOF);
 }
 
 int colio_step_setup(colio_op_t *op)
@@ -802,8 +790,13 @@ int colio_op_post_agreement_n(colio_op_t *op, colio_phase_t next, int nwords)
 {
     op->agree_in.err_key = colio_err_key(op->err.code, op->fh->rank);
     int rc = colio_coll_allreduce(&op->coll, &op->agree_in, &op->agree_out, nwords, MPI_INT64_T, MPI_MIN, op->comm);
+    return colio_op_posted(op, rc, "error agreement", next);
+}
+
+int colio_op_posted(colio_op_t *op, int rc, const char *what, colio_phase_t next)
+{
     if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "error agreement");
+        colio_err_from_mpi(&op->err, rc, what);
         next = COLIO_PH_DONE;
     }
     op->phase = next;

@@ -395,6 +395,12 @@ int colio_direct_early(const colio_op_t *op);
 void colio_direct_early_done(colio_op_t *op);
 /* Give an INIT array of kind (bufcache.h) back to the file for the next operation. */
 void colio_op_give_array(colio_op_t *op, int kind, void *p);
+/*
+ * After posting a collective on op->coll (rc: what the MPI call returned):
+ * go on to phase next, or end the operation with the failure named what.
+ * Returns COLIO_STEP_NEXT.
+ */
+int colio_op_posted(colio_op_t *op, int rc, const char *what, colio_phase_t next);
 /* Post the error agreement (MIN of error keys); its result decides in phase next. */
 int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
 /* The same with agree_in's first nwords words reduced by MIN (callers fill all but the error key). */

@@ -132,12 +132,7 @@ void colio_place_begin(colio_op_t *op)
     }
     pattern_row(op);
     int rc = colio_coll_allgather(&op->coll, &op->pat_words_mine, 1, MPI_INT, op->pat_counts, op->comm);
-    if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "pattern size gather");
-        op->phase = COLIO_PH_DONE;
-        return;
-    }
-    op->phase = COLIO_PH_PATTERN_COUNTS;
+    colio_op_posted(op, rc, "pattern size gather", COLIO_PH_PATTERN_COUNTS);
 }
 
 int colio_step_pattern_counts(colio_op_t *op)
@@ -161,13 +156,7 @@ int colio_step_pattern_counts(colio_op_t *op)
     }
     int rc = colio_coll_allgatherv(&op->coll, op->pat_mine, op->pat_words_mine, MPI_INT64_T, op->pat_all,
                                    op->pat_counts, op->pat_displs, op->comm);
-    if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "access pattern gather");
-        op->phase = COLIO_PH_DONE;
-        return COLIO_STEP_NEXT;
-    }
-    op->phase = COLIO_PH_PATTERN;
-    return COLIO_STEP_NEXT;
+    return colio_op_posted(op, rc, "access pattern gather", COLIO_PH_PATTERN);
 }
 
 int colio_step_pattern(colio_op_t *op)

@@ -222,12 +222,7 @@ void colio_plan_counts(colio_op_t *op)
         p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_BYTES] = colio_agg_list_bytes(&p->to_agg[i]);
     }
     int rc = colio_coll_alltoall(&op->coll, p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, p->recv_counts, op->comm);
-    if (rc != MPI_SUCCESS) {
-        colio_err_from_mpi(&op->err, rc, "counts exchange");
-        op->phase = COLIO_PH_DONE;
-        return;
-    }
-    op->phase = COLIO_PH_COUNTS;
+    colio_op_posted(op, rc, "counts exchange", COLIO_PH_COUNTS);
 }
 
 /* Aggregator: room for every source's offset/length list. */
