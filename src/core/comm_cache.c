@@ -14,6 +14,8 @@ static void cache_free(colio_comm_cache_t *c)
 {
     if (c->spare_req != MPI_REQUEST_NULL && MPI_Wait(&c->spare_req, MPI_STATUS_IGNORE) == MPI_SUCCESS)
         MPI_Comm_free(&c->spare);
+    for (int i = 0; i < c->nkept; i++)
+        MPI_Comm_free(&c->kept[i].comm);
     if (c->nursery != MPI_COMM_NULL)
         MPI_Comm_free(&c->nursery);
     if (c->shared != MPI_COMM_NULL)
@@ -31,27 +33,78 @@ void colio_comm_cache_release(colio_comm_cache_t *c)
         cache_free(c);
 }
 
-int colio_comm_cache_spare(colio_comm_cache_t *c, MPI_Comm *own, colio_err_t *err)
+int64_t colio_comm_cache_proposal(colio_comm_cache_t *c)
 {
-    *own = MPI_COMM_NULL;
+    pthread_mutex_lock(&refs_lock);
+    int64_t best = -1;
+    for (int i = 0; i < c->nkept; i++)
+        if (c->kept[i].id > best)
+            best = c->kept[i].id;
+    pthread_mutex_unlock(&refs_lock);
+    return best;
+}
+
+/* Take the kept duplicate numbered id out of the cache; 0 when this rank has none such. */
+static int take_kept(colio_comm_cache_t *c, int64_t id, MPI_Comm *own)
+{
+    int found = 0;
+    pthread_mutex_lock(&refs_lock);
+    for (int i = 0; i < c->nkept && !found; i++)
+        if (c->kept[i].id == id) {
+            *own = c->kept[i].comm;
+            c->kept[i] = c->kept[--c->nkept];
+            found = 1;
+        }
+    pthread_mutex_unlock(&refs_lock);
+    return found;
+}
+
+static int take_spare(colio_comm_cache_t *c, MPI_Comm *own, int64_t *own_id, colio_err_t *err)
+{
     int rc = c->spare_req != MPI_REQUEST_NULL ? MPI_Wait(&c->spare_req, MPI_STATUS_IGNORE) : MPI_ERR_OTHER;
     if (rc != MPI_SUCCESS)
         return colio_err_from_mpi(err, rc, "colio_open: the file's duplicate for nonblocking calls (MPI_Comm_idup)");
     *own = c->spare;
+    *own_id = c->next_id++;
     MPI_Comm_set_errhandler(*own, MPI_ERRORS_RETURN);
-    rc = MPI_Comm_idup(c->nursery, &c->spare, &c->spare_req); /* the next open's, forming meanwhile */
+    rc = MPI_Comm_idup(c->nursery, &c->spare, &c->spare_req); /* the next one, forming meanwhile */
     if (rc != MPI_SUCCESS)
-        c->spare_req = MPI_REQUEST_NULL; /* the next open reports it */
+        c->spare_req = MPI_REQUEST_NULL; /* the next open that needs it reports it */
     return COLIO_SUCCESS;
 }
 
-MPI_Comm colio_comm_cache_take(colio_comm_cache_t *c)
+int colio_comm_cache_own(colio_comm_cache_t *c, int64_t id, MPI_Comm *own, int64_t *own_id, colio_err_t *err)
+{
+    *own = MPI_COMM_NULL;
+    *own_id = -1;
+    if (id >= 0 && take_kept(c, id, own)) { /* every rank proposed it: every rank has it */
+        *own_id = id;
+        return COLIO_SUCCESS;
+    }
+    return take_spare(c, own, own_id, err);
+}
+
+void colio_comm_cache_keep(colio_comm_cache_t *c, MPI_Comm *own, int64_t own_id)
+{
+    pthread_mutex_lock(&refs_lock);
+    int room = c->nkept < COLIO_COMM_KEPT_MAX;
+    if (room)
+        c->kept[c->nkept++] = (struct colio_comm_kept){*own, own_id};
+    pthread_mutex_unlock(&refs_lock);
+    if (!room)
+        MPI_Comm_free(own);
+    *own = MPI_COMM_NULL;
+}
+
+colio_comm_cache_t *colio_comm_cache_hold(colio_comm_cache_t *c)
 {
     pthread_mutex_lock(&refs_lock);
     c->refs++;
     pthread_mutex_unlock(&refs_lock);
-    return c->shared;
+    return c;
 }
+
+MPI_Comm colio_comm_cache_take(colio_comm_cache_t *c) { return colio_comm_cache_hold(c)->shared; }
 
 /* The program freed its communicator: files still open on the shared duplicate keep it. */
 static int cache_attr_delete(MPI_Comm comm, int key, void *value, void *extra)
@@ -91,6 +144,10 @@ static int may_share(void)
 /* The parent of the spares and the first spare forming (blocking dup: inside the first open). */
 static int start_nursery(colio_comm_cache_t *c, MPI_Comm comm)
 {
+#ifdef COLIO_SMPI
+    (void)c, (void)comm;
+    return MPI_ERR_OTHER; /* smpi_compat.h: no duplicates, files use their communicator */
+#endif
     int rc = MPI_Comm_dup(comm, &c->nursery);
     if (rc != MPI_SUCCESS) {
         c->nursery = MPI_COMM_NULL;
@@ -104,9 +161,9 @@ static int start_nursery(colio_comm_cache_t *c, MPI_Comm comm)
 }
 
 int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_comm_cache_t **shared_p,
-                           colio_err_t *err)
+                           colio_comm_cache_t **cache_p, colio_err_t *err)
 {
-    *shared_p = NULL;
+    *shared_p = *cache_p = NULL;
     int rc = colio_topo_build(comm, topo, err);
     if (colio_comm_cache_find(user_comm) != NULL || cache_keyval == MPI_KEYVAL_INVALID) /* alike everywhere */
         return rc;
@@ -128,11 +185,13 @@ int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo
         }
         return rc;
     }
-    c->shared = c->nursery = MPI_COMM_NULL, c->spare_req = MPI_REQUEST_NULL, c->refs = 1;
-    if (all[1] && start_nursery(c, comm) == MPI_SUCCESS) { /* alike everywhere: a collective fails on all */
+    c->shared = c->nursery = MPI_COMM_NULL, c->spare_req = MPI_REQUEST_NULL, c->refs = 1; /* the attribute's */
+    if (start_nursery(c, comm) != MPI_SUCCESS) /* alike everywhere: a collective fails on all */
+        return rc;
+    *cache_p = colio_comm_cache_hold(c); /* the caller's file's, for its own duplicate */
+    if (all[1]) {
         c->shared = comm;
-        c->refs = 2; /* the attribute's, and the caller's file's */
-        *shared_p = c;
+        *shared_p = colio_comm_cache_hold(c);
     }
     return rc;
 }

@@ -13,12 +13,20 @@
  * collective calls reach the shared duplicate in the same order on every
  * rank. Nonblocking calls on different files may legally start in
  * different orders on different ranks, so a file's nonblocking slots come
- * from a duplicate of its own, handed out at its open: the cache keeps the
- * next one forming (MPI_Comm_idup on a parent used for nothing else, one at
- * a time, each completed at the next open), so an open waits for none.
+ * from a duplicate of its own, handed out at its open: a closed file's,
+ * kept for the next open (each has a number, the same on every rank, and
+ * the open's agreement checks that every rank took the same one: files
+ * closed in different orders on different ranks leave the kept ones in
+ * different orders), else the spare, which the cache keeps forming
+ * (MPI_Comm_idup on a parent used for nothing else, one at a time, each
+ * completed at the next open that needs it), so an open waits for none and
+ * an open after a close makes none (a fresh duplicate per open was a third
+ * of what colio adds to MPI_File_open).
  * Two cases keep a duplicate per file for everything: a program initialised
  * with MPI_THREAD_MULTIPLE (threads may then call collectives on different
- * files at once), and a file with a one-sided window (file.c).
+ * files at once), and a file with a one-sided window (file.c); their files
+ * still take their own duplicate for nonblocking slots from the cache.
+ * (Under SMPI there are no duplicates at all, base/smpi_compat.h.)
  */
 #ifndef COLIO_CORE_COMM_CACHE_H
 #define COLIO_CORE_COMM_CACHE_H
@@ -28,13 +36,21 @@
 #include "base/error.h"
 #include "topo/topo.h"
 
+#define COLIO_COMM_KEPT_MAX 8
+
 typedef struct colio_comm_cache {
     colio_topo_t topo;     /* nodes of the communicator (no network model) */
     MPI_Comm shared;       /* the duplicate files share, or MPI_COMM_NULL where they may not */
     MPI_Comm nursery;      /* with shared: the parent of the spares, used by their MPI_Comm_idup only */
     MPI_Comm spare;        /* ... the next open's own duplicate, forming while spare_req is pending */
     MPI_Request spare_req;
-    int refs;              /* the attribute's and each file's on shared */
+    int64_t next_id;       /* the number the next spare taken gets (alike on every rank) */
+    int nkept;             /* closed files' own duplicates, for later opens */
+    struct colio_comm_kept {
+        MPI_Comm comm;
+        int64_t id;
+    } kept[COLIO_COMM_KEPT_MAX];
+    int refs;              /* the attribute's, each file's on shared, each file's own duplicate's */
 } colio_comm_cache_t;
 
 /* Local: what an earlier open kept on user_comm, or NULL (the same answer on every rank). */
@@ -42,21 +58,32 @@ colio_comm_cache_t *colio_comm_cache_find(MPI_Comm user_comm);
 /*
  * Collective over comm, a fresh duplicate of user_comm the caller owns: the
  * nodes, and the cache kept on user_comm where every rank can keep it (one
- * allreduce). When files may share, comm itself becomes the shared
- * duplicate and *shared_p points at the cache (the caller holds a
- * reference); else *shared_p is NULL and the caller keeps comm.
+ * allreduce). Where it is kept, *cache_p points at it (the caller holds a
+ * reference, for its file's own duplicate). When files may share, comm
+ * itself becomes the shared duplicate and *shared_p points at the cache
+ * too (a second reference); else *shared_p is NULL and the caller keeps
+ * comm.
  */
 int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_comm_cache_t **shared_p,
-                           colio_err_t *err);
+                           colio_comm_cache_t **cache_p, colio_err_t *err);
+/* Local: the number of the kept duplicate an open would take (the highest), or -1 when none is kept. */
+int64_t colio_comm_cache_proposal(colio_comm_cache_t *c);
 /*
- * Collective, at an open that shares (every rank at the same point): a
- * duplicate of the file's own for its nonblocking slots (the spare, waited
- * for: it formed since the last open), and the next spare started.
+ * Collective, at an open that shares, after its agreement (every rank at the
+ * same point, with the same id): the file's own duplicate for its
+ * nonblocking slots, the kept one numbered id where every rank proposed it
+ * (id >= 0), else the spare (waited for: it formed since the open that
+ * started it) with the next spare started. Fails only when the spare's
+ * MPI_Comm_idup failed.
  */
-int colio_comm_cache_spare(colio_comm_cache_t *c, MPI_Comm *own, colio_err_t *err);
+int colio_comm_cache_own(colio_comm_cache_t *c, int64_t id, MPI_Comm *own, int64_t *own_id, colio_err_t *err);
+/* Local, at a close: keep a file's own duplicate for a later open (freed when the cache is full). */
+void colio_comm_cache_keep(colio_comm_cache_t *c, MPI_Comm *own, int64_t own_id);
 /* A file's reference on the shared duplicate. */
 MPI_Comm colio_comm_cache_take(colio_comm_cache_t *c);
-/* Drop it; the last reference frees the duplicate. */
+/* A reference on the cache itself (a file's own duplicate comes from it and goes back to it). */
+colio_comm_cache_t *colio_comm_cache_hold(colio_comm_cache_t *c);
+/* Drop either; the last reference frees the duplicates and the cache. */
 void colio_comm_cache_release(colio_comm_cache_t *c);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,8 +365,12 @@ static void file_free(colio_file *fh)
     colio_topo_free(&fh->topo_mpi);
     colio_plancache_clear(&fh->plans, &fh->bufs);
     colio_config_free(&fh->cfg);
-    if (fh->own != MPI_COMM_NULL)
+    if (fh->own != MPI_COMM_NULL && fh->cache)
+        colio_comm_cache_keep(fh->cache, &fh->own, fh->own_id); /* for the next open */
+    else if (fh->own != MPI_COMM_NULL)
         MPI_Comm_free(&fh->own);
+    if (fh->cache)
+        colio_comm_cache_release(fh->cache);
     if (fh->shared)
         colio_comm_cache_release(fh->shared);
     else if (fh->comm != MPI_COMM_NULL)
@@ -398,7 +403,7 @@ static int open_prepare(colio_file *fh, const char *path, int amode, MPI_Info in
  * struct is about 4 KiB, so four independent lanes of words (a serial chain
  * of multiplies was most of an open's own CPU time), folded at the end.
  */
-static int64_t hints_hash(const colio_hints_t *h)
+static int64_t hints_hash_lanes(const colio_hints_t *h)
 {
     uint64_t lane[4] = {1469598103934665603ull, 7809847782465536322ull, 3141592653589793238ull, 2718281828459045235ull};
     const unsigned char *p = (const unsigned char *)h;
@@ -416,6 +421,26 @@ static int64_t hints_hash(const colio_hints_t *h)
     for (; i < n; i++)
         x = (x ^ p[i]) * 1099511628211ull;
     return (int64_t)(x >> 1); /* never INT64_MIN */
+}
+
+/*
+ * The hash, remembered for the hints of the last open in this process: a
+ * program opens its files with the same hints, and comparing the struct is
+ * a quarter of hashing it.
+ */
+static int64_t hints_hash(const colio_hints_t *h)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static colio_hints_t last;
+    static int64_t last_hash = -1;
+    pthread_mutex_lock(&lock);
+    int64_t hash = last_hash >= 0 && memcmp(&last, h, sizeof *h) == 0 ? last_hash : -1;
+    if (hash < 0) {
+        hash = hints_hash_lanes(h);
+        last = *h, last_hash = hash;
+    }
+    pthread_mutex_unlock(&lock);
+    return hash;
 }
 
 /*
@@ -451,6 +476,7 @@ static int64_t head_is_subfiled(colio_file *fh)
 typedef struct open_words {
     int64_t key, prep_key;
     int64_t amode_lo, amode_hi_neg, hash_lo, hash_hi_neg;
+    int64_t own_lo, own_hi_neg; /* the kept duplicate each rank would take (core/comm_cache.h) */
     int64_t quick, subfiled, blksize;
 } open_words_t;
 
@@ -498,7 +524,7 @@ static int open_topology(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
 {
     colio_comm_cache_t *kept = colio_comm_cache_find(user_comm); /* the same on every rank */
     if (kept == NULL)
-        return colio_comm_cache_build(user_comm, fh->comm, &fh->topo_mpi, &fh->shared, err);
+        return colio_comm_cache_build(user_comm, fh->comm, &fh->topo_mpi, &fh->shared, &fh->cache, err);
     if (colio_topo_copy(&kept->topo, &fh->topo_mpi) != COLIO_SUCCESS)
         return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory copying the topology");
     return COLIO_SUCCESS;
@@ -512,10 +538,10 @@ static int open_topology(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
  */
 static int open_long_way(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
 {
-    int sharing = fh->shared != NULL;
+    int cached = fh->cache != NULL;
     if (fh->topo_mpi.nprocs > 0 || open_topology(fh, user_comm, err) == 0) { /* kept from the quick try */
-        if (!sharing && fh->shared) /* the first open on the communicator: its duplicate is shared now */
-            colio_comm_cache_spare(fh->shared, &fh->own, err); /* agreed by the agreements below */
+        if (!cached && fh->cache) /* the first open on the communicator built the cache */
+            colio_comm_cache_own(fh->cache, -1, &fh->own, &fh->own_id, err); /* agreed below */
         fh->store = fh->base = colio_store_find(fh->hints.backend);
         colio_file_configure(fh, &fh->hints, &fh->cfg, err);
     }
@@ -525,6 +551,20 @@ static int open_long_way(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
     }
     colio_config_window(fh, &fh->hints, &fh->cfg, err); /* collective: every rank, whatever failed */
     return open_everywhere(fh, err); /* skips the file system after an error, still agrees */
+}
+
+/*
+ * The file's own duplicate for its nonblocking slots, taken after the open's
+ * agreement: a closed file's kept one where every rank proposed the same,
+ * else the spare. A spare that failed to form (MPI_Comm_idup's error, local
+ * and past the agreement) leaves the file without one: its first
+ * nonblocking call then stops with that reason (engine/slots.c).
+ */
+static void take_own(colio_file *fh, int64_t id)
+{
+    colio_err_t lost = {0};
+    if (colio_comm_cache_own(fh->cache, id, &fh->own, &fh->own_id, &lost) != 0)
+        fh->own = MPI_COMM_NULL;
 }
 
 /* Start duplicating the user's communicator; the open's local work runs while it forms. */
@@ -550,9 +590,8 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
                            MPI_Info info, colio_err_t *err)
 {
     open_words_t w = {.subfiled = INT64_MAX, .blksize = INT64_MAX};
-    if (fh->shared) /* every rank alike (the cache is); a failure here is agreed with the others */
-        colio_comm_cache_spare(fh->shared, &fh->own, err);
-    if (err->code == 0 && colio_nb_file_open(fh, err) == 0)
+    int64_t own = fh->cache ? colio_comm_cache_proposal(fh->cache) : -1;
+    if (colio_nb_file_open(fh, err) == 0)
         open_prepare(fh, path, amode, info, err);
     colio_err_t prep = *err;
     int quick = open_quickly_here(fh, user_comm, err, &w);
@@ -568,6 +607,7 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
     w.key = colio_err_key(err->code, fh->rank);
     w.prep_key = colio_err_key(prep.code, fh->rank);
     w.amode_lo = amode, w.amode_hi_neg = -(int64_t)amode, w.hash_lo = hash, w.hash_hi_neg = -hash;
+    w.own_lo = own, w.own_hi_neg = -own;
     w.quick = quick;
     if (fh->rank != 0)
         w.subfiled = w.blksize = INT64_MAX; /* MIN keeps rank 0's */
@@ -577,6 +617,8 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
         colio_err_clear(err);
         return colio_err_from_mpi(err, rc, "colio_open: agreement (MPI_Allreduce)");
     }
+    if (fh->cache) /* after the agreement, so every rank takes the same duplicate */
+        take_own(fh, all.own_lo == -all.own_hi_neg ? all.own_lo : -1);
     int same = all.amode_lo == -all.amode_hi_neg && all.hash_lo == -all.hash_hi_neg;
     if (all.quick && same && !all.subfiled) {
         fh->blksize = all.blksize;
@@ -606,10 +648,14 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
     colio_comm_cache_t *kept = colio_comm_cache_find(comm); /* alike everywhere */
     MPI_Request dup = MPI_REQUEST_NULL;
     if (fh)
-        fh->own = MPI_COMM_NULL;
+        fh->own = MPI_COMM_NULL, fh->own_id = -1;
+    if (fh && kept && kept->nursery != MPI_COMM_NULL)
+        fh->cache = colio_comm_cache_hold(kept);
     if (fh && kept && kept->shared != MPI_COMM_NULL)
         fh->comm = colio_comm_cache_take(fh->shared = kept);
     else if (fh == NULL || dup_start(comm, &fh->comm, &dup) != MPI_SUCCESS) {
+        if (fh && fh->cache)
+            colio_comm_cache_release(fh->cache);
         free(fh);
         snprintf(last_open_error, sizeof last_open_error, "colio_open: out of memory or MPI_Comm_idup failed");
         return COLIO_ERR_NOMEM;

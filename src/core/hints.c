@@ -350,10 +350,8 @@ int colio_hints_set(colio_hints_t *h, const char *key, const char *value, colio_
     const hint_def_t *d = hint_find(trim(key, kbuf, sizeof kbuf));
     if (d == NULL)
         return COLIO_SUCCESS; /* unknown keys are ignored, as MPI-IO does */
-    colio_hints_t tmp = *h;
-    if (parse_value(d, trim(value, vbuf, sizeof vbuf), &tmp) != 0)
+    if (parse_value(d, trim(value, vbuf, sizeof vbuf), h) != 0) /* writes nothing on a bad value */
         return colio_err_set(err, COLIO_ERR_HINT, "hint %s: invalid value \"%s\" (see docs/HINTS.md)", d->key, vbuf);
-    *h = tmp;
     return COLIO_SUCCESS;
 }
 

@@ -41,7 +41,10 @@ struct colio_file {
     MPI_Comm comm;              /* colio's duplicate of the program's communicator, errors returned */
     struct colio_comm_cache *shared; /* comm is the duplicate files on that communicator share
                                         (core/comm_cache.h), or NULL: comm is the file's own */
-    MPI_Comm own;               /* with shared: the file's own duplicate, parent of its nonblocking slots */
+    struct colio_comm_cache *cache; /* where own came from and goes back to (a reference), or NULL */
+    MPI_Comm own;               /* the file's own duplicate, parent of its nonblocking slots (MPI_COMM_NULL:
+                                   none, they come from comm; only without a cache, e.g. under SMPI) */
+    int64_t own_id;             /* its number in the cache (alike on every rank), -1 when none */
     int rank, nprocs;
     char *path;
     int amode;

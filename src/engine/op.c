@@ -14,6 +14,7 @@
 #include "engine/file.h"
 #include "engine/order.h"
 #include "engine/plancache.h"
+#include "engine/progress.h"
 #include "engine/stats.h"
 
 typedef int (*colio_step_fn_t)(colio_op_t *op);
@@ -621,6 +622,13 @@ int colio_step_init(colio_op_t *op)
 
 int colio_step_start(colio_op_t *op)
 {
+    if (op->comm == MPI_COMM_NULL) { /* a nonblocking operation whose slot is still forming */
+        int formed = colio_nb_slot_formed(op);
+        if (formed < 0)
+            colio_nb_slot_lost(op);
+        if (formed <= 0)
+            return COLIO_STEP_WAIT;
+    }
     if (!colio_order_may_start(op))
         return COLIO_STEP_WAIT;
     op->early = colio_direct_early(op);

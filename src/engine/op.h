@@ -274,7 +274,9 @@ typedef struct colio_op {
     colio_phase_t after_gate;    /* GATE: the path SETUP chose */
     int64_t seq;                 /* operations started on the file before this one (same on every rank) */
     struct colio_op *next, *prev; /* the file's operations in flight, in issue order (engine/order.c) */
-    MPI_Comm comm;               /* collectives and messages: the file's, or a nonblocking slot's */
+    MPI_Comm comm;               /* collectives and messages: the file's, or a nonblocking slot's
+                                    (MPI_COMM_NULL until the slot formed: START waits for it) */
+    struct colio_nb_slot *slot;  /* nonblocking: its slot (engine/progress.h), NULL for blocking calls */
     int nonblocking;             /* finished by whoever sees it done, not by its caller */
     void (*on_done)(struct colio_op *op); /* nonblocking: its owner's hook, called once it is DONE (lock held) */
     int claimed;                 /* a thread blocks in MPI on its requests: nobody else steps it */

@@ -20,10 +20,12 @@
  * when no other operation needs it to be stepped.
  *
  * Each nonblocking operation runs on a communicator of its own: a file has
- * colio_max_outstanding slots, duplicated at its first nonblocking call
- * (slots.c says why not later); the n-th nonblocking operation takes slot
- * n mod colio_max_outstanding once the slot's previous operation has
- * completed. Blocking calls use the file's communicator.
+ * colio_max_outstanding slots, duplicated one after the other from the
+ * file's own duplicate once its first nonblocking call starts (slots.c);
+ * the n-th nonblocking operation takes slot n mod colio_max_outstanding
+ * once the slot's previous operation has completed, and starts talking
+ * (START) once its slot has formed. Blocking calls use the file's
+ * communicator.
  */
 #ifndef COLIO_ENGINE_PROGRESS_H
 #define COLIO_ENGINE_PROGRESS_H
@@ -37,7 +39,8 @@ struct colio_file;
 struct colio_hints;
 
 typedef struct colio_nb_slot {
-    MPI_Comm comm;        /* a duplicate of the file's communicator */
+    MPI_Comm comm;        /* a duplicate of the file's own, MPI_COMM_NULL until formed */
+    MPI_Request forming;  /* its MPI_Comm_idup while in flight */
     colio_op_t *user;     /* the operation running on it, or NULL */
 } colio_nb_slot_t;
 
@@ -45,6 +48,10 @@ typedef struct colio_nb_file {
     struct colio_file *fh;
     colio_nb_slot_t *slots;
     int nslots;           /* allocated (grows with colio_max_outstanding) */
+    int want;             /* colio_max_outstanding at the last nonblocking call */
+    int nformed;          /* slots[0..nformed-1] have their communicator */
+    int forming;          /* the slot whose duplicate is in flight, or -1 */
+    int lost;             /* a duplicate failed: later operations cannot start */
     int64_t started;      /* nonblocking operations started */
     int threaded;         /* colio_progress resolved to thread */
     struct colio_nb_file *next, *prev; /* open files of the process */
@@ -83,5 +90,12 @@ void colio_nb_files_add(colio_nb_file_t *f);
 void colio_nb_files_remove(colio_nb_file_t *f);
 /* slots.c: the slot of the next nonblocking operation on fh (lock held; may progress until it is free); NULL on failure. */
 colio_nb_slot_t *colio_nb_take_slot(struct colio_file *fh);
+/*
+ * Lock held. Whether op's slot has its communicator (then op->comm is set);
+ * moves the file's duplicates along. -1 when it can never form.
+ */
+int colio_nb_slot_formed(colio_op_t *op);
+/* The -1 of colio_nb_slot_formed: says why and aborts (nothing can agree without the communicator). */
+void colio_nb_slot_lost(colio_op_t *op);
 
 #endif

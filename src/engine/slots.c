@@ -4,6 +4,7 @@
  * communicators of its nonblocking operations, and running blocking
  * operations and file calls to completion.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ int colio_nb_file_open(colio_file *fh, colio_err_t *err)
     if (f == NULL)
         return colio_err_set(err, COLIO_ERR_NOMEM, "colio_open: out of memory");
     f->fh = fh;
+    f->forming = -1;
     fh->nb = f;
     colio_nb_lock();
     colio_nb_files_add(f);
@@ -65,9 +67,12 @@ void colio_nb_file_close(colio_file *fh)
     colio_nb_lock();
     colio_nb_files_remove(f);
     colio_nb_unlock();
-    for (int i = 0; i < f->nslots; i++)
+    for (int i = 0; i < f->nslots; i++) {
+        if (f->slots[i].forming != MPI_REQUEST_NULL) /* an operation-less duplicate still forming */
+            MPI_Wait(&f->slots[i].forming, MPI_STATUS_IGNORE);
         if (f->slots[i].comm != MPI_COMM_NULL)
             MPI_Comm_free(&f->slots[i].comm);
+    }
     free(f->slots);
     free(f);
     fh->nb = NULL;
@@ -75,41 +80,96 @@ void colio_nb_file_close(colio_file *fh)
 
 static int slot_is_free(void *arg) { return ((colio_nb_slot_t *)arg)->user == NULL; }
 
-/*
- * Make sure the file has colio_max_outstanding slot communicators. They are
- * duplicated with the blocking MPI_Comm_dup at the first nonblocking call
- * (and when the hint grows) from a communicator of the file's own (never
- * the duplicate files share, core/comm_cache.h: first nonblocking calls on
- * different files may come in different orders on different ranks): every
- * rank makes that call at the same point, no other collective of the file
- * is pending then, and each later initiation stays local. (MPI_Comm_idup at each first use would keep even
- * the first call local, but Open MPI 4.1 posts the later rounds of its
- * context-id agreement from its progress engine, so they can interleave
- * with other collectives on the parent differently on different ranks.)
- */
-static int ensure_slots(colio_file *fh, int want)
+/* Room for want slots (no communicator yet). Lock held; no operation of the file is in flight when it grows. */
+static int slots_room(colio_nb_file_t *f, int want)
 {
-    colio_nb_file_t *f = fh->nb;
     if (want <= f->nslots)
         return 0;
     colio_nb_slot_t *grown = realloc(f->slots, sizeof *grown * (size_t)want);
     if (grown == NULL)
         return -1;
+    for (int i = f->nslots; i < want; i++)
+        grown[i] = (colio_nb_slot_t){MPI_COMM_NULL, MPI_REQUEST_NULL, NULL};
     f->slots = grown;
-    for (int i = f->nslots; i < want; i++) {
-        grown[i] = (colio_nb_slot_t){MPI_COMM_NULL, NULL};
-        if (MPI_Comm_dup(fh->own != MPI_COMM_NULL ? fh->own : fh->comm, &grown[i].comm) != MPI_SUCCESS)
-            return -1;
-        MPI_Comm_set_errhandler(grown[i].comm, MPI_ERRORS_RETURN);
-        f->nslots = i + 1;
-    }
+    f->nslots = want;
     return 0;
+}
+
+/* Start duplicating the next slot's communicator from the file's own. */
+static void slot_dup_start(colio_file *fh, colio_nb_slot_t *s)
+{
+#ifdef COLIO_SMPI
+    s->forming = MPI_REQUEST_NULL; /* smpi_compat.h: the "duplicate" is the communicator itself */
+    if (MPI_Comm_dup(fh->comm, &s->comm) != MPI_SUCCESS)
+        fh->nb->lost = 1;
+#else
+    MPI_Comm parent = fh->own != MPI_COMM_NULL ? fh->own : fh->comm;
+    if ((fh->cache && fh->own == MPI_COMM_NULL) || MPI_Comm_idup(parent, &s->comm, &s->forming) != MPI_SUCCESS)
+        fh->nb->lost = 1; /* the own duplicate did not form at open (core/file.c, take_own), or this one */
+#endif
+}
+
+/*
+ * Move the file's slot duplicates along: one MPI_Comm_idup at a time, in
+ * slot order, from the file's own duplicate, a communicator used for
+ * nothing else (core/comm_cache.h). Every rank starts them in the same
+ * order, so they pair alike; one at a time because Open MPI 4.1 runs the
+ * later rounds of an idup's context-id agreement from its progress engine,
+ * where several at once could pair differently on different ranks. Never
+ * a blocking duplicate: two files' first nonblocking calls may come in
+ * different orders on different ranks, and each would wait for the other.
+ * (A file without its own duplicate, which only a failed cache leaves,
+ * duplicates from its communicator; then a nonblocking call must not cross
+ * another file's first one.)
+ */
+static void slots_form(colio_file *fh)
+{
+    colio_nb_file_t *f = fh->nb;
+    int64_t want = f->started < f->want ? f->started : f->want; /* the slots taken: alike on every rank */
+    while (!f->lost) {
+        if (f->forming >= 0) {
+            colio_nb_slot_t *s = &f->slots[f->forming];
+            int done = 1;
+            if (s->forming != MPI_REQUEST_NULL && MPI_Test(&s->forming, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                f->lost = 1, done = 0;
+            if (!done)
+                return;
+            MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+            f->nformed++;
+            f->forming = -1;
+        }
+        if (f->nformed >= want)
+            return;
+        f->forming = f->nformed;
+        slot_dup_start(fh, &f->slots[f->forming]);
+    }
+}
+
+int colio_nb_slot_formed(colio_op_t *op)
+{
+    colio_nb_file_t *f = op->fh->nb;
+    int k = (int)(op->slot - f->slots);
+    if (k >= f->nformed)
+        slots_form(op->fh);
+    if (k < f->nformed) {
+        op->comm = op->slot->comm;
+        return 1;
+    }
+    return f->lost ? -1 : 0;
+}
+
+void colio_nb_slot_lost(colio_op_t *op)
+{
+    fprintf(stderr, "colio: %s on %s: the communicator of a nonblocking operation could not be duplicated "
+            "(MPI_Comm_idup failed); aborting (the other ranks would wait forever)\n", op->args.api, op->fh->path);
+    MPI_Abort(op->fh->comm, COLIO_ERR_MPI);
 }
 
 /*
  * The slot of the next nonblocking operation: n mod colio_max_outstanding,
  * the same on every rank; if its previous operation is still in flight,
- * progress until it completes (that is the bound on outstanding operations).
+ * progress until it completes (that is the bound on outstanding
+ * operations). Its communicator may still be forming (colio_nb_slot_formed).
  */
 colio_nb_slot_t *colio_nb_take_slot(colio_file *fh)
 {
@@ -118,11 +178,13 @@ colio_nb_slot_t *colio_nb_take_slot(colio_file *fh)
 #ifdef COLIO_SMPI_NB_SLOTS
     want = COLIO_SMPI_NB_SLOTS; /* one communicator under SMPI (base/smpi_compat.h) */
 #endif
-    if (ensure_slots(fh, want) != 0)
+    if (slots_room(f, want) != 0 || f->lost)
         return NULL;
+    f->want = want;
     colio_nb_slot_t *s = &f->slots[f->started++ % want];
     if (s->user)
         colio_nb_progress_until(slot_is_free, s, s->user);
+    slots_form(fh);
     return s;
 }
 

@@ -60,7 +60,8 @@ static int initiate(colio_file *fh, const colio_op_args_t *args, colio_request *
     colio_op_init(&r->op, fh, args);
     r->op.nonblocking = 1;
     r->op.on_done = finish_request;
-    r->op.comm = s->comm;
+    r->op.slot = s;
+    r->op.comm = MPI_COMM_NULL; /* START waits until the slot has formed */
     s->user = &r->op;
     colio_op_advance(&r->op); /* INIT: the access is taken from the view and file pointer now */
     if (r->op.err.code == 0 && args->use_fp) {
