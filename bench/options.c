@@ -8,13 +8,16 @@
 
 static const char *usage =
     "usage: mpiexec -n N colio-bench [options]\n"
-    "  --workload LIST   comma-separated, or all (default): interleaved,random,cube,collperf,flash,btio,hacc,e3sm;\n"
-    "                    also ior (IOR's segmented pattern, one collective call per block; not in all)\n"
+    "  --workload LIST   comma-separated, or all (default): interleaved,random,cube,collperf,flash,btio,hacc,e3sm,\n"
+    "                    lattice (4D lattice QCD gauge field, subarray view); also ior (IOR's segmented\n"
+    "                    pattern, one collective call per block; not in all)\n"
     "  --size S          small (default), medium or large\n"
     "  --sweep LIST      several sizes, e.g. small,medium,large (bandwidth against size)\n"
-    "  --engine LIST     colio,mpiio (default), posix, ceiling; colio:KERNEL (e.g. colio:balanced) or\n"
-    "                    colio:key=value+key=value runs colio with those hints too, side by side\n"
-    "  --steps N         colio, mpiio: N collective calls per open file, like checkpoint steps;\n"
+    "  --engine LIST     colio,mpiio (default), posix, ceiling, alltoallv (the hand-written transposition:\n"
+    "                    one MPI_Alltoallv into p file-order slabs, then one pwrite or pread per rank);\n"
+    "                    colio:KERNEL (e.g. colio:balanced) or colio:key=value+key=value runs colio with\n"
+    "                    those hints too, side by side\n"
+    "  --steps N         colio, mpiio, alltoallv: N collective calls per open file, like checkpoint steps;\n"
     "                    times are per call (default 1)\n"
     "  --op LIST         write,read (default)\n"
     "  --repeat N        timed repeats (default 5), medians quoted\n"
@@ -56,7 +59,7 @@ const char *bench_size_name(bench_size_t s)
 
 static void defaults(bench_options_t *o)
 {
-    static char all[] = "interleaved,random,cube,collperf,flash,btio,hacc,e3sm", engines[] = "colio,mpiio";
+    static char all[] = "interleaved,random,cube,collperf,flash,btio,hacc,e3sm,lattice", engines[] = "colio,mpiio";
     memset(o, 0, sizeof *o);
     o->nworkloads = split_list(strdup(all), o->workloads, BENCH_MAX_LIST);
     o->nengines = split_list(strdup(engines), o->engines, BENCH_MAX_LIST);

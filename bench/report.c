@@ -62,20 +62,22 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
         char x[16], c[16];
         cell_ratio(x, sizeof x, vs_mpiio(runs, nruns, r), "%.2f");
         cell_ratio(c, sizeof c, 100 * of_ceiling(runs, nruns, r), "%.0f");
-        int colio = !strncmp(r->engine, "colio", 5);
+        int colio = !strncmp(r->engine, "colio", 5), phased = colio || !strcmp(r->engine, "alltoallv");
         printf("%-11s %-6s %-14s %-5s %3d %9.1f %9lld %9.4f %9.1f %8.4f %8.4f %6.1f %7s %6s %8.1f", r->workload, r->size,
                r->engine, r->op, r->nprocs, r->bytes / MIB, (long long)r->pieces, r->median, bandwidth(r), r->min, r->max,
                100 * r->cov, x, c, r->rss_extra / MIB);
-        if (colio)
+        if (phased)
             printf(" %7.1f %7.4f %7.4f %7.4f %7.4f", r->memory / MIB, r->meta, r->data, r->io, r->compute);
         else
             printf(" %7s %7s %7s %7s %7s", "-", "-", "-", "-", "-");
         printf(" %-8s %s\n", r->unstored ? "unstored" : r->verified ? "verified" : "WRONG", colio ? r->kernels : "-");
     }
     printf("\nx_mpiio: times faster than the MPI library's MPI-IO; %%ceil: share of one contiguous call per rank;\n"
-           "rssMiB: largest rank's resident-memory growth during the call; bufMiB: colio's buffers on its\n"
-           "largest rank (its own accounting); phases: slowest rank, colio only; kernels: metadata/data\n"
-           "exchange kernels colio ran (colio_exchange=auto picks per call).\n");
+           "rssMiB: largest rank's resident-memory growth during the call; bufMiB: colio's (alltoallv's)\n"
+           "buffers on its largest rank (its own accounting); phases: slowest rank, colio and alltoallv only\n"
+           "(alltoallv: meta = counts and pairs, data = the bytes' MPI_Alltoallv, io = pread/pwrite, comp =\n"
+           "cutting and placing); kernels: metadata/data exchange kernels colio ran (colio_exchange=auto picks\n"
+           "per call).\n");
     for (int i = 0, w = -1; i < nruns; i++)
         if (i == 0 || strcmp(runs[i].workload, runs[i - 1].workload) || strcmp(runs[i].size, runs[i - 1].size))
             printf("%s%-11s %-6s %s\n", w++ < 0 ? "\nworkloads:\n" : "", runs[i].workload, runs[i].size, runs[i].desc);

@@ -1,4 +1,4 @@
-/* Plain POSIX transfers shared by the posix and ceiling engines. */
+/* Plain POSIX transfers shared by the posix, ceiling and alltoallv engines. */
 #ifndef COLIO_BENCH_POSIX_IO_H
 #define COLIO_BENCH_POSIX_IO_H
 
@@ -22,8 +22,8 @@ static inline int xfer(int fd, char *buf, int64_t len, int64_t off, int write)
     return 0;
 }
 
-/* Rank 0 creates the file before the others open it. */
-static inline int open_file(const bench_engine_ctx_t *c, int write)
+/* Rank 0 creates the file before the others open it with flags (for writes). */
+static inline int open_file_flags(const bench_engine_ctx_t *c, int write, int flags)
 {
     if (write && c->rank == 0) { /* create before the others open */
         int fd = open(c->path, O_WRONLY | O_CREAT, 0644);
@@ -32,7 +32,12 @@ static inline int open_file(const bench_engine_ctx_t *c, int write)
     }
     if (write)
         MPI_Barrier(c->comm);
-    return open(c->path, write ? O_WRONLY : O_RDONLY);
+    return open(c->path, flags);
+}
+
+static inline int open_file(const bench_engine_ctx_t *c, int write)
+{
+    return open_file_flags(c, write, write ? O_WRONLY : O_RDONLY);
 }
 
 #endif

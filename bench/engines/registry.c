@@ -4,10 +4,11 @@
 
 #include "../bench.h"
 
-extern const bench_engine_t bench_engine_colio, bench_engine_mpiio, bench_engine_posix, bench_engine_ceiling;
+extern const bench_engine_t bench_engine_colio, bench_engine_mpiio, bench_engine_posix, bench_engine_ceiling,
+    bench_engine_alltoallv;
 
 static const bench_engine_t *const engines[] = {&bench_engine_colio, &bench_engine_mpiio, &bench_engine_posix,
-                                                &bench_engine_ceiling};
+                                                &bench_engine_ceiling, &bench_engine_alltoallv};
 
 /* "colio:SPEC" is the colio engine with extra hints (see bench_engine_hints). */
 const bench_engine_t *bench_engine_find(const char *name)
