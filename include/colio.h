@@ -99,6 +99,10 @@ typedef struct colio_op_stats {
     int64_t agg_bytes_max;  /**< bytes of the busiest aggregator's file domain (balance; totals: the largest) */
     int64_t agg_bytes_min;  /**< bytes of the idlest aggregator's file domain */
     double predicted_cost;  /**< the cost model's time for the slowest file domain, TAPIOCA's max C1 + C2 (s) */
+    char strategy[12];      /**< the call's path: "two-phase", "direct", "early" (every piece went before the
+                                 agreement), "none" (nothing to move); totals: the last */
+    double predicted_two_phase; /**< the strategy model's seconds for two-phase I/O (0: not modelled) */
+    double predicted_direct;    /**< ... for the direct path (colio_storage_model) */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

@@ -168,16 +168,17 @@ int colio_err_agree_root(MPI_Comm comm, colio_err_t *e, int64_t *words, int n)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    int64_t in[5], out[5];
+    int64_t in[1 + COLIO_AGREE_ROOT_MAX], out[1 + COLIO_AGREE_ROOT_MAX];
+    n = n < COLIO_AGREE_ROOT_MAX ? n : COLIO_AGREE_ROOT_MAX;
     in[0] = colio_err_key(e->code, rank);
-    for (int i = 0; i < n && i < 4; i++)
+    for (int i = 0; i < n; i++)
         in[1 + i] = rank == 0 ? words[i] : INT64_MAX; /* MIN keeps rank 0's */
     int rc = colio_allreduce_yielding(in, out, 1 + n, MPI_INT64_T, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) {
         colio_err_clear(e);
         return colio_err_from_mpi(e, rc, "error agreement (MPI_Allreduce)");
     }
-    for (int i = 0; i < n && i < 4; i++)
+    for (int i = 0; i < n; i++)
         words[i] = out[1 + i];
     return out[0] == 0 ? COLIO_SUCCESS : colio_err_adopt_key(comm, e, out[0]);
 }

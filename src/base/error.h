@@ -52,10 +52,11 @@ int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const cha
  */
 int colio_err_agree_range(MPI_Comm comm, colio_err_t *e, const int64_t *words, int n, int64_t *lo, int64_t *hi);
 /*
- * colio_err_agree, carrying rank 0's words[0..n) (n <= 4) to every rank in
- * the same reduction (the others' words are overwritten): an agreement and a
- * broadcast for the price of one collective.
+ * colio_err_agree, carrying rank 0's words[0..n) (n <= COLIO_AGREE_ROOT_MAX)
+ * to every rank in the same reduction (the others' words are overwritten):
+ * an agreement and a broadcast for the price of one collective.
  */
+#define COLIO_AGREE_ROOT_MAX 16
 int colio_err_agree_root(MPI_Comm comm, colio_err_t *e, int64_t *words, int n);
 /*
  * After the agreed key is known and e->msg holds the failing rank's detail

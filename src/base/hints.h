@@ -62,6 +62,8 @@ typedef struct colio_hints {
     char subfiles[COLIO_NAME_LEN];      /* colio_subfiles: none, N, node, group:K, ionode (subfile/layout.h) */
     char fault[COLIO_NAME_LEN * 2];     /* fault-injection spec for the "fault" backend */
     char stats_path[COLIO_PATH_LEN];    /* colio_stats: JSON lines appended per operation */
+    char storage_model[256];            /* colio_storage_model: probe, off, or figures (store/figures.h) */
+    char storage_cache[COLIO_PATH_LEN]; /* colio_storage_cache: the probe's cache file; "" default, "none" */
     char null_route[COLIO_PATH_LEN];    /* colio_null_route: null backend under SMPI, host -> storage host map */
     char topology[COLIO_PATH_LEN];      /* colio_topology: network model spec (topo/net.h) */
 } colio_hints_t;

@@ -236,6 +236,25 @@ void colio_config_free(colio_config_t *cfg)
     memset(cfg, 0, sizeof *cfg);
 }
 
+/*
+ * Rank 0: the storage figures colio_storage_model asks for, as the words an
+ * agreement carries: given by the hint, or the backend's (measured once per
+ * file system, store/figures.h), or the defaults (off: never used).
+ */
+static void figures_for(colio_file *fh, const colio_hints_t *h, int64_t w[COLIO_FIGURES_WORDS])
+{
+    colio_store_figures_t f;
+    int given = 0;
+    if (colio_figures_parse(h->storage_model, &f, &given) != 0 || !given) {
+        colio_figures_default(&f);
+        if (strcmp(h->storage_model, "probe") == 0 && fh->store->figures && fh->st)
+            fh->store->figures(fh->st, fh->path, h, &f); /* its defaults where it cannot probe */
+    }
+    colio_figures_pack(&f, w);
+}
+
+static void rank0_figures(colio_file *fh, int64_t w[COLIO_FIGURES_WORDS]) { figures_for(fh, &fh->hints, w); }
+
 /* Every rank adopts rank 0's hints, as ROMIO does, so all plans agree. */
 static int hints_from_rank0(colio_file *fh, colio_hints_t *h, colio_err_t *err)
 {
@@ -254,14 +273,20 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
     memcpy(cand->backend, fh->hints.backend, sizeof cand->backend);
     memcpy(cand->fault, fh->hints.fault, sizeof cand->fault);
     colio_config_t cfg = {0};
+    int64_t fig[COLIO_FIGURES_WORDS];
     if (hints_from_rank0(fh, cand, err) == 0) {
         colio_file_configure(fh, cand, &cfg, err);
         colio_config_window(fh, cand, &cfg, err); /* every rank: rank 0's hints arrived */
     }
-    if (colio_err_agree(fh->comm, err) != 0) {
+    if (fh->rank == 0 && strcmp(cand->storage_model, fh->hints.storage_model) == 0)
+        colio_figures_pack(&fh->figures, fig); /* the same model: the same figures */
+    else if (fh->rank == 0)
+        figures_for(fh, cand, fig);
+    if (colio_err_agree_root(fh->comm, err, fig, COLIO_FIGURES_WORDS) != 0) {
         colio_config_free(&cfg);
         return err->code;
     }
+    colio_figures_unpack(fig, &fh->figures);
     colio_plancache_clear(&fh->plans, &fh->bufs); /* plans point at the old aggregators */
     colio_config_free(&fh->cfg);
     fh->cfg = cfg;
@@ -322,6 +347,7 @@ static void open_plain(colio_file *fh, colio_err_t *err)
         open_store(fh, 0, err);
 }
 
+
 static int open_everywhere(colio_file *fh, colio_err_t *err)
 {
     if (fh->sub.nsub > 0)
@@ -337,7 +363,14 @@ static int open_everywhere(colio_file *fh, colio_err_t *err)
     }
     if (err->code == 0 && fh->rank == 0 && fh->store->block_size && fh->store->block_size(fh->st, &fh->blksize) != 0)
         fh->blksize = 0; /* a preference only: unknown is fine */
-    return colio_err_agree_root(fh->comm, err, &fh->blksize, 1); /* rank 0's block size: every rank plans alike */
+    int64_t facts[1 + COLIO_FIGURES_WORDS] = {fh->blksize};
+    if (err->code == 0 && fh->rank == 0)
+        rank0_figures(fh, facts + 1);
+    /* rank 0's block size and storage figures: every rank plans and chooses alike */
+    int rc = colio_err_agree_root(fh->comm, err, facts, 1 + COLIO_FIGURES_WORDS);
+    fh->blksize = facts[0];
+    colio_figures_unpack(facts + 1, &fh->figures);
+    return rc;
 }
 
 static int default_view(colio_file *fh, colio_err_t *err)
@@ -478,6 +511,7 @@ typedef struct open_words {
     int64_t amode_lo, amode_hi_neg, hash_lo, hash_hi_neg;
     int64_t own_lo, own_hi_neg; /* the kept duplicate each rank would take (core/comm_cache.h) */
     int64_t quick, subfiled, blksize;
+    int64_t figures[COLIO_FIGURES_WORDS]; /* rank 0's storage figures (store/figures.h) */
 } open_words_t;
 
 /*
@@ -501,6 +535,7 @@ static int open_quickly_here(colio_file *fh, MPI_Comm user_comm, colio_err_t *er
         w->subfiled = head_is_subfiled(fh);
         if (fh->store->block_size && fh->store->block_size(fh->st, &w->blksize) != 0)
             w->blksize = 0; /* a preference only: unknown is fine */
+        rank0_figures(fh, w->figures);
     }
     return 1;
 }
@@ -609,8 +644,11 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
     w.amode_lo = amode, w.amode_hi_neg = -(int64_t)amode, w.hash_lo = hash, w.hash_hi_neg = -hash;
     w.own_lo = own, w.own_hi_neg = -own;
     w.quick = quick;
-    if (fh->rank != 0)
-        w.subfiled = w.blksize = INT64_MAX; /* MIN keeps rank 0's */
+    if (fh->rank != 0) { /* MIN keeps rank 0's */
+        w.subfiled = w.blksize = INT64_MAX;
+        for (int i = 0; i < COLIO_FIGURES_WORDS; i++)
+            w.figures[i] = INT64_MAX;
+    }
     open_words_t all;
     int rc = colio_allreduce_yielding(&w, &all, (int)(sizeof w / sizeof(int64_t)), MPI_INT64_T, MPI_MIN, fh->comm);
     if (rc != MPI_SUCCESS) {
@@ -622,6 +660,7 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
     int same = all.amode_lo == -all.amode_hi_neg && all.hash_lo == -all.hash_hi_neg;
     if (all.quick && same && !all.subfiled) {
         fh->blksize = all.blksize;
+        colio_figures_unpack(all.figures, &fh->figures);
         return all.key == 0 ? COLIO_SUCCESS : colio_err_adopt_key(fh->comm, err, all.key);
     }
     undo_quick(fh, err, &prep);

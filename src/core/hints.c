@@ -13,6 +13,7 @@
 #include "engine/aio.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
+#include "store/figures.h"
 #include "store/store.h"
 #include "subfile/layout.h"
 #include "topo/net.h"
@@ -57,6 +58,12 @@ static int subfiles_valid(const char *spec)
     return colio_subfiles_parse(spec, &sp) == 0;
 }
 static int topology_valid(const char *spec) { return colio_net_spec_valid(spec) == 0; }
+static int storage_model_valid(const char *spec)
+{
+    colio_store_figures_t f;
+    int given;
+    return colio_figures_parse(spec, &f, &given) == 0;
+}
 static int progress_valid(const char *name)
 {
     return strcmp(name, "auto") == 0 || strcmp(name, "none") == 0 || strcmp(name, "thread") == 0;
@@ -88,12 +95,25 @@ static const hint_def_t hint_table[] = {
      "around (no read-modify-write), so another MPI-IO handle's data sieving on the same file (ROMIO and OMPIO "
      "lock the span they read back) cannot carry stale bytes over colio's; libcolio_mpiio sets it on every file "
      "it takes"},
+    {"colio_storage_model", HK_PATH, F(storage_model), 0, 0, storage_model_valid, "probe",
+     "how automatic mode chooses between two-phase I/O and the direct path for each call: probe (from a cost "
+     "model whose storage figures, cost per call and bandwidth of writes and reads, memory copy bandwidth and "
+     "what a second concurrent stream adds, are measured once per file system by a short probe on rank 0 at "
+     "its first open there, in a scratch file it unlinks at once, and kept in colio_storage_cache), figures "
+     "given as write_call=S,write_bw=B,read_call=S,read_bw=B,copy_bw=B,write_streams=X,read_streams=X,shared=0|1 "
+     "(seconds, bytes per second with k/M/G suffixes, streams 1-2; keys left out take a parallel file system's "
+     "typical figures), or off (the fixed rules of colio_direct_min and colio_read_sieve_ratio)"},
+    {"colio_storage_cache", HK_PATH, F(storage_cache), 0, 0, NULL, "(see doc)",
+     "file that keeps the probe's figures per file system between runs: empty for $COLIO_STORAGE_CACHE, else "
+     "$XDG_CACHE_HOME/colio/storage-figures or ~/.cache/colio/storage-figures; none: no file (each process "
+     "probes once per file system)"},
     {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "262144",
-     "automatic mode goes direct (no aggregation) when every rank's pieces average at least this size (or it has none)"},
+     "with colio_storage_model=off: automatic mode goes direct (no aggregation) when every rank's pieces average "
+     "at least this size (or it has none)"},
     {"colio_typed_min", HK_BYTES, F(typed_min), 0, INT64_MAX, NULL, "2048",
      "aggregators move a source's pieces with an MPI derived datatype (no staging copy) when they average at least this many bytes"},
     {"colio_read_sieve_ratio", HK_INT, F(read_sieve_ratio), 0, 1000, NULL, "2",
-     "automatic reads go independent, each rank sieving its own extent, when all extents add up to at most this many times the bytes read (0: never)"},
+     "with colio_storage_model=off: automatic reads go independent, each rank sieving its own extent, when all extents add up to at most this many times the bytes read (0: never)"},
     {"colio_exchange", HK_NAME, F(exchange), 0, 0, xchg_name_valid, "auto",
      "data exchange kernel: romio (post all, ascending ranks), issend (the same with synchronous sends), spread "
      "(spread-out, Kang et al. Alg. 1), balanced (balanced spread-out, Alg. 2), pairwise (one partner per step), "
@@ -237,6 +257,7 @@ void colio_hints_default(colio_hints_t *h)
     strcpy(h->domain, "even");
     strcpy(h->backend, "posix");
     strcpy(h->subfiles, "none");
+    strcpy(h->storage_model, "probe");
 }
 
 static const hint_def_t *hint_find(const char *key)

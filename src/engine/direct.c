@@ -23,10 +23,11 @@
 #include "engine/file.h"
 #include "engine/op.h"
 #include "engine/order.h"
+#include "engine/strategy.h"
 
 /* Storage calls per job at most (a job of many small pieces). */
 #define COLIO_DIRECT_MAX_CALLS 1024
-/* Reads: average hole between pieces up to which reading the holes (sieving) pays off. */
+/* Reads, colio_storage_model=off: average hole between pieces up to which reading the holes (sieving) pays off. */
 #define COLIO_SIEVE_DIRECT_HOLE (64 << 10)
 
 /* Piece k of run i. */
@@ -113,13 +114,33 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     return n;
 }
 
-/* Reads: the pieces from the cursor on within one bounce buffer of file, when sieving them pays off. */
-static int sieve_chunk_ends(const colio_op_t *op, int64_t *ei, int64_t *ek, int64_t *end_p)
+/*
+ * Reading n pieces of `bytes` with `holes` bytes between them in one call
+ * (then copying the pieces out) against one call per piece: by the storage
+ * figures (engine/strategy.h), or with colio_storage_model=off by a fixed
+ * hole size.
+ */
+static int pays_to_sieve(const colio_file *fh, int64_t n, int64_t bytes, int64_t holes)
+{
+    if (strcmp(fh->hints.storage_model, "off") == 0)
+        return holes <= (n - 1) * (int64_t)COLIO_SIEVE_DIRECT_HOLE;
+    return colio_strategy_sieve(&fh->figures, (double)bytes / (double)n, (double)holes / (double)(n - 1));
+}
+
+/*
+ * Reads: the pieces from the cursor on within one bounce buffer of file,
+ * when sieving them pays off. A stretch judged not worth it is not judged
+ * again piece by piece (that made a read of many pieces quadratic): its
+ * pieces go one call each.
+ */
+static int sieve_chunk_ends(colio_op_t *op, int64_t *ei, int64_t *ek, int64_t *end_p)
 {
     if (op->fh->hints.ds_read == COLIO_DISABLE)
         return 0;
     const colio_access_t *acc = &op->acc;
-    const colio_direct_t *d = &op->dir;
+    colio_direct_t *d = &op->dir;
+    if (d->i < d->plain_i || (d->i == d->plain_i && d->k < d->plain_k))
+        return 0;
     int64_t tmp_size = op->fh->hints.cb_buffer_size;
     colio_piece_t first = piece_at(acc, d->i, d->k);
     int64_t i = d->i, k = d->k, n = 0, bytes = 0, end = first.off;
@@ -132,9 +153,11 @@ static int sieve_chunk_ends(const colio_op_t *op, int64_t *ei, int64_t *ek, int6
         next_piece(acc, &i, &k);
     }
     colio_toggle_t ds = op->fh->hints.ds_read;
-    int sieve = n > 1 && ds != COLIO_DISABLE &&
-                (ds == COLIO_ENABLE || end - first.off - bytes <= (n - 1) * (int64_t)COLIO_SIEVE_DIRECT_HOLE);
+    int64_t holes = end - first.off - bytes;
+    int sieve = n > 1 && ds != COLIO_DISABLE && (ds == COLIO_ENABLE || pays_to_sieve(op->fh, n, bytes, holes));
     *ei = i, *ek = k, *end_p = end;
+    if (!sieve)
+        d->plain_i = i, d->plain_k = k;
     return sieve;
 }
 
@@ -359,6 +382,6 @@ void colio_direct_early_done(colio_op_t *op)
     op->early_pieces = op->acc.npieces;
     colio_access_free(&op->acc);
     colio_direct_t *d = &op->dir; /* the slots were emptied (colio_direct_free): the cursor starts afresh */
-    d->started = 0, d->i = d->k = d->part = 0, d->submitted = 0, d->chain_failed = 0;
+    d->started = 0, d->i = d->k = d->part = d->plain_i = d->plain_k = 0, d->submitted = 0, d->chain_failed = 0;
     op->early = 0;
 }

@@ -10,6 +10,7 @@
 #include "engine/plancache.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
+#include "store/figures.h"
 #include "store/store.h"
 #include "subfile/layout.h"
 #include "topo/topo.h"
@@ -56,6 +57,7 @@ struct colio_file {
     colio_view_t view;
     int64_t fp;                 /* individual file pointer, in etypes */
     int64_t blksize;            /* the file system's block size (rank 0's st_blksize), 0 = unknown */
+    colio_store_figures_t figures; /* what storage calls cost there (rank 0's, store/figures.h) */
     colio_topo_t topo_mpi;      /* nodes as MPI reports them */
     colio_stats stats;
     colio_err_t last_err;

@@ -16,6 +16,7 @@
 #include "engine/plancache.h"
 #include "engine/progress.h"
 #include "engine/stats.h"
+#include "engine/strategy.h"
 
 typedef int (*colio_step_fn_t)(colio_op_t *op);
 
@@ -661,8 +662,12 @@ int colio_step_propose(colio_op_t *op)
         .plan_id_neg = -cand,
         .plan_shift = shift,
         .plan_shift_neg = shift == PLAN_SHIFT_ANY ? PLAN_SHIFT_ANY : -shift,
+        .pieces_max_neg = -acc->npieces,
+        .bytes_max_neg = -acc->nbytes,
+        .extent_max_neg = acc->n ? -(acc->end - acc->runs[0].off) : 0,
         .extent_sum = acc->n ? acc->end - acc->runs[0].off : 0,
         .bytes_sum = acc->nbytes,
+        .pieces_sum = acc->npieces,
     };
     int rc = colio_coll_allreduce(&op->coll, &op->agree_in.setup, &op->agree_out.setup, COLIO_SETUP_WORDS,
                                   MPI_INT64_T, setup_op(), op->comm);
@@ -683,7 +688,7 @@ void colio_op_start_errmsg(colio_op_t *op, int64_t key)
 }
 
 /*
- * Automatic choice of the path. Direct when every rank's pieces average at
+ * The fixed rules (colio_storage_model=off). Direct when every rank's pieces average at
  * least colio_direct_min bytes (one contiguous extent per rank is the usual
  * case: nothing to aggregate). For reads also when every rank could read
  * its own extent whole with data sieving at a total cost of at most
@@ -692,7 +697,48 @@ void colio_op_start_errmsg(colio_op_t *op, int64_t key)
  * one node), while at scale interleaved extents make the ratio about the
  * rank count and aggregation is kept.
  */
-static int use_direct_path(const colio_op_t *op)
+static int fixed_rules(const colio_op_t *op)
+{
+    const colio_hints_t *h = &op->fh->hints;
+    const colio_setup_words_t *w = &op->agree_out.setup;
+    if (w->direct == 1) /* every rank: large pieces, or nothing */
+        return 1;
+    int64_t extents = w->extent_sum, bytes = w->bytes_sum;
+    return op->args.kind == COLIO_OP_READ && h->read_sieve_ratio > 0 && bytes > 0 &&
+           extents / h->read_sieve_ratio <= bytes;
+}
+
+/* The call as every rank knows it after SETUP, for the cost model (engine/strategy.h). */
+static colio_call_shape_t call_shape(const colio_op_t *op)
+{
+    const colio_file *fh = op->fh;
+    const colio_setup_words_t *w = &op->agree_out.setup;
+    return (colio_call_shape_t){
+        .write = op->args.kind == COLIO_OP_WRITE,
+        .nprocs = fh->nprocs,
+        .nnodes = fh->cfg.topo.nnodes > 0 ? fh->cfg.topo.nnodes : 1,
+        .naggs = fh->cfg.naggs > 0 ? fh->cfg.naggs : 1,
+        .bytes = w->bytes_sum,
+        .pieces = w->pieces_sum,
+        .extent = op->ghi - op->glo,
+        .extent_sum = w->extent_sum,
+        .pieces_max = -w->pieces_max_neg,
+        .bytes_max = -w->bytes_max_neg,
+        .extent_max = -w->extent_max_neg,
+        .round_bytes = fh->hints.cb_buffer_size,
+        .pipelined = fh->hints.pipeline > 1,
+    };
+}
+
+/*
+ * Automatic choice of the path (docs/DESIGN.md, "Choosing the path"):
+ * forced by romio_cb_write / romio_cb_read and romio_no_indep_rw, direct
+ * where pieces overlap, else the cheaper of the two by the cost model
+ * (colio_storage_model, the same figures and words on every rank), or the
+ * fixed rules with colio_storage_model=off. The predictions go to the
+ * statistics.
+ */
+static int use_direct_path(colio_op_t *op)
 {
     const colio_hints_t *h = &op->fh->hints;
     colio_toggle_t cb = op->args.kind == COLIO_OP_WRITE ? h->cb_write : h->cb_read;
@@ -701,11 +747,16 @@ static int use_direct_path(const colio_op_t *op)
         return 1;
     if (cb == COLIO_ENABLE || h->no_indep_rw)
         return 0;
-    if (w->direct == 1) /* every rank: large pieces, or nothing */
-        return 1;
-    int64_t extents = w->extent_sum, bytes = w->bytes_sum;
-    return op->args.kind == COLIO_OP_READ && h->read_sieve_ratio > 0 && bytes > 0 &&
-           extents / h->read_sieve_ratio <= bytes;
+    if (strcmp(h->storage_model, "off") == 0)
+        return fixed_rules(op);
+    colio_call_shape_t shape = call_shape(op);
+    const colio_net_t *net = op->fh->cfg.topo.net;
+    colio_net_terms_t terms = {net ? colio_net_latency(net) : 1e-6, net ? colio_net_bandwidth(net) : 10e9};
+    colio_path_costs_t c;
+    colio_path_t path = colio_strategy_choose(&shape, &op->fh->figures, &terms, &c);
+    op->stats.predicted_two_phase = c.two_phase;
+    op->stats.predicted_direct = c.direct;
+    return path == COLIO_PATH_DIRECT;
 }
 
 /* With the end of file known (reads): clip, borrow a stored plan, choose the path. */
@@ -720,10 +771,13 @@ static int setup_path(colio_op_t *op)
     }
     adopt_stored_plan(op);
     if (op->glo >= op->ghi) {
+        snprintf(op->stats.strategy, sizeof op->stats.strategy, "%s", op->early ? "early" : "none");
         op->phase = COLIO_PH_DONE; /* nothing to move anywhere */
         return COLIO_STEP_NEXT;
     }
-    op->after_gate = use_direct_path(op) ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
+    int direct = use_direct_path(op);
+    snprintf(op->stats.strategy, sizeof op->stats.strategy, "%s", direct ? "direct" : "two-phase");
+    op->after_gate = direct ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
     op->phase = COLIO_PH_GATE;
     return COLIO_STEP_NEXT;
 }

@@ -105,10 +105,11 @@ typedef struct colio_setup_words {
     int64_t direct;               /* direct_eligible: -1 pieces overlap, 0 no, 1 large pieces or none */
     int64_t plan_id, plan_id_neg; /* the stored plan proposed (plancache.h): the same everywhere when equal */
     int64_t plan_shift, plan_shift_neg; /* ... at this offset from it (INT64_MAX both: a rank with no pieces) */
-    int64_t extent_sum, bytes_sum; /* SUM: every rank's extent and bytes */
+    int64_t pieces_max_neg, bytes_max_neg, extent_max_neg; /* the busiest rank's (engine/strategy.h) */
+    int64_t extent_sum, bytes_sum, pieces_sum; /* SUM: every rank's extent, bytes and pieces */
 } colio_setup_words_t;
-#define COLIO_SETUP_MIN 9
-#define COLIO_SETUP_WORDS 11
+#define COLIO_SETUP_MIN 12
+#define COLIO_SETUP_WORDS 15
 
 typedef struct colio_ready_words {
     int64_t err_key;
@@ -259,6 +260,7 @@ typedef struct colio_direct {
     int started;
     colio_direct_slot_t slot[COLIO_DIRECT_SLOTS];
     int64_t i, k, part;          /* next piece (run i, piece k) and its bytes already in jobs */
+    int64_t plain_i, plain_k;    /* reads: pieces before (run, piece) were judged not worth sieving */
     char *bounce;                /* cb_buffer_size bytes, taken when first needed; one job at a time uses it */
     size_t bounce_cap;
     int bounce_owner;            /* the slot whose job uses it, or -1 */

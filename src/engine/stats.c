@@ -44,6 +44,10 @@ static void accumulate(colio_op_stats *sum, const colio_op_stats *s)
     sum->agg_bytes_max = s->agg_bytes_max > sum->agg_bytes_max ? s->agg_bytes_max : sum->agg_bytes_max;
     sum->agg_bytes_min = s->agg_bytes_min > sum->agg_bytes_min ? s->agg_bytes_min : sum->agg_bytes_min;
     sum->predicted_cost += s->predicted_cost;
+    sum->predicted_two_phase += s->predicted_two_phase;
+    sum->predicted_direct += s->predicted_direct;
+    if (s->strategy[0])
+        memcpy(sum->strategy, s->strategy, sizeof sum->strategy);
     if (s->placement[0])
         memcpy(sum->placement, s->placement, sizeof sum->placement);
     if (s->meta_kernel[0])
@@ -81,7 +85,8 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
                     "\"meta_kernel\":\"%s\",\"data_kernel\":\"%s\",\"messages\":%lld,\"max_requests\":%lld,"
                     "\"max_fanin\":%lld,\"exchange_min\":%.9f,\"exchange_max\":%.9f,\"plan_reused\":%lld,"
                     "\"placement\":\"%s\",\"hop_bytes\":%lld,\"max_link_bytes\":%lld,\"agg_bytes_max\":%lld,"
-                    "\"agg_bytes_min\":%lld,\"predicted_cost\":%.9g}",
+                    "\"agg_bytes_min\":%lld,\"predicted_cost\":%.9g,\"strategy\":\"%s\","
+                    "\"predicted_two_phase\":%.9g,\"predicted_direct\":%.9g}",
                     api, rank, esc, s->time.total, s->time.meta_exchange, s->time.data_exchange, s->time.io,
                     s->time.io_async, s->time.compute, (long long)s->bytes, (long long)s->pieces, (long long)s->rounds,
                     (long long)s->io_calls, (long long)s->io_bytes, (long long)s->sent_bytes,
@@ -89,7 +94,8 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
                     s->meta_kernel, s->data_kernel, (long long)s->messages, (long long)s->max_requests,
                     (long long)s->max_fanin, s->exchange_min, s->exchange_max, (long long)s->plans_reused,
                     s->placement, (long long)s->hop_bytes, (long long)s->max_link_bytes,
-                    (long long)s->agg_bytes_max, (long long)s->agg_bytes_min, s->predicted_cost);
+                    (long long)s->agg_bytes_max, (long long)s->agg_bytes_min, s->predicted_cost, s->strategy,
+                    s->predicted_two_phase, s->predicted_direct);
 }
 
 /* One write(2) per line with O_APPEND, so lines of different ranks never interleave. */

@@ -25,6 +25,7 @@
 
 #include "base/hints.h"
 #include "store/backends.h"
+#include "store/figures.h"
 #include "store/store.h"
 
 struct colio_store {
@@ -186,6 +187,29 @@ static int fault_sync(colio_store_t *st)
 
 static int fault_size(colio_store_t *st, int64_t *size_p) { return colio_store_posix.size(st->inner, size_p); }
 static int fault_block_size(colio_store_t *st, int64_t *bs_p) { return colio_store_posix.block_size(st->inner, bs_p); }
+/*
+ * A call of cost c (s streams) with a sleep d added: two calls in two
+ * streams take about 2c/s + d (the sleeps overlap) against 2(c + d) alone.
+ */
+static void add_sleep(double *call, double *streams, double d)
+{
+    double c = *call, s = *streams;
+    *call = c + d;
+    *streams = 2 * (c + d) / (2 * c / s + d);
+    *streams = *streams > 2 ? 2 : *streams < 0.25 ? 0.25 : *streams;
+}
+
+/* posix's figures (the probe does not go through the faults), a delay added to every call. */
+static int fault_figures(colio_store_t *st, const char *path, const struct colio_hints *hints,
+                         colio_store_figures_t *f)
+{
+    int rc = colio_store_posix.figures(st->inner, path, hints, f);
+    if (st->spec.op == COLIO_FAULT_DELAY) {
+        add_sleep(&f->write_call, &f->write_call_streams, (double)st->spec.nth * 1e-6);
+        add_sleep(&f->read_call, &f->read_call_streams, (double)st->spec.nth * 1e-6);
+    }
+    return rc;
+}
 static int fault_truncate(colio_store_t *st, int64_t size) { return colio_store_posix.truncate(st->inner, size); }
 static int fault_unlink(const char *path) { return colio_store_posix.unlink(path); }
 
@@ -199,6 +223,7 @@ const colio_store_ops_t colio_store_fault = {
     .sync = fault_sync,
     .size = fault_size,
     .block_size = fault_block_size,
+    .figures = fault_figures,
     .truncate = fault_truncate,
     .bookkeeping = &colio_store_posix,
     .unlink = fault_unlink,

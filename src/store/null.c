@@ -28,6 +28,7 @@
 
 #include "base/hints.h"
 #include "store/backends.h"
+#include "store/figures.h"
 #include "store/store.h"
 
 struct colio_store {
@@ -186,6 +187,19 @@ static int null_size(colio_store_t *st, int64_t *size_p)
     return 0;
 }
 
+/* The null model's own figures: its latency and bandwidth, independent accesses. */
+static int null_figures(colio_store_t *st, const char *path, const struct colio_hints *hints,
+                        colio_store_figures_t *f)
+{
+    (void)path, (void)hints;
+    colio_figures_default(f);
+    double bw = st->model.bandwidth > 0 ? (double)st->model.bandwidth : 1e12;
+    f->write_call = f->read_call = st->model.latency;
+    f->write_bw = f->read_bw = bw;
+    f->write_streams = f->read_streams = 2;
+    return 0;
+}
+
 static int null_block_size(colio_store_t *st, int64_t *bs_p)
 {
     *bs_p = st->model.block;
@@ -214,6 +228,7 @@ const colio_store_ops_t colio_store_null = {
     .sync = null_sync,
     .size = null_size,
     .block_size = null_block_size,
+    .figures = null_figures,
     .truncate = null_truncate,
     .unlink = null_unlink,
 };

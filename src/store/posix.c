@@ -11,6 +11,7 @@
 
 #include "base/hints.h"
 #include "store/backends.h"
+#include "store/figures.h"
 #include "store/store.h"
 
 #ifndef IOV_MAX
@@ -250,6 +251,14 @@ static int posix_size(colio_store_t *st, int64_t *size_p)
     return 0;
 }
 
+/* Measured once per file system (store/figures.c), kept for the process and in the cache file. */
+static int posix_figures(colio_store_t *st, const char *path, const struct colio_hints *hints,
+                         colio_store_figures_t *f)
+{
+    (void)st;
+    return colio_figures_of_path(path, hints->storage_cache, f);
+}
+
 static int posix_block_size(colio_store_t *st, int64_t *bs_p)
 {
     if (st->blksize >= 0) { /* as at open: a file's block size does not change */
@@ -283,6 +292,7 @@ const colio_store_ops_t colio_store_posix = {
     .sync = posix_sync,
     .size = posix_size,
     .block_size = posix_block_size,
+    .figures = posix_figures,
     .truncate = posix_truncate,
     .unlink = posix_unlink,
     .rename = posix_rename,

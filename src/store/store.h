@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 struct colio_hints;
+struct colio_store_figures;
 
 /* Open flags, independent of the MPI amode. */
 enum {
@@ -55,6 +56,10 @@ typedef struct colio_store_ops {
     int (*raw_fd)(colio_store_t *st);
     /* Optional: names where the logical bytes [off, off+span) are stored (subfiles and offsets) for messages. */
     int (*where)(colio_store_t *st, int64_t off, int64_t span, char *buf, size_t len);
+    /* Optional: what calls cost on the file system of the file open as st at path (store/figures.h),
+       0 or -errno (then *f holds defaults); NULL: colio_figures_default. Rank 0, at open. */
+    int (*figures)(colio_store_t *st, const char *path, const struct colio_hints *hints,
+                   struct colio_store_figures *f);
     /* The backend for colio's own bookkeeping (subfiling metadata, subfile sizes); NULL: this one.
        The fault backend names posix, so injected faults hit data calls only. */
     const struct colio_store_ops *bookkeeping;

@@ -16,6 +16,7 @@
 
 #include "base/hints.h"
 #include "store/backends.h"
+#include "store/figures.h"
 #include "store/store.h"
 #include "subfile/layout.h"
 
@@ -239,6 +240,17 @@ static int subfile_block_size(colio_store_t *st, int64_t *bs_p)
     return rc ? rc : st->base->block_size ? st->base->block_size(h, bs_p) : 0;
 }
 
+/* The base's figures for the first subfile (the subfiles share a directory). */
+static int subfile_figures(colio_store_t *st, const char *path, const struct colio_hints *hints,
+                           colio_store_figures_t *f)
+{
+    colio_store_t *h = NULL;
+    (void)path;
+    int rc = sub_handle(st, 0, &h);
+    colio_figures_default(f);
+    return rc ? rc : st->base->figures ? st->base->figures(h, st->lay.names[0], hints, f) : 0;
+}
+
 static int subfile_truncate(colio_store_t *st, int64_t size)
 {
     for (int k = 0; k < st->lay.nsub; k++) {
@@ -292,6 +304,7 @@ const colio_store_ops_t colio_store_subfile = {
     .sync = subfile_sync,
     .size = subfile_size,
     .block_size = subfile_block_size,
+    .figures = subfile_figures,
     .truncate = subfile_truncate,
     .unlink = subfile_unlink,
     .where = subfile_where,

@@ -1,0 +1,140 @@
+/*
+ * The per-call strategy choice (strategy.h): a cost model of two-phase I/O
+ * and of the direct path for one call. Both move the same bytes to storage;
+ * they differ in how many storage calls carry them and by whom, and in
+ * what two-phase adds (agreements, moving the data to aggregators, copies,
+ * work per piece). Storage terms come from the probe's figures, message
+ * terms from the network model for bytes between nodes and from the memory
+ * copy bandwidth inside a node (a shared-memory message is two copies).
+ */
+#include "engine/strategy.h"
+
+#include <math.h> /* INFINITY */
+
+/* Seconds per message inside a node (a shared-memory hand-off). */
+#define COLIO_NODE_MSG_LATENCY 1e-6
+/* Bytes of metadata per piece sent to its aggregator (offset and length). */
+#define COLIO_META_PER_PIECE 16.0
+
+static double max2(double a, double b) { return a > b ? a : b; }
+/* ceil(x) for x >= 0 and log2 rounded up, without libm (colio links no maths library). */
+static double ceil_pos(double x)
+{
+    double t = (double)(int64_t)x;
+    return t < x ? t + 1 : t;
+}
+static double log2_ceil(double x)
+{
+    double steps = 0;
+    for (double v = 1; v < x; v *= 2)
+        steps++;
+    return steps;
+}
+static double min2(double a, double b) { return a < b ? a : b; }
+
+/*
+ * How many streams' worth of speed k accessors get, spread over `nodes`
+ * nodes, when two on a node give s (0.5: slower together, 1: serialised,
+ * 2: independent): 1 + (s - 1)(k - 1) per node, between 1/k... k; on a
+ * network file system every node adds its own, on a local one there is one.
+ */
+static double streams(double s, int64_t k, int nodes, int shared)
+{
+    if (k < 1)
+        k = 1;
+    int64_t used = nodes < 1 ? 1 : nodes < k ? nodes : k;
+    double per_node = (double)((k + used - 1) / used);
+    double node = 1 + (s - 1) * (per_node - 1);
+    node = node < 0.25 ? 0.25 : node > per_node ? per_node : node;
+    return shared ? node * (double)used : node;
+}
+
+/* calls and bytes over k accessors, the busiest making calls_max calls of bytes_max bytes. */
+typedef struct storage_load {
+    double calls, bytes, calls_max, bytes_max;
+    int64_t k;
+    int nodes;
+} storage_load_t;
+
+static double storage_time(const colio_store_figures_t *f, int write, const storage_load_t *l)
+{
+    double call = write ? f->write_call : f->read_call, bw = write ? f->write_bw : f->read_bw;
+    double s_call = write ? f->write_call_streams : f->read_call_streams;
+    double s_bw = write ? f->write_streams : f->read_streams;
+    double busiest = l->calls_max * call + l->bytes_max / bw;
+    double all = l->calls * call / streams(s_call, l->k, l->nodes, f->shared) +
+                 l->bytes / bw / streams(s_bw, l->k, l->nodes, f->shared);
+    return max2(busiest, all);
+}
+
+/* The direct path: each rank its own pieces, one call each (writes; reads may sieve instead). */
+static void direct_costs(const colio_call_shape_t *s, const colio_store_figures_t *f, colio_path_costs_t *c)
+{
+    storage_load_t pieces = {(double)s->pieces, (double)s->bytes, (double)s->pieces_max, (double)s->bytes_max,
+                             s->nprocs, s->nnodes};
+    c->direct_pieces = storage_time(f, s->write, &pieces);
+    c->direct_sieved = INFINITY;
+    if (!s->write) {
+        double rb = (double)(s->round_bytes > 0 ? s->round_bytes : 1);
+        storage_load_t sieved = {(double)s->extent_sum / rb + s->nprocs, (double)s->extent_sum,
+                                 ceil_pos((double)s->extent_max / rb), (double)s->extent_max, s->nprocs, s->nnodes};
+        c->direct_sieved = storage_time(f, 0, &sieved) + (double)s->bytes_max / f->copy_bw;
+    }
+    c->direct = min2(c->direct_pieces, c->direct_sieved); /* reads choose per stretch (colio_strategy_sieve) */
+}
+
+/* Seconds per message: inside a node a shared-memory hand-off, between nodes the network's latency. */
+static double message_latency(const colio_call_shape_t *s, const colio_net_terms_t *net)
+{
+    return s->nnodes > 1 ? max2(net->latency, COLIO_NODE_MSG_LATENCY) : COLIO_NODE_MSG_LATENCY;
+}
+
+/* Moving bytes to or from one aggregator in `messages` messages: two copies inside its node, the link across. */
+static double move_time(const colio_call_shape_t *s, const colio_store_figures_t *f, const colio_net_terms_t *net,
+                        double bytes, double messages)
+{
+    double inside = s->nnodes > 1 ? 1.0 / s->nnodes : 1.0;
+    double link = net->bandwidth > 0 ? net->bandwidth : 1e10;
+    return bytes * inside * 2 / f->copy_bw + bytes * (1 - inside) / link + messages * message_latency(s, net);
+}
+
+/* Two-phase I/O: agreements and lists, then per round the exchange, the copies and the aggregators' storage. */
+static double two_phase_cost(const colio_call_shape_t *s, const colio_store_figures_t *f,
+                             const colio_net_terms_t *net)
+{
+    double a = s->naggs > 0 ? s->naggs : 1, p = s->nprocs > 0 ? s->nprocs : 1;
+    double domain = (double)s->extent / a, per_agg = (double)s->bytes / a, pieces_agg = (double)s->pieces / a;
+    double rb = (double)(s->round_bytes > 0 ? s->round_bytes : 1), rounds = ceil_pos(domain / rb);
+    rounds = rounds < 1 ? 1 : rounds;
+    double agreements = 4 * 2 * log2_ceil(p > 1 ? p : 2) * message_latency(s, net);
+    double lists = pieces_agg * COLIO_META_PER_PIECE * 2 / f->copy_bw + pieces_agg * COLIO_COST_PER_PIECE;
+    double exchange = move_time(s, f, net, per_agg * (p - 1) / p, rounds * min2(p - 1, (double)s->pieces));
+    double copies = per_agg / f->copy_bw + (pieces_agg + (double)s->pieces_max) * COLIO_COST_PER_PIECE;
+    int aggs_nodes = s->nnodes < s->naggs ? s->nnodes : s->naggs;
+    storage_load_t load = {rounds * a, (double)s->extent, rounds, domain, s->naggs, aggs_nodes};
+    double store = storage_time(f, s->write, &load);
+    if (s->write && s->bytes < s->extent) /* holes: read-modify-write of each round's extent */
+        store += storage_time(f, 0, &load);
+    double moving = exchange + copies;
+    double overlap = s->pipelined && rounds > 1 ? min2(moving, store) * (1 - 1 / rounds) : 0;
+    return agreements + lists + moving + store - overlap;
+}
+
+colio_path_t colio_strategy_choose(const colio_call_shape_t *s, const colio_store_figures_t *f,
+                                   const colio_net_terms_t *net, colio_path_costs_t *costs)
+{
+    colio_path_costs_t c;
+    direct_costs(s, f, &c);
+    c.two_phase = two_phase_cost(s, f, net);
+    if (costs)
+        *costs = c;
+    return c.direct < c.two_phase ? COLIO_PATH_DIRECT : COLIO_PATH_TWO_PHASE;
+}
+
+int colio_strategy_sieve(const colio_store_figures_t *f, double avg_piece, double avg_hole)
+{
+    /* per piece: a call, against reading the hole before it and copying the piece out */
+    return avg_hole / f->read_bw + avg_piece / f->copy_bw < f->read_call;
+}
+
+const char *colio_path_name(colio_path_t p) { return p == COLIO_PATH_DIRECT ? "direct" : "two-phase"; }

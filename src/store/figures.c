@@ -1,0 +1,500 @@
+/* Storage figures: their words, the hint that gives them, the cache file and the probe (figures.h). */
+#define _GNU_SOURCE /* O_CLOEXEC, strtok_r */
+#include "store/figures.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- words and defaults ------------------------------------------------------------ */
+
+static int64_t to_ps(double s) { return (int64_t)(s * 1e12 + 0.5); }
+static int64_t to_milli(double x) { return (int64_t)(x * 1e3 + 0.5); }
+
+void colio_figures_pack(const colio_store_figures_t *f, int64_t w[COLIO_FIGURES_WORDS])
+{
+    w[0] = to_ps(f->write_call), w[1] = (int64_t)f->write_bw;
+    w[2] = to_ps(f->read_call), w[3] = (int64_t)f->read_bw;
+    w[4] = (int64_t)f->copy_bw;
+    w[5] = to_milli(f->write_streams), w[6] = to_milli(f->read_streams);
+    w[7] = to_milli(f->write_call_streams), w[8] = to_milli(f->read_call_streams);
+    w[9] = f->shared;
+}
+
+void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figures_t *f)
+{
+    f->write_call = (double)w[0] * 1e-12, f->write_bw = (double)w[1];
+    f->read_call = (double)w[2] * 1e-12, f->read_bw = (double)w[3];
+    f->copy_bw = (double)w[4];
+    f->write_streams = (double)w[5] * 1e-3, f->read_streams = (double)w[6] * 1e-3;
+    f->write_call_streams = (double)w[7] * 1e-3, f->read_call_streams = (double)w[8] * 1e-3;
+    f->shared = (int)w[9];
+}
+
+/* A parallel file system seen from one client: tens of microseconds a call, a GB/s or two. */
+void colio_figures_default(colio_store_figures_t *f)
+{
+    *f = (colio_store_figures_t){.write_call = 50e-6, .write_bw = 1e9, .read_call = 50e-6, .read_bw = 2e9,
+                                 .copy_bw = 5e9, .write_streams = 1, .read_streams = 1, .write_call_streams = 2,
+                                 .read_call_streams = 2, .shared = 1};
+}
+
+/* ---- the hint ---------------------------------------------------------------------- */
+
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno != 0 || v < 0)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': v *= 1e3, end++; break;
+    case 'M': v *= 1e6, end++; break;
+    case 'G': v *= 1e9, end++; break;
+    default: break;
+    }
+    *out = v;
+    return *end == '\0' ? 0 : -1;
+}
+
+/* Figure `key` of f, or NULL for an unknown key. */
+static double *figure_named(colio_store_figures_t *f, const char *key)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+    } names[] = {
+        {"write_call", offsetof(colio_store_figures_t, write_call)},
+        {"write_bw", offsetof(colio_store_figures_t, write_bw)},
+        {"read_call", offsetof(colio_store_figures_t, read_call)},
+        {"read_bw", offsetof(colio_store_figures_t, read_bw)},
+        {"copy_bw", offsetof(colio_store_figures_t, copy_bw)},
+        {"write_streams", offsetof(colio_store_figures_t, write_streams)},
+        {"read_streams", offsetof(colio_store_figures_t, read_streams)},
+        {"write_call_streams", offsetof(colio_store_figures_t, write_call_streams)},
+        {"read_call_streams", offsetof(colio_store_figures_t, read_call_streams)},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(names[i].key, key) == 0)
+            return (double *)((char *)f + names[i].off);
+    return NULL;
+}
+
+/* Whether f can drive a choice: positive bandwidths, non-negative calls, streams in [1, 2]. */
+static int figures_sane(const colio_store_figures_t *f)
+{
+    const double s[4] = {f->write_streams, f->read_streams, f->write_call_streams, f->read_call_streams};
+    for (int i = 0; i < 4; i++)
+        if (!(s[i] >= 0.25 && s[i] <= 2))
+            return 0;
+    return f->write_bw > 0 && f->read_bw > 0 && f->copy_bw > 0 && f->write_call >= 0 && f->read_call >= 0;
+}
+
+/* "key=value,..." over the defaults. */
+static int parse_list(const char *spec, colio_store_figures_t *f)
+{
+    char buf[512], *save = NULL;
+    if (strlen(spec) >= sizeof buf)
+        return -1;
+    strcpy(buf, spec);
+    colio_figures_default(f);
+    for (char *item = strtok_r(buf, ", ", &save); item; item = strtok_r(NULL, ", ", &save)) {
+        char *eq = strchr(item, '=');
+        if (eq == NULL)
+            return -1;
+        *eq = '\0';
+        double v;
+        if (parse_number(eq + 1, &v) != 0)
+            return -1;
+        if (strcmp(item, "shared") == 0) {
+            if (v != 0 && v != 1)
+                return -1;
+            f->shared = (int)v;
+            continue;
+        }
+        double *field = figure_named(f, item);
+        if (field == NULL)
+            return -1;
+        *field = v;
+    }
+    return figures_sane(f) ? 0 : -1;
+}
+
+int colio_figures_parse(const char *spec, colio_store_figures_t *f, int *given)
+{
+    *given = 0;
+    if (strcmp(spec, "probe") == 0 || strcmp(spec, "off") == 0)
+        return 0;
+    if (parse_list(spec, f) != 0)
+        return -1;
+    *given = 1;
+    return 0;
+}
+
+void colio_figures_describe(const colio_store_figures_t *f, char *buf, int len)
+{
+    snprintf(buf, (size_t)len,
+             "write %.2gs/call (x%.2f) %.3gGB/s (x%.2f), read %.2gs/call (x%.2f) %.3gGB/s (x%.2f), copy %.3gGB/s%s",
+             f->write_call, f->write_call_streams, f->write_bw * 1e-9, f->write_streams, f->read_call,
+             f->read_call_streams, f->read_bw * 1e-9, f->read_streams, f->copy_bw * 1e-9, f->shared ? ", shared" : "");
+}
+
+/* ---- the cache file ---------------------------------------------------------------- */
+
+const char *colio_figures_cache_file(const char *cache, char *buf, int len)
+{
+    if (strcmp(cache, "none") == 0)
+        return NULL;
+    if (cache[0]) {
+        snprintf(buf, (size_t)len, "%s", cache);
+        return buf;
+    }
+    const char *env = getenv("COLIO_STORAGE_CACHE");
+    if (env && strcmp(env, "none") == 0)
+        return NULL;
+    if (env && *env) {
+        snprintf(buf, (size_t)len, "%s", env);
+        return buf;
+    }
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg)
+        snprintf(buf, (size_t)len, "%s/colio/storage-figures", xdg);
+    else if (home && *home)
+        snprintf(buf, (size_t)len, "%s/.cache/colio/storage-figures", home);
+    else
+        return NULL;
+    return buf;
+}
+
+static void format_line(char *line, size_t len, const char *key, const colio_store_figures_t *f)
+{
+    snprintf(line, len,
+             "%s write_call=%.6g write_bw=%.6g read_call=%.6g read_bw=%.6g copy_bw=%.6g write_streams=%.3f "
+             "read_streams=%.3f write_call_streams=%.3f read_call_streams=%.3f shared=%d\n",
+             key, f->write_call, f->write_bw, f->read_call, f->read_bw, f->copy_bw, f->write_streams, f->read_streams,
+             f->write_call_streams, f->read_call_streams, f->shared);
+}
+
+/* The figures of one line "KEY k=v ...", when its key is key. */
+static int line_figures(char *line, const char *key, colio_store_figures_t *f)
+{
+    size_t n = strlen(key);
+    if (strncmp(line, key, n) != 0 || line[n] != ' ')
+        return -1;
+    char *rest = line + n + 1, *nl = strchr(rest, '\n');
+    if (nl)
+        *nl = '\0';
+    return parse_list(rest, f);
+}
+
+int colio_figures_cache_get(const char *file, const char *key, colio_store_figures_t *f)
+{
+    FILE *in = fopen(file, "r");
+    if (in == NULL)
+        return -1;
+    char line[1024];
+    int found = -1;
+    while (found != 0 && fgets(line, sizeof line, in))
+        found = line_figures(line, key, f);
+    fclose(in);
+    return found;
+}
+
+/* mkdir -p of file's directory. */
+static void make_parent(const char *file)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", file);
+    for (char *s = strchr(dir + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        mkdir(dir, 0755);
+        *s = '/';
+    }
+}
+
+int colio_figures_cache_put(const char *file, const char *key, const colio_store_figures_t *f)
+{
+    char tmp[1100], line[1024];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
+    make_parent(file);
+    FILE *out = fopen(tmp, "w");
+    if (out == NULL)
+        return -errno;
+    FILE *in = fopen(file, "r"); /* the other file systems' lines stay */
+    size_t n = strlen(key);
+    while (in && fgets(line, sizeof line, in))
+        if (!(strncmp(line, key, n) == 0 && line[n] == ' '))
+            fputs(line, out);
+    if (in)
+        fclose(in);
+    format_line(line, sizeof line, key, f);
+    fputs(line, out);
+    int rc = fclose(out) == 0 ? 0 : -errno;
+    if (rc == 0 && rename(tmp, file) != 0) /* whole, for readers in other processes */
+        rc = -errno;
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}
+
+/* ---- the probe --------------------------------------------------------------------- */
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+enum { PROBE_BIG = 8 << 20, PROBE_SMALL = 512, PROBE_CALLS = 256, PROBE_GAP = 4096 };
+
+/* One thread's share of a measurement: calls of len bytes, gap apart from off on. */
+typedef struct probe_part {
+    int fd, write, calls;
+    char *buf;
+    int64_t len, off, gap;
+    int rc;
+} probe_part_t;
+
+static int whole(int fd, int write, char *buf, int64_t len, int64_t off)
+{
+    while (len > 0) {
+        ssize_t n = write ? pwrite(fd, buf, (size_t)len, off) : pread(fd, buf, (size_t)len, off);
+        if (n <= 0)
+            return n < 0 ? -errno : -EIO;
+        buf += n, len -= n, off += n;
+    }
+    return 0;
+}
+
+static void *part_main(void *arg)
+{
+    probe_part_t *p = arg;
+    for (int i = 0; i < p->calls && p->rc == 0; i++)
+        p->rc = whole(p->fd, p->write, p->buf, p->len, p->off + (int64_t)i * p->gap);
+    return NULL;
+}
+
+/* Seconds for the part alone (one thread), or split in two halves run by two threads at once; -1 on failure. */
+static double run_parts_once(probe_part_t whole_part, int threads)
+{
+    probe_part_t p[2] = {whole_part, whole_part};
+    if (threads == 2) {
+        p[0].calls = whole_part.calls / 2;
+        p[1].calls = whole_part.calls - p[0].calls;
+        if (whole_part.calls == 1) /* one big call: its two halves */
+            p[0].calls = p[1].calls = 1, p[0].len = whole_part.len / 2, p[1].len = whole_part.len - p[0].len,
+            p[1].off += p[0].len, p[1].buf += p[0].len;
+        else
+            p[1].off += (int64_t)p[0].calls * whole_part.gap;
+    }
+    pthread_t t;
+    double t0 = now();
+    if (threads == 2 && pthread_create(&t, NULL, part_main, &p[1]) != 0)
+        return -1;
+    part_main(&p[0]);
+    if (threads == 2)
+        pthread_join(t, NULL);
+    double dt = now() - t0;
+    return p[0].rc || p[1].rc ? -1 : dt;
+}
+
+/* The best of three runs: the probe shares the node with whatever else runs there. */
+static double run_parts(probe_part_t part, int threads)
+{
+    double best = -1;
+    for (int i = 0; i < 3; i++) {
+        double t = run_parts_once(part, threads);
+        if (t < 0)
+            return -1;
+        best = best < 0 || t < best ? t : best;
+    }
+    return best;
+}
+
+/* CPUs this thread may run on (a rank bound to a core has one). */
+static int cpus_here(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+/* What a second stream adds: time alone over time as two halves at once, in [0.25, 2] (below 1: they contend). */
+static double streams(probe_part_t part, double alone)
+{
+    double two = run_parts(part, 2);
+    double s = two > 0 ? alone / two : 1;
+    return s < 0.25 ? 0.25 : s > 2 ? 2 : s;
+}
+
+/* memcpy between buffers larger than most last-level caches (copies of user data usually are). */
+static double copy_bandwidth(void)
+{
+    enum { LEN = 48 << 20 };
+    char *src = malloc(LEN), *dst = malloc(LEN);
+    double best = 1e30;
+    if (src && dst) {
+        memset(src, 1, LEN), memset(dst, 0, LEN);
+        for (int i = 0; i < 2; i++) {
+            double t0 = now();
+            memcpy(dst, src, LEN);
+            double dt = now() - t0;
+            best = dt < best ? dt : best;
+        }
+        __asm__ volatile("" : : "r"(dst) : "memory"); /* the copies are used */
+    }
+    free(src), free(dst);
+    return src && dst ? (double)LEN / (best > 0 ? best : 1e-9) : 5e9;
+}
+
+/*
+ * The measurements, on an unlinked scratch file: a fresh 8 MiB write and
+ * its overwrite (bandwidth), 256 writes of 512 bytes 4 KiB apart beyond it
+ * (cost per call: what is left after their bytes), the same for reads, and
+ * each of them again as two halves by two threads at once (streams).
+ */
+static int probe_fd(int fd, char *buf, char *other, colio_store_figures_t *f)
+{
+    probe_part_t big_w = {fd, 1, 1, buf, PROBE_BIG, 0, 0, 0}, big_r = {fd, 0, 1, other, PROBE_BIG, 0, 0, 0};
+    probe_part_t small_w = {fd, 1, PROBE_CALLS, buf, PROBE_SMALL, PROBE_BIG, PROBE_GAP, 0};
+    probe_part_t small_r = small_w;
+    small_r.write = 0, small_r.buf = other;
+    double fresh = run_parts_once(big_w, 1), over = run_parts(big_w, 1);
+    double calls_w = run_parts(small_w, 1);
+    double warm = run_parts(big_r, 1), big_read = run_parts(big_r, 1);
+    double calls_r = run_parts(small_r, 1);
+    if (fresh <= 0 || over <= 0 || calls_w <= 0 || warm <= 0 || big_read <= 0 || calls_r <= 0)
+        return -EIO;
+    f->write_bw = PROBE_BIG / ((fresh + over) / 2);
+    f->read_bw = PROBE_BIG / big_read;
+    f->write_call = calls_w / PROBE_CALLS - PROBE_SMALL / f->write_bw;
+    f->read_call = calls_r / PROBE_CALLS - PROBE_SMALL / f->read_bw;
+    f->write_call = f->write_call > 0 ? f->write_call : 0;
+    f->read_call = f->read_call > 0 ? f->read_call : 0;
+    if (cpus_here() >= 2) {
+        f->write_streams = streams(big_w, over);
+        f->read_streams = streams(big_r, big_read);
+        f->write_call_streams = streams(small_w, run_parts(small_w, 1)); /* both on the pages written above */
+        f->read_call_streams = streams(small_r, calls_r);
+    } else { /* a rank bound to one core cannot run two streams: what a local file system's page cache gives */
+        f->write_streams = f->write_call_streams = 1; /* writes to one file take its lock in turn */
+        f->read_streams = f->read_call_streams = 2;
+    }
+    f->copy_bw = copy_bandwidth();
+    return 0;
+}
+
+/* File systems whose files many nodes reach through their own clients (statfs f_type). */
+static int is_network_fs(long type)
+{
+    static const long types[] = {0x6969 /* nfs */,         0x0BD00BD0 /* lustre */, 0x47504653 /* gpfs */,
+                                 0x19830326 /* beegfs */, 0x00C36400 /* ceph */,   0xAAD7AAEA /* panfs */,
+                                 0xFE534D42 /* smb2 */,    0xFF534D42 /* cifs */,   0x65735546 /* fuse */};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if (type == types[i])
+            return 1;
+    return 0;
+}
+
+/* Which file system path is on: type and id, and for local ones the device (their ids may repeat). */
+static int fs_key(const char *path, char *key, size_t len, int *network)
+{
+    struct statfs sf;
+    struct stat sb;
+    if (statfs(path, &sf) != 0 || stat(path, &sb) != 0)
+        return -errno;
+    unsigned id[2];
+    memcpy(id, &sf.f_fsid, sizeof id);
+    *network = is_network_fs((long)sf.f_type);
+    if (*network)
+        snprintf(key, len, "fs=%lx:%x:%x", (unsigned long)sf.f_type, id[0], id[1]);
+    else
+        snprintf(key, len, "fs=%lx:%x:%x:dev=%lx", (unsigned long)sf.f_type, id[0], id[1], (unsigned long)sb.st_dev);
+    return 0;
+}
+
+/* Measure the file system of path's directory. */
+static int probe_dir(const char *path, colio_store_figures_t *f)
+{
+    char dir[1024], scratch[1200];
+    snprintf(dir, sizeof dir, "%s", path);
+    snprintf(scratch, sizeof scratch, "%s/.colio-probe.%ld", dirname(dir), (long)getpid());
+    int fd = open(scratch, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    unlink(scratch); /* nothing is left behind, whatever happens next */
+    char *buf = malloc(PROBE_BIG), *other = malloc(PROBE_BIG);
+    int rc = buf && other ? 0 : -ENOMEM;
+    if (rc == 0) {
+        memset(buf, 0x5a, PROBE_BIG);
+        memset(other, 0, PROBE_BIG);
+        rc = probe_fd(fd, buf, other, f);
+    }
+    free(buf), free(other);
+    close(fd);
+    return rc;
+}
+
+#define KEPT_MAX 16
+static struct {
+    char key[128];
+    colio_store_figures_t f;
+} kept[KEPT_MAX];
+static int nkept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int kept_get(const char *key, colio_store_figures_t *f)
+{
+    int found = 0;
+    pthread_mutex_lock(&kept_lock);
+    for (int i = 0; i < nkept && !found; i++)
+        if (strcmp(kept[i].key, key) == 0)
+            *f = kept[i].f, found = 1;
+    pthread_mutex_unlock(&kept_lock);
+    return found;
+}
+
+static void kept_put(const char *key, const colio_store_figures_t *f)
+{
+    pthread_mutex_lock(&kept_lock);
+    int i = nkept < KEPT_MAX ? nkept++ : KEPT_MAX - 1;
+    snprintf(kept[i].key, sizeof kept[i].key, "%s", key);
+    kept[i].f = *f;
+    pthread_mutex_unlock(&kept_lock);
+}
+
+int colio_figures_of_path(const char *path, const char *cache, colio_store_figures_t *f)
+{
+    char key[128], fbuf[1024];
+    int network = 0;
+    colio_figures_default(f);
+    int rc = fs_key(path, key, sizeof key, &network);
+    if (rc != 0)
+        return rc;
+    if (kept_get(key, f))
+        return 0;
+    const char *file = colio_figures_cache_file(cache, fbuf, sizeof fbuf);
+    if (file && colio_figures_cache_get(file, key, f) == 0) {
+        kept_put(key, f);
+        return 0;
+    }
+    rc = probe_dir(path, f);
+    if (rc != 0)
+        colio_figures_default(f); /* kept too: the next open does not try again */
+    f->shared = network;
+    kept_put(key, f);
+    if (rc == 0 && file)
+        colio_figures_cache_put(file, key, f); /* a cache that cannot be written only costs a probe later */
+    return rc;
+}

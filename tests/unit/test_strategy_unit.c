@@ -1,0 +1,169 @@
+/*
+ * The per-call strategy choice as a pure function (src/engine/strategy.c)
+ * from given storage figures, and the figures' words, hint and cache file
+ * (src/store/figures.c): the choices a demanding user expects on tmpfs-like
+ * storage, on slow storage and at scale on a parallel file system.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/strategy.h"
+#include "store/figures.h"
+#include "testutil.h"
+
+/* Memory-like storage: sub-microsecond calls, GB/s, writes to one file serialised, reads in parallel. */
+static colio_store_figures_t tmpfs(void)
+{
+    return (colio_store_figures_t){.write_call = 0.6e-6, .write_bw = 2.5e9, .read_call = 0.5e-6, .read_bw = 9e9,
+                                   .copy_bw = 10e9, .write_streams = 1, .read_streams = 1.6,
+                                   .write_call_streams = 1, .read_call_streams = 1.6, .shared = 0};
+}
+
+/* n pieces of `piece` bytes interleaved round-robin over p ranks on `nodes` nodes, `aggs` aggregators. */
+static colio_call_shape_t interleaved(int write, int p, int nodes, int aggs, int64_t piece, int64_t total)
+{
+    int64_t n = total / piece;
+    return (colio_call_shape_t){.write = write, .nprocs = p, .nnodes = nodes, .naggs = aggs, .bytes = total,
+                                .pieces = n, .extent = total, .extent_sum = (int64_t)p * total,
+                                .pieces_max = n / p, .bytes_max = total / p, .extent_max = total,
+                                .round_bytes = 16 << 20, .pipelined = 1};
+}
+
+static colio_path_t choose(const colio_call_shape_t *s, const colio_store_figures_t *f, colio_path_costs_t *c)
+{
+    colio_net_terms_t net = {1e-6, 10e9};
+    return colio_strategy_choose(s, f, &net, c);
+}
+
+static void tmpfs_two_ranks(void)
+{
+    colio_store_figures_t f = tmpfs();
+    colio_path_costs_t c;
+    colio_call_shape_t s = interleaved(1, 2, 1, 1, 64, 64 << 20);
+    CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "64-byte writes go two-phase (%g vs direct %g)",
+          c.two_phase, c.direct);
+    s = interleaved(1, 2, 1, 1, 1 << 20, 64 << 20);
+    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT, "1 MiB writes go direct (%g vs two-phase %g)", c.direct,
+          c.two_phase);
+    s = interleaved(1, 2, 1, 1, 64 << 10, 64 << 20);
+    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT, "64 KiB writes go direct (%g vs two-phase %g)", c.direct,
+          c.two_phase);
+    s = interleaved(0, 2, 1, 1, 4096, 64 << 20);
+    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT && c.direct_pieces < c.direct_sieved,
+          "4 KiB reads go direct, a call per piece (%g) rather than sieved (%g)", c.direct_pieces, c.direct_sieved);
+    s = interleaved(0, 2, 1, 1, 256, 64 << 20);
+    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT && c.direct_sieved < c.direct_pieces,
+          "256-byte reads go direct and sieve (%g) rather than a call per piece (%g)", c.direct_sieved,
+          c.direct_pieces);
+    CHECK(colio_strategy_sieve(&f, 1024, 1024) && !colio_strategy_sieve(&f, 65536, 65536),
+          "sieving pays for 1 KiB pieces 1 KiB apart, not for 64 KiB ones");
+}
+
+/* Every call sleeps a millisecond (colio_fault=delay:1000): few large calls win. */
+static void slow_storage(void)
+{
+    colio_store_figures_t f = tmpfs();
+    f.write_call += 1e-3, f.read_call += 1e-3, f.write_call_streams = f.read_call_streams = 2;
+    colio_path_costs_t c;
+    int64_t sizes[] = {64, 4096, 65536};
+    for (int i = 0; i < 3; i++) {
+        colio_call_shape_t s = interleaved(1, 2, 1, 1, sizes[i], 64 << 20);
+        CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "slow storage: %lld-byte writes go two-phase (%g vs %g)",
+              (long long)sizes[i], c.two_phase, c.direct);
+    }
+    colio_call_shape_t s = interleaved(0, 2, 1, 1, 4096, 64 << 20);
+    choose(&s, &f, &c);
+    CHECK(c.direct_sieved < c.direct_pieces, "slow storage: 4 KiB reads sieve rather than a call per piece");
+    colio_store_figures_t fast = tmpfs();
+    CHECK(!colio_strategy_sieve(&fast, 4096, 4096) && colio_strategy_sieve(&f, 4096, 4096),
+          "4 KiB pieces 4 KiB apart: a call each on tmpfs, sieved on slow storage");
+}
+
+/* 1,024 ranks on 64 nodes of a parallel file system (the defaults): small pieces aggregate. */
+static void at_scale(void)
+{
+    colio_store_figures_t f;
+    colio_figures_default(&f);
+    colio_path_costs_t c;
+    colio_call_shape_t s = interleaved(1, 1024, 64, 64, 4096, (int64_t)4 << 30);
+    CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "1,024 ranks, 4 KiB pieces: two-phase (%g vs %g)",
+          c.two_phase, c.direct);
+    s = interleaved(1, 1024, 64, 64, 64 << 20, (int64_t)64 << 30);
+    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT, "1,024 ranks, 64 MiB pieces: direct (%g vs %g)", c.direct,
+          c.two_phase);
+}
+
+static void figures_words_and_hint(void)
+{
+    colio_store_figures_t f = tmpfs(), g;
+    int64_t w[COLIO_FIGURES_WORDS];
+    colio_figures_pack(&f, w);
+    colio_figures_unpack(w, &g);
+    CHECK(g.write_call > 0.59e-6 && g.write_call < 0.61e-6 && g.read_bw == 9e9 && g.read_streams == 1.6 &&
+              g.shared == 0,
+          "figures survive their words");
+    int given = -1;
+    CHECK(colio_figures_parse("probe", &g, &given) == 0 && !given, "probe");
+    CHECK(colio_figures_parse("off", &g, &given) == 0 && !given, "off");
+    CHECK(colio_figures_parse("write_call=2e-6,write_bw=1.5G,read_streams=2,shared=1", &g, &given) == 0 && given &&
+              g.write_call == 2e-6 && g.write_bw == 1.5e9 && g.read_streams == 2 && g.shared == 1 &&
+              g.read_call == 50e-6,
+          "figures given by the hint, the rest defaults");
+    const char *bad[] = {"fast", "write_bw=0", "write_call=-1", "read_streams=3", "shared=2", "speed=1", "write_bw"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK(colio_figures_parse(bad[i], &g, &given) != 0, "\"%s\" refused", bad[i]);
+}
+
+static void cache_file(void)
+{
+    char dir[] = "/tmp/colio-figures-XXXXXX", file[128], buf[256];
+    CHECK(mkdtemp(dir) != NULL, "scratch directory");
+    snprintf(file, sizeof file, "%s/sub/dir/figures", dir);
+    colio_store_figures_t a = tmpfs(), b = tmpfs(), got;
+    b.write_call = 3e-3, b.shared = 1;
+    CHECK(colio_figures_cache_get(file, "fs=a", &got) != 0, "nothing kept yet");
+    CHECK(colio_figures_cache_put(file, "fs=a", &a) == 0 && colio_figures_cache_put(file, "fs=b", &b) == 0,
+          "kept (the directories made)");
+    CHECK(colio_figures_cache_put(file, "fs=a", &b) == 0, "replaced");
+    CHECK(colio_figures_cache_get(file, "fs=a", &got) == 0 && got.write_call == 3e-3 && got.shared == 1,
+          "the replaced line read back");
+    CHECK(colio_figures_cache_get(file, "fs=b", &got) == 0 && got.write_call == 3e-3 && got.read_bw == 9e9,
+          "the other file system's line kept");
+    CHECK(colio_figures_cache_get(file, "fs=", &got) != 0, "a key's prefix is not a key");
+    CHECK(colio_figures_cache_file("none", buf, sizeof buf) == NULL, "none: no file");
+    CHECK(strcmp(colio_figures_cache_file("/x/y", buf, sizeof buf), "/x/y") == 0, "a hint names the file");
+    setenv("COLIO_STORAGE_CACHE", file, 1);
+    CHECK(strcmp(colio_figures_cache_file("", buf, sizeof buf), file) == 0, "COLIO_STORAGE_CACHE names it");
+    unsetenv("COLIO_STORAGE_CACHE");
+    /* the probe, on this machine's /tmp: sane figures, then the kept ones */
+    char target[128];
+    snprintf(target, sizeof target, "%s/target", dir);
+    FILE *t = fopen(target, "w");
+    fclose(t);
+    colio_store_figures_t p1, p2;
+    int rc = colio_figures_of_path(target, "none", &p1);
+    CHECK(rc == 0 && p1.write_bw > 0 && p1.read_bw > 0 && p1.copy_bw > 0 && p1.write_streams >= 0.25 &&
+              p1.read_call_streams <= 2,
+          "the probe measured sane figures (rc %d)", rc);
+    CHECK(colio_figures_of_path(target, "none", &p2) == 0 && memcmp(&p1, &p2, sizeof p1) == 0,
+          "the second ask gets the kept figures");
+    char probe_left[160];
+    snprintf(probe_left, sizeof probe_left, "%s/.colio-probe.%ld", dir, (long)getpid());
+    CHECK(access(probe_left, F_OK) != 0, "the probe left no scratch file");
+    unlink(target);
+    unlink(file);
+    snprintf(buf, sizeof buf, "rm -rf %s", dir);
+    CHECK(system(buf) == 0, "clean up");
+}
+
+int main(void)
+{
+    tmpfs_two_ranks();
+    slow_storage();
+    at_scale();
+    figures_words_and_hint();
+    cache_file();
+    return unit_finish("test_strategy_unit");
+}
