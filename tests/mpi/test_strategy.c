@@ -1,0 +1,147 @@
+/*
+ * The per-call strategy (src/engine/strategy.c) in real calls: with storage
+ * figures given by colio_storage_model, interleaved blocks of 64 B, 4 KiB
+ * and 64 KiB with a hole after every round of blocks are written and read
+ * back; the file (holes keep their old bytes) and the bytes read are
+ * checked against a formula, and every rank must report the same path, the
+ * one the model picks for such figures (two-phase for small pieces, direct
+ * for large ones on fast storage; two-phase for all on slow storage). Then
+ * the probe: colio_storage_cache names a file, which the first open fills.
+ * And a bad colio_storage_model fails the open on every rank.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define FAST "write_call=0.6e-6,write_bw=2.5G,read_call=0.5e-6,read_bw=9G,copy_bw=10G,write_streams=1," \
+             "read_streams=1.6,write_call_streams=1,read_call_streams=1.6,shared=0"
+#define SLOW "write_call=1e-3,write_bw=2.5G,read_call=1e-3,read_bw=9G,copy_bw=10G,write_call_streams=2," \
+             "read_call_streams=2,shared=0"
+
+enum { STRIPES = 64 };
+
+/* Block j of rank r sits at stripe j: p blocks and one hole of a block per stripe. */
+static int64_t block_off(int r, int64_t j, int64_t block) { return (j * (t_nprocs + 1) + r) * block; }
+
+static unsigned char datum(int r, int64_t j, int64_t i, int salt) { return pattern_new(r, j * 4099 + i, salt); }
+
+/* Every rank's path of the last call, compared as text across ranks. */
+static void same_path_everywhere(colio_file *fh, const char *want, const char *what)
+{
+    colio_stats st;
+    colio_get_stats(fh, &st);
+    char mine[16] = {0}, lo[16], hi[16];
+    snprintf(mine, sizeof mine, "%s", st.last.strategy);
+    MPI_Allreduce(mine, lo, 16, MPI_CHAR, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, hi, 16, MPI_CHAR, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(memcmp(lo, hi, 16) == 0, "%s: the ranks took different paths (%s on rank %d)", what, mine, t_rank);
+    if (want)
+        CHECK(strcmp(mine, want) == 0, "%s: path %s, expected %s (predicted two-phase %g s, direct %g s)", what,
+              mine, want, st.last.predicted_two_phase, st.last.predicted_direct);
+}
+
+static void one_case(const char *path, const char *name, const char *figures, int64_t block, const char *want_w,
+                     const char *want_r)
+{
+    char hints[600], what[160];
+    snprintf(hints, sizeof hints, "colio_storage_model=%s", figures);
+    snprintf(what, sizeof what, "%s figures, %lld-byte blocks", name, (long long)block);
+    int64_t size = STRIPES * (t_nprocs + 1) * block;
+    test_prefill(path, size);
+    MPI_Info info = test_info(hints);
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
+    MPI_Info_free(&info);
+    if (fh == NULL)
+        return;
+    MPI_Datatype ftype;
+    MPI_Type_vector(STRIPES, (int)block, (int)(block * (t_nprocs + 1)), MPI_BYTE, &ftype);
+    MPI_Type_commit(&ftype);
+    CHECK_RC(colio_set_view(fh, block_off(t_rank, 0, block), MPI_BYTE, ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
+    unsigned char *buf = malloc((size_t)(STRIPES * block)), *back = malloc((size_t)(STRIPES * block));
+    for (int64_t j = 0; j < STRIPES; j++)
+        for (int64_t i = 0; i < block; i++)
+            buf[j * block + i] = datum(t_rank, j, i, (int)block);
+    CHECK_RC(tu_write_at_all(fh, 0, buf, STRIPES * block, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    same_path_everywhere(fh, want_w, what);
+    memset(back, 0xEE, (size_t)(STRIPES * block));
+    CHECK_RC(tu_read_at_all(fh, 0, back, STRIPES * block, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    same_path_everywhere(fh, want_r, what);
+    CHECK(memcmp(buf, back, (size_t)(STRIPES * block)) == 0, "%s: the read returned other bytes", what);
+    CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
+    MPI_Type_free(&ftype);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank == 0) { /* the whole file: blocks, and holes with their old bytes */
+        unsigned char *file = malloc((size_t)size);
+        CHECK(test_read_file(path, file, size) == 0, "%s: read the file", what);
+        int64_t bad = 0;
+        for (int64_t j = 0; j < STRIPES; j++)
+            for (int r = 0; r <= t_nprocs; r++)
+                for (int64_t i = 0; i < block; i++) {
+                    int64_t x = block_off(r, j, block) + i;
+                    bad += file[x] != (r < t_nprocs ? datum(r, j, i, (int)block) : pattern_old(x));
+                }
+        CHECK(bad == 0, "%s: %lld wrong bytes in the file", what, (long long)bad);
+        free(file);
+    }
+    free(buf), free(back);
+}
+
+/* The probe writes its figures to the cache file a hint names; the file holds one line for this file system. */
+static void probe_cache(const char *path)
+{
+    char cache[600], hints[700];
+    snprintf(cache, sizeof cache, "%s.figures", path);
+    if (t_rank == 0)
+        unlink(cache);
+    MPI_Barrier(MPI_COMM_WORLD);
+    snprintf(hints, sizeof hints, "colio_storage_model=probe;colio_storage_cache=%s", cache);
+    test_prefill(path, 4096);
+    MPI_Info info = test_info(hints);
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
+    MPI_Info_free(&info);
+    if (fh)
+        CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
+    if (t_rank == 0 && !test_is_subfiled(path)) { /* a subfiled file's figures are its first subfile's */
+        FILE *f = fopen(cache, "r");
+        char line[512] = "";
+        CHECK(f && fgets(line, sizeof line, f) && strncmp(line, "fs=", 3) == 0 && strstr(line, "write_call="),
+              "the cache file %s holds the probe's figures (\"%s\")", cache, line);
+        if (f)
+            fclose(f);
+        unlink(cache);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void bad_model(const char *path)
+{
+    MPI_Info info = test_info("colio_storage_model=write_bw=fast");
+    colio_file *fh = NULL;
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
+    MPI_Info_free(&info);
+    expect_all(rc, COLIO_ERR_HINT, NULL, "colio_storage_model=write_bw=fast", "colio_storage_model");
+}
+
+int main(int argc, char **argv)
+{
+    test_init(&argc, &argv);
+    char path[512];
+    test_path(path, sizeof path, "strategy");
+    save_env_hints(); /* a matrix run's own hints would force the paths */
+    unsetenv("COLIO_HINTS");
+    const char *two = t_nprocs > 1 ? "two-phase" : NULL, *direct = "direct";
+    one_case(path, "fast", FAST, 64, two, NULL);
+    one_case(path, "fast", FAST, 4096, NULL, NULL);
+    one_case(path, "fast", FAST, 65536, direct, direct);
+    one_case(path, "slow", SLOW, 64, two, NULL);
+    one_case(path, "slow", SLOW, 4096, two, NULL);
+    probe_cache(path);
+    bad_model(path);
+    restore_env_hints();
+    test_unlink(path);
+    return test_finish("test_strategy");
+}
