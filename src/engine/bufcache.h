@@ -3,8 +3,9 @@
  * collective and staging buffers, the coverage bitmap, the metadata and
  * request lists) are given back when it ends and taken again by the next
  * one, so repeated operations do not pay fresh page faults for memory they
- * used a moment ago. Freed at close. Several operations in flight each take
- * their own buffers.
+ * used a moment ago. At close the large ones go to a cache of the process
+ * (at most 64 MiB), where the next file's operations find them. Several
+ * operations in flight each take their own buffers.
  */
 #ifndef COLIO_ENGINE_BUFCACHE_H
 #define COLIO_ENGINE_BUFCACHE_H
