@@ -20,17 +20,9 @@ static int list_grow_to(colio_agg_list_t *l, int64_t cap)
     return 0;
 }
 
-/*
- * Append a part, extending the last run of the same round when the part
- * continues it. In the counting pass (counting != 0) only count the parts:
- * an upper bound for one allocation per list.
- */
-static int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round, int counting)
+/* Append a part, extending the last run of the same round when the part continues it. */
+static int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round)
 {
-    if (counting) {
-        l->n++;
-        return 0;
-    }
     if (l->n > 0 && l->round[l->n - 1] == round) {
         colio_run_t a = colio_meta_run(l->meta, l->n - 1, l->pos[l->n - 1]);
         if (colio_run_extend(&a, &b)) {
@@ -60,22 +52,41 @@ static int64_t next_byte(const colio_run_t *r, int64_t x)
     return r->off + (k + 1) * r->stride;
 }
 
+/*
+ * The (aggregator, round) segment last found: runs come in file order, so
+ * the next one usually starts in it, and looking it up again (a search over
+ * the domains and a division per run) was a tenth of an E3SM write.
+ */
+typedef struct segment {
+    int64_t from, end; /* [from, end) is known to be in it */
+    int agg;
+    int64_t round;
+} segment_t;
+
+static void locate(const colio_domains_t *dom, segment_t *seg, int64_t at)
+{
+    if (at >= seg->from && at < seg->end)
+        return;
+    dom->ops->locate(dom, at, &seg->agg, &seg->round, &seg->end);
+    seg->from = at;
+}
+
 /* Deal run r over the (aggregator, round) segments it crosses, skipping segments it has no byte in. */
 static int split_run(const colio_run_t *r, const colio_domains_t *dom, colio_agg_list_t *lists, colio_runs_t *tmp,
-                     int counting)
+                     segment_t *seg)
 {
     int64_t end = colio_run_end(r);
     for (int64_t at = r->off; at < end; at = next_byte(r, at)) {
-        int agg;
-        int64_t round, seg_end;
-        dom->ops->locate(dom, at, &agg, &round, &seg_end);
+        locate(dom, seg, at);
+        int agg = seg->agg;
+        int64_t round = seg->round, seg_end = seg->end;
         if (at == r->off && end <= seg_end) /* the common case: the whole run in one segment */
-            return list_append(&lists[agg], *r, round, counting);
+            return list_append(&lists[agg], *r, round);
         tmp->n = 0;
         if (colio_run_slice_file(r, at, seg_end, tmp) != 0)
             return -1;
         for (int64_t i = 0; i < tmp->n; i++)
-            if (list_append(&lists[agg], tmp->r[i], round, counting) != 0)
+            if (list_append(&lists[agg], tmp->r[i], round) != 0)
                 return -1;
         at = seg_end;
     }
@@ -88,15 +99,11 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
     memset(lists, 0, sizeof *lists * (size_t)dom->naggs);
     colio_runs_t tmp = {0};
     int rc = 0;
-    for (int64_t i = 0; i < acc->n && rc == 0; i++) /* count, then allocate each list once */
-        rc = split_run(&acc->runs[i], dom, lists, &tmp, 1);
-    for (int a = 0; a < dom->naggs && rc == 0; a++) {
-        int64_t want = lists[a].n;
-        lists[a].n = 0;
-        rc = want ? list_grow_to(&lists[a], want) : 0;
-    }
-    for (int64_t i = 0; i < acc->n && rc == 0; i++)
-        rc = split_run(&acc->runs[i], dom, lists, &tmp, 0);
+    segment_t seg = {0, 0, 0, 0};
+    if (dom->naggs == 1 && acc->n > 0) /* every run to one list: about as many parts as runs */
+        rc = list_grow_to(&lists[0], acc->n + 16);
+    for (int64_t i = 0; i < acc->n && rc == 0; i++) /* one pass; the lists double as they fill */
+        rc = split_run(&acc->runs[i], dom, lists, &tmp, &seg);
     colio_runs_free(&tmp);
     if (rc != 0) {
         colio_agg_lists_free(lists, dom->naggs);

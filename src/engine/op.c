@@ -544,8 +544,12 @@ static int64_t plan_candidate(colio_op_t *op, int64_t *shift_p)
     *shift_p = op->acc.n ? 0 : PLAN_SHIFT_ANY;
     if (!colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) || op->err.code != 0)
         return 0;
-    op->key_hash = colio_plan_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
-    int64_t id = colio_plancache_find(&fh->plans, op->key_hash, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+    int64_t id = 0;
+    if (colio_plancache_may_match(&fh->plans, op->acc.n, op->args.kind, op->nbytes)) {
+        op->key_hash = colio_plan_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+        op->key_hashed = 1;
+        id = colio_plancache_find(&fh->plans, op->key_hash, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
+    }
     if (id == 0 && op->acc.n > 0 && may_move_plan(fh, 0)) {
         int64_t delta = 0;
         id = colio_plancache_find_moved(&fh->plans, op->acc.runs, op->acc.n, op->args.kind, op->nbytes,

@@ -312,7 +312,8 @@ typedef struct colio_op {
     colio_run_t *key_runs;       /* the access as asked, kept to store the plan for reuse */
     int64_t key_n;
     int key_ok;                  /* key_runs hold the whole access (a copy may fail) */
-    uint64_t key_hash;           /* colio_plan_hash of the access as asked */
+    uint64_t key_hash;           /* colio_plan_hash of the access as asked, when key_hashed */
+    int key_hashed;
     colio_round_t rnd;
     colio_direct_t dir;          /* DIRECT */
     colio_aio_job_t *io_wait;    /* the storage job the step waits for (then no MPI request), or NULL */

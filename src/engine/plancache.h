@@ -38,6 +38,7 @@
 typedef struct colio_plan_entry {
     int64_t id;           /* > 0, the same on every rank */
     uint64_t hash;
+    int hash_known;       /* hash is computed (lazily: colio_plancache_find) */
     int kind;
     int64_t nbytes, eof, glo, ghi;
     int64_t asked_ghi;    /* ghi before a read clipped it at eof (== ghi when it did not) */
@@ -67,8 +68,10 @@ uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t n
  * (colio_plancache_find_moved). Either rule only decides how often plans
  * are reused: a rank that proposes another plan makes everyone plan afresh.
  */
-int64_t colio_plancache_find(const colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
+int64_t colio_plancache_find(colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
                              int64_t nbytes);
+/* Whether some stored plan has this size (kind, bytes, runs): else no exact match exists and no hash is needed. */
+int colio_plancache_may_match(const colio_plancache_t *c, int64_t n, int kind, int64_t nbytes);
 /* Id of the most recently used stored plan whose access moved by *delta_p, a multiple of unit (0: any), is
    this one (n > 0), or 0; never a read's plan clipped at the end of file. Entries of another size are skipped at once; a comparison stops at the first run
    that differs, so a miss costs little and a hit as much as one pass over the runs. */
