@@ -8,8 +8,9 @@ simulator's; times reported are simulated seconds."""
 import json
 import os
 import random
-import resource
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -108,6 +109,9 @@ TIMING = ["--cfg=smpi/test:1e-7", "--cfg=smpi/grow-injected-times:no"]
 # CPU time is charged by default and the experiments run one at a time.
 NETWORK_ONLY = ["--cfg=smpi/simulate-computation:no"]
 
+# Simulator memory options (measured in docs/SCALE.md, "Simulator memory").
+MEMORY = []
+
 
 def add_network_only_option(ap):
     ap.add_argument("--network-only", action="store_true",
@@ -115,25 +119,112 @@ def add_network_only_option(ap):
                          "slower to simulate)")
 
 
+# Simulator memory: a run is stopped when the simulator's resident memory passes
+# this many GiB (COLIO_SIM_MEM_LIMIT_GIB; the machine is shared), and its peak is
+# read from /usr/bin/time -v ("Maximum resident set size").
+MEM_LIMIT_GIB = float(os.environ.get("COLIO_SIM_MEM_LIMIT_GIB", "12"))
+
+
+def _tree_rss_kib(pid):
+    """Resident memory of pid and its descendants (KiB), from /proc."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                total += next((int(l.split()[1]) for l in f if l.startswith("VmRSS:")), 0)
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    return total
+
+
+def _time_v(path):
+    """Peak RSS (KiB) and wall seconds from a /usr/bin/time -v report, or (0, 0)."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return 0, 0.0
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+    return (int(rss.group(1)) if rss else 0), 0.0
+
+
+def _run_guarded(cmd, cwd, timeout):
+    """Run cmd; stop its process tree when it passes MEM_LIMIT_GIB or timeout.
+    Returns (returncode, stdout, stderr, sampled peak KiB, why stopped or None)."""
+    limit = int(MEM_LIMIT_GIB * 1024 * 1024)
+    out, err = tempfile.TemporaryFile(mode="w+"), tempfile.TemporaryFile(mode="w+")
+    p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, cwd=cwd)
+    t0, peak, why = time.time(), 0, None
+    while p.poll() is None:
+        rss = _tree_rss_kib(p.pid)
+        peak = max(peak, rss)
+        if rss > limit:
+            why = f"simulator memory {rss / 1048576:.1f} GiB > {MEM_LIMIT_GIB:g} GiB"
+        elif timeout and time.time() - t0 > timeout:
+            why = f"wall time over {timeout} s"
+        if why:
+            _kill_tree(p.pid)
+            break
+        time.sleep(1)
+    p.wait()
+    out.seek(0)
+    err.seek(0)
+    return p.returncode, out.read(), err.read(), peak, why
+
+
+def _kill_tree(pid):
+    """SIGKILL pid and its descendants (the processes this script started), deepest first."""
+    kids = []
+    todo = [pid]
+    while todo:
+        q = todo.pop()
+        kids.append(q)
+        try:
+            with open(f"/proc/{q}/task/{q}/children") as f:
+                todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    for q in reversed(kids):
+        try:
+            os.kill(q, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+class SimStopped(RuntimeError):
+    """A run stopped by the memory or time guard; .rss_mib and .wall_s say how far it got."""
+
+    def __init__(self, msg, rss_mib, wall_s, cmd):
+        super().__init__(msg)
+        self.rss_mib, self.wall_s, self.cmd = rss_mib, wall_s, cmd
+
+
 def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None, extra_cfg=()):
-    """Run argv (program first) on nranks simulated ranks; returns (stdout, wall seconds, peak RSS MiB)."""
+    """Run argv (program first) on nranks simulated ranks; returns (stdout, wall seconds, peak RSS MiB, command).
+    The peak is the simulator's, from /usr/bin/time -v (or sampled from /proc where time is missing)."""
     per_node = per_node or platform_cores(machine)
     tmp = tempfile.mkdtemp(prefix="colio-sim-")
     try:
         hf = os.path.join(tmp, "hosts")
         hostfile(hf, nranks, per_node, machine_nodes(machine), alloc)
         cmd = ["smpirun", "-np", str(nranks), "-platform", os.path.join(PLATFORMS, machine + ".xml"), "-hostfile", hf,
-               "--cfg=smpi/host-speed:1Gf", *COLLECTIVES, *TIMING,
+               "--cfg=smpi/host-speed:1Gf", *COLLECTIVES, *TIMING, *MEMORY,
                "--log=root.thres:critical", *extra_cfg, *argv]
+        timev = os.path.join(tmp, "time-v")
+        wrap = ["/usr/bin/time", "-v", "-o", timev] if os.path.exists("/usr/bin/time") else []
         t0 = time.time()
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout, cwd=tmp)
+        rc, stdout, stderr, sampled, why = _run_guarded(wrap + cmd, tmp, timeout)
         wall = time.time() - t0
-        rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0
-        if p.returncode != 0:
-            sys.stderr.write(p.stderr[-4000:])
-            raise RuntimeError(f"smpirun failed ({p.returncode}): {' '.join(cmd)}")
-        return p.stdout, wall, rss, " ".join(cmd)
+        rss = max(_time_v(timev)[0], sampled) / 1024.0
+        if why:
+            raise SimStopped(f"stopped: {why} after {wall:.0f} s: {' '.join(cmd)}", rss, wall, " ".join(cmd))
+        if rc != 0:
+            sys.stderr.write(stderr[-4000:])
+            raise RuntimeError(f"smpirun failed ({rc}): {' '.join(cmd)}")
+        return stdout, wall, rss, " ".join(cmd)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
