@@ -103,6 +103,8 @@ typedef struct colio_op_stats {
                                  agreement), "none" (nothing to move); totals: the last */
     double predicted_two_phase; /**< the strategy model's seconds for two-phase I/O (0: not modelled) */
     double predicted_direct;    /**< ... for the direct path (colio_storage_model) */
+    int64_t meta_messages;      /**< point-to-point messages of the metadata phase this rank posted: the counts
+                                     step (colio_counts) and the offset/length lists */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

@@ -19,7 +19,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLATFORMS = os.path.join(ROOT, "sim", "platforms")
 BUILD = os.environ.get("COLIO_SMPI_BUILD", os.path.join(ROOT, "build", "smpi"))
-RESULTS = os.path.join(ROOT, "docs", "data", "sim")
+RESULTS = os.environ.get("COLIO_SIM_RESULTS", os.path.join(ROOT, "docs", "data", "sim"))
 IMAGES = os.path.join(ROOT, "docs", "img")
 
 
@@ -157,8 +157,13 @@ def _run_guarded(cmd, cwd, timeout):
     limit = int(MEM_LIMIT_GIB * 1024 * 1024)
     out, err = tempfile.TemporaryFile(mode="w+"), tempfile.TemporaryFile(mode="w+")
     p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, cwd=cwd)
-    t0, peak, why = time.time(), 0, None
-    while p.poll() is None:
+    t0, peak, why, interval = time.time(), 0, None, 0.05
+    while True:
+        try:
+            p.wait(timeout=interval)  # a short run is not held back by the polling
+            break
+        except subprocess.TimeoutExpired:
+            interval = min(2 * interval, 2.0)
         rss = _tree_rss_kib(p.pid)
         peak = max(peak, rss)
         if rss > limit:
@@ -168,7 +173,6 @@ def _run_guarded(cmd, cwd, timeout):
         if why:
             _kill_tree(p.pid)
             break
-        time.sleep(1)
     p.wait()
     out.seek(0)
     err.seek(0)
@@ -229,9 +233,10 @@ def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None,
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=None, network_only=False):
-    """One colio-bench run (null backend added to the hints; CPU time charged unless network_only);
-    returns its JSON runs, wall s, RSS MiB, command."""
+def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=None, network_only=False,
+          extra_cfg=()):
+    """One colio-bench run (null backend added to the hints; CPU time charged unless network_only; extra_cfg:
+    more simulator options); returns its JSON runs, wall s, RSS MiB, command."""
     tmp = tempfile.mkdtemp(prefix="colio-sim-json-")
     try:
         out = os.path.join(tmp, "r.json")
@@ -239,7 +244,8 @@ def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=
         # its own directory: colio-bench removes its file at the end, so a shared default
         # (/dev/shm) would pull files from under another colio-bench running on this machine
         argv = [program("colio-bench"), *args, "--dir", tmp, "--hints", hints, "--quiet", "--json", out]
-        _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout, NETWORK_ONLY if network_only else ())
+        cfg = (NETWORK_ONLY if network_only else []) + list(extra_cfg)
+        _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout, cfg)
         with open(out) as f:
             return json.load(f)["runs"], wall, rss, cmd
     finally:

@@ -59,6 +59,7 @@ typedef struct colio_hints {
     char progress[COLIO_NAME_LEN];      /* colio_progress: auto, none or thread */
     char io_executor[COLIO_NAME_LEN];   /* colio_io_executor: threads, uring or inline (engine/aio.h) */
     char agreements[COLIO_NAME_LEN];    /* colio_agreements: mpi or p2p (coll/coll.h) */
+    char counts[COLIO_NAME_LEN];        /* colio_counts: auto, dense or sparse (engine/counts.c) */
     char subfiles[COLIO_NAME_LEN];      /* colio_subfiles: none, N, node, group:K, ionode (subfile/layout.h) */
     char fault[COLIO_NAME_LEN * 2];     /* fault-injection spec for the "fault" backend */
     char stats_path[COLIO_PATH_LEN];    /* colio_stats: JSON lines appended per operation */

@@ -103,6 +103,18 @@ static inline int colio_coll_alltoall(colio_coll_t *c, const void *in, int n, MP
 {
     return c->ops->alltoall(c, in, n, t, out, comm);
 }
+/*
+ * Point-to-point messages (sends and receives) one rank's alltoall over p
+ * ranks takes: p2p's Bruck schedule one of each per step, MPI's counted as
+ * the pairwise exchange MPI libraries use for small alltoalls (statistics).
+ */
+static inline int64_t colio_coll_alltoall_messages(const colio_coll_t *c, int p)
+{
+    int64_t steps = 0;
+    for (int v = 1; v < p; v *= 2)
+        steps++;
+    return c->ops == &colio_coll_p2p ? 2 * steps : 2 * (int64_t)(p - 1);
+}
 static inline int colio_coll_test(colio_coll_t *c, int *done_p) { return c->ops->test(c, done_p); }
 static inline int colio_coll_wait(colio_coll_t *c) { return c->ops->wait(c); }
 

@@ -64,6 +64,10 @@ static int storage_model_valid(const char *spec)
     int given;
     return colio_figures_parse(spec, &f, &given) == 0;
 }
+static int counts_valid(const char *name)
+{
+    return strcmp(name, "auto") == 0 || strcmp(name, "dense") == 0 || strcmp(name, "sparse") == 0;
+}
 static int progress_valid(const char *name)
 {
     return strcmp(name, "auto") == 0 || strcmp(name, "none") == 0 || strcmp(name, "thread") == 0;
@@ -202,6 +206,11 @@ static const hint_def_t hint_table[] = {
      "call than MPI's nonblocking collectives under MPICH and Open MPI, and nonblocking operations overlap "
      "computation even where those do not progress or are linear, as in SimGrid SMPI), mpi (MPI's nonblocking "
      "collectives)"},
+    {"colio_counts", HK_NAME, F(counts), 0, 0, counts_valid, "auto",
+     "how aggregators learn what each rank sends them before the offset/length lists: dense (one alltoall of "
+     "four words per rank pair, p^2 in all), sparse (one allreduce of a word per aggregator, then each rank "
+     "sends its counts only to the aggregators it has pieces for: O(aggregators) per rank), auto (sparse from 32 "
+     "ranks when the aggregators are at most a quarter of them; one-sided kernels always dense)"},
     {"colio_max_outstanding", HK_INT, F(max_outstanding), 1, 4096, NULL, "16",
      "nonblocking operations in flight per file; the next one first completes the oldest in its slot "
      "(each slot is a communicator of its own, and each operation in flight holds its own buffers)"},
@@ -258,6 +267,7 @@ void colio_hints_default(colio_hints_t *h)
     strcpy(h->backend, "posix");
     strcpy(h->subfiles, "none");
     strcpy(h->storage_model, "probe");
+    strcpy(h->counts, "auto");
 }
 
 static const hint_def_t *hint_find(const char *key)

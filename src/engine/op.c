@@ -31,6 +31,8 @@ static const colio_step_fn_t steps[COLIO_PH_COUNT_] = {
     [COLIO_PH_PLAN] = colio_step_plan,
     [COLIO_PH_PATTERN_COUNTS] = colio_step_pattern_counts,
     [COLIO_PH_PATTERN] = colio_step_pattern,
+    [COLIO_PH_COUNTS_SENDERS] = colio_step_counts_senders,
+    [COLIO_PH_COUNTS_MSGS] = colio_step_counts_msgs,
     [COLIO_PH_COUNTS] = colio_step_counts,
     [COLIO_PH_READY] = colio_step_ready,
     [COLIO_PH_META] = colio_step_meta,
@@ -57,6 +59,7 @@ void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
     int slot = (int)(op->seq % 2048);
     op->tag_meta = 2 * COLIO_XCHG_TAGS * slot + 1;
     op->tag_data = op->tag_meta + COLIO_XCHG_TAGS;
+    op->tag_counts = 2 * COLIO_XCHG_TAGS * 2048 + 1 + 2048 + slot; /* after the agreements' 2048 */
     colio_coll_init(&op->coll, fh->cfg.coll, 2 * COLIO_XCHG_TAGS * 2048 + 1 + slot);
     op->t_start = MPI_Wtime();
 }
@@ -72,6 +75,9 @@ void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n)
     case COLIO_PH_ROUND_XCHG:
         *reqs = op->rnd.x.reqs, *n = op->rnd.x.nreqs;
         return;
+    case COLIO_PH_COUNTS_MSGS:
+        *reqs = op->counts.reqs, *n = op->counts.nreq;
+        return;
     default: /* agreements: their requests live in op->coll */
         *reqs = NULL, *n = 0;
     }
@@ -85,6 +91,7 @@ static int in_agreement(const colio_op_t *op)
     case COLIO_PH_EOF:
     case COLIO_PH_PATTERN_COUNTS:
     case COLIO_PH_PATTERN:
+    case COLIO_PH_COUNTS_SENDERS:
     case COLIO_PH_COUNTS:
     case COLIO_PH_READY:
     case COLIO_PH_FINAL_WAIT:
@@ -168,7 +175,8 @@ int colio_op_blocks_on_own(colio_op_t *op)
 
 int colio_op_waits_on_messages(colio_op_t *op)
 {
-    return !colio_op_io_pending(op) && (in_agreement(op) || current_exchange(op) != NULL);
+    return !colio_op_io_pending(op) &&
+           (in_agreement(op) || current_exchange(op) != NULL || op->phase == COLIO_PH_COUNTS_MSGS);
 }
 
 /* Where a stretch of steps began: the clock and the storage time counted so far. */
@@ -962,6 +970,7 @@ static void exchange_stats(colio_op_t *op)
 {
     colio_op_stats *s = &op->stats;
     s->messages = op->meta.nmsgs + op->rnd.x.nmsgs;
+    s->meta_messages += op->meta.nmsgs;
     s->max_requests = op->meta.max_reqs > op->rnd.x.max_reqs ? op->meta.max_reqs : op->rnd.x.max_reqs;
     if (op->kern_meta)
         snprintf(s->meta_kernel, sizeof s->meta_kernel, "%s", op->kern_meta->name);
@@ -991,6 +1000,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     colio_order_leave(fh, op);
     colio_plan_detach(op);
     colio_round_free(op);
+    colio_counts_free(op);
     colio_direct_free(op);
     colio_plan_free(op);
     colio_access_free(&op->acc);

@@ -22,6 +22,7 @@
  *   PLAN          file domains, split pieces per file domain       (local)
  *   PATTERN       bytes per (rank, file domain) to every rank      (Iallgather, Iallgatherv)
  *                 then aggregators, placement metrics, counts      (Ialltoall)
+ *   COUNTS_SENDERS / COUNTS_MSGS  the sparse counts step instead  (engine/counts.c)
  *   READY         allocate metadata and round buffers, agree       (Iallreduce)
  *   META          offset/length lists to aggregators               (exchange kernel)
  *   ROUND         per round: plan, data exchange, merge, storage I/O
@@ -78,6 +79,8 @@ typedef enum colio_phase {
     COLIO_PH_PLAN,
     COLIO_PH_PATTERN_COUNTS,
     COLIO_PH_PATTERN,
+    COLIO_PH_COUNTS_SENDERS,
+    COLIO_PH_COUNTS_MSGS,
     COLIO_PH_COUNTS,
     COLIO_PH_READY,
     COLIO_PH_META,
@@ -269,6 +272,14 @@ typedef struct colio_direct {
     int64_t eof_seen;            /* reads: the lowest offset where a job found the end of file */
 } colio_direct_t;
 
+/* The sparse counts step (engine/counts.c). */
+typedef struct colio_counts_state {
+    int64_t *senders;     /* naggs words in (I send to aggregator i), naggs out (ranks that send to it) */
+    int64_t *msg;         /* the messages: received first, then my sends */
+    MPI_Request *reqs;
+    int nreq, nrecv;
+} colio_counts_state_t;
+
 typedef struct colio_op {
     struct colio_file *fh;
     colio_op_args_t args;
@@ -285,7 +296,8 @@ typedef struct colio_op {
     int fp_done;                 /* the individual file pointer already moved (at initiation) */
     colio_err_t err;             /* this rank's first error */
     int io_failed;               /* stop storage I/O, keep communicating */
-    int tag_meta, tag_data;
+    int tag_meta, tag_data, tag_counts;
+    colio_counts_state_t counts; /* the sparse counts step in flight (engine/counts.c) */
     const colio_xchg_ops_t *kern_meta, *kern_data; /* kernels of this operation (auto resolved at READY) */
     /* INIT */
     colio_access_t acc;
@@ -359,6 +371,12 @@ int colio_step_plan(colio_op_t *op);
 int colio_step_pattern_counts(colio_op_t *op);
 int colio_step_pattern(colio_op_t *op);
 int colio_step_counts(colio_op_t *op);
+int colio_step_counts_senders(colio_op_t *op);
+int colio_step_counts_msgs(colio_op_t *op);
+/* Whether this operation's counts step goes sparse (hint colio_counts); start it; free its state. */
+int colio_counts_sparse(const colio_op_t *op);
+void colio_counts_start(colio_op_t *op);
+void colio_counts_free(colio_op_t *op);
 int colio_step_ready(colio_op_t *op);
 int colio_step_meta(colio_op_t *op);
 int colio_step_round(colio_op_t *op);

@@ -221,7 +221,12 @@ void colio_plan_counts(colio_op_t *op)
         p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_RUNS] = p->to_agg[i].n;
         p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_BYTES] = colio_agg_list_bytes(&p->to_agg[i]);
     }
+    if (colio_counts_sparse(op)) {
+        colio_counts_start(op);
+        return;
+    }
     int rc = colio_coll_alltoall(&op->coll, p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, p->recv_counts, op->comm);
+    op->stats.meta_messages += colio_coll_alltoall_messages(&op->coll, op->fh->nprocs);
     colio_op_posted(op, rc, "counts exchange", COLIO_PH_COUNTS);
 }
 
