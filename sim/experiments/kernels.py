@@ -13,10 +13,11 @@ kernel.
                                [--throttle-ranks 1024] [--repeat 1] [--cfg=--cfg=KEY:VALUE ...]
                                [--out NAME] [--merge A.json,B.json] [--smoke]
 
-Kernel names are colio_exchange values; tam@SPEC also sets
-colio_local_aggregators=SPEC (tam@512: 512 local aggregators in all,
-tam@*:8: 8 per node, tam@half: half the ranks, as Kang et al.'s 512 at
-1,024 ranks). Collective buffering is forced (romio_cb_write=enable): with
+Kernel names are colio_exchange values; META/DATA runs two (the metadata
+exchange's and the data exchange's, e.g. balanced/romio, Kang et al.'s
+"hybrid"); tam@SPEC also sets colio_local_aggregators=SPEC (tam@512: 512
+local aggregators in all, Kang et al.'s setting; tam@*:8: 8 per node;
+tam@half: half the ranks). Collective buffering is forced (romio_cb_write=enable): with
 the null backend colio's cost model would otherwise write these patterns
 directly and skip the exchange being measured. --repeat N times N calls in
 one simulation (the median is reported, the minimum kept). --cfg passes
@@ -45,17 +46,19 @@ BASE_HINTS = "romio_cb_write=enable;cb_buffer_size=262144"
 
 
 def kernel_hints(spec, ranks):
-    """colio hints of a kernel spec: NAME or tam@LOCAL_AGGREGATORS (half: ranks / 2)."""
+    """colio hints of a kernel spec: NAME, META/DATA (two kernels: colio_meta_exchange, colio_exchange), each
+    maybe with @LOCAL_AGGREGATORS for tam (half: ranks / 2)."""
     name, _, las = spec.partition("@")
-    hints = f"colio_exchange={name}"
+    meta, _, data = name.rpartition("/")
+    hints = f"colio_meta_exchange={meta};colio_exchange={data}" if meta else f"colio_exchange={name}"
     if las:
         hints += f";colio_local_aggregators={ranks // 2 if las == 'half' else las}"
     return hints
 
 
-def one(a, workload, ranks, spec, hints):
+def one(a, workload, ranks, aggs, spec, hints):
     args = WORKLOADS[workload] + ["--op", "write", "--repeat", str(a.repeat), "--warmup", "0", "--engine", "colio"]
-    base = {"machine": a.machine, "workload": workload, "ranks": ranks, "kernel": spec, "hints": hints,
+    base = {"machine": a.machine, "workload": workload, "ranks": ranks, "aggs": aggs, "kernel": spec, "hints": hints,
             "cfg": a.cfg, "network_only": a.network_only, "repeat": a.repeat}
     try:
         runs, wall, rss, cmd = common.bench(a.machine, ranks, args, hints, network_only=a.network_only,
@@ -72,10 +75,12 @@ def one(a, workload, ranks, spec, hints):
 
 
 def cells(runs):
-    """Runs grouped by (machine, workload, ranks), each a dict kernel -> run (the last run of a kernel wins)."""
+    """Runs grouped by (machine, workload, ranks, aggregators), each a dict kernel -> run (the last run of a
+    kernel wins)."""
     out = {}
     for r in runs:
-        key = (r.get("machine", "cori"), r.get("workload", "e3sm"), r["ranks"])
+        aggs = r.get("aggs") or int(r["hints"].split("cb_nodes=")[1].split(";")[0])
+        key = (r.get("machine", "cori"), r.get("workload", "e3sm"), r["ranks"], aggs)
         out.setdefault(key, {})[r["kernel"]] = r
     return out
 
@@ -83,11 +88,11 @@ def cells(runs):
 def best_table(runs):
     """One row per cell: every kernel's call time, the best fixed kernel, auto's choice and time."""
     rows = []
-    for (machine, workload, ranks), ks in sorted(cells(runs).items()):
+    for (machine, workload, ranks, aggs), ks in sorted(cells(runs).items()):
         fixed = {k: r for k, r in ks.items() if k != "auto" and "time_s" in r}
         best = min(fixed, key=lambda k: fixed[k]["time_s"]) if fixed else None
         au = ks.get("auto")
-        row = [machine, workload, ranks]
+        row = [machine, workload, ranks, aggs]
         row += [f"{ks[k]['time_s']:.4f}" if k in ks and "time_s" in ks[k] else ("stopped" if k in ks else "-")
                 for k in ordered_kernels(runs) if k != "auto"]
         row += [f"{best} {fixed[best]['time_s']:.4f}" if best else "-"]
@@ -97,7 +102,7 @@ def best_table(runs):
         else:
             row += ["-", "-", "-"]
         rows.append(row)
-    heads = ["machine", "workload", "ranks"] + [k for k in ordered_kernels(runs) if k != "auto"]
+    heads = ["machine", "workload", "ranks", "aggregators"] + [k for k in ordered_kernels(runs) if k != "auto"]
     return common.table(heads + ["best", "auto ran (meta/data)", "auto s", "auto / best"], rows)
 
 
@@ -125,6 +130,7 @@ def main():
     ap.add_argument("--machine", default="cori")
     ap.add_argument("--workload", default="e3sm", help="e3sm, interleaved or both, comma-separated")
     ap.add_argument("--repeat", type=int, default=1, help="timed calls per simulation (median reported)")
+    ap.add_argument("--aggs", type=int, help="cb_nodes (default: one aggregator per node)")
     ap.add_argument("--timeout", type=int, help="stop a run after this many seconds of wall time (kept as stopped)")
     ap.add_argument("--cfg", action="append", default=[], help="simulator option passed to smpirun (repeatable)")
     ap.add_argument("--smoke", action="store_true")
@@ -144,11 +150,11 @@ def main():
         results["throttle"] += earlier.get("throttle", [])
     for workload in a.workload.split(","):
         for ranks in [int(r) for r in a.ranks.split(",") if r]:
-            aggs = max(1, ranks // common.platform_cores(a.machine))
+            aggs = a.aggs or max(1, ranks // common.platform_cores(a.machine))
             for k in a.kernels.split(","):
                 hints = f"{BASE_HINTS};cb_nodes={aggs};{kernel_hints(k, ranks)}"
                 common.log(f"{a.machine} {workload} {ranks} ranks, {k}")
-                r = one(a, workload, ranks, k, hints)
+                r = one(a, workload, ranks, aggs, k, hints)
                 results["runs"].append(r)
                 common.save(a.out, results)  # after every run: a long experiment keeps what it measured
                 if "stopped" in r:
@@ -162,7 +168,7 @@ def main():
         for t in THROTTLES:
             hints = f"{BASE_HINTS};cb_nodes={aggs};colio_exchange=balanced;colio_throttle={t}"
             common.log(f"throttle {t}")
-            r = one(a, workload, a.throttle_ranks, "balanced", hints)
+            r = one(a, workload, a.throttle_ranks, aggs, "balanced", hints)
             r["throttle"] = t
             results["throttle"].append(r)
             common.save(a.out, results)

@@ -1,7 +1,8 @@
-/* The per-communicator cache (comm_cache.h): topology and the shared duplicate. */
+/* The per-communicator cache (comm_cache.h): topology, the shared duplicate, the kept and spare duplicates. */
 #include "core/comm_cache.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,11 +60,20 @@ static int take_kept(colio_comm_cache_t *c, int64_t id, MPI_Comm *own)
     return found;
 }
 
+/*
+ * A spare that did not form (MPI_Comm_idup's error) stops the program: the
+ * other ranks' spares formed, and their next take or the cache's free would
+ * wait for one this rank never started again.
+ */
 static int take_spare(colio_comm_cache_t *c, MPI_Comm *own, int64_t *own_id, colio_err_t *err)
 {
+    (void)err;
     int rc = c->spare_req != MPI_REQUEST_NULL ? MPI_Wait(&c->spare_req, MPI_STATUS_IGNORE) : MPI_ERR_OTHER;
-    if (rc != MPI_SUCCESS)
-        return colio_err_from_mpi(err, rc, "colio_open: the file's duplicate for nonblocking calls (MPI_Comm_idup)");
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "colio: colio_open: the duplicate communicator for nonblocking calls did not form "
+                "(MPI_Comm_idup failed); aborting (the other ranks would wait forever)\n");
+        MPI_Abort(c->nursery != MPI_COMM_NULL ? c->nursery : MPI_COMM_WORLD, COLIO_ERR_MPI);
+    }
     *own = c->spare;
     *own_id = c->next_id++;
     MPI_Comm_set_errhandler(*own, MPI_ERRORS_RETURN);

@@ -250,6 +250,7 @@ static void figures_for(colio_file *fh, const colio_hints_t *h, int64_t w[COLIO_
         if (strcmp(h->storage_model, "probe") == 0 && fh->store->figures && fh->st)
             fh->store->figures(fh->st, fh->path, h, &f); /* its defaults where it cannot probe */
     }
+    f.fixed |= strcmp(h->storage_model, "off") == 0;
     colio_figures_pack(&f, w);
 }
 

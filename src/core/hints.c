@@ -104,13 +104,14 @@ static const hint_def_t hint_table[] = {
      "model whose storage figures, cost per call and bandwidth of writes and reads, memory copy bandwidth and "
      "what a second concurrent stream adds, are measured once per file system by a short probe on rank 0 at "
      "its first open there, in a scratch file it unlinks at once, and kept in colio_storage_cache), figures "
-     "given as write_call=S,write_bw=B,read_call=S,read_bw=B,copy_bw=B,write_streams=X,read_streams=X,shared=0|1 "
-     "(seconds, bytes per second with k/M/G suffixes, streams 1-2; keys left out take a parallel file system's "
+     "given as write_call=S,write_bw=B,read_call=S,read_bw=B,copy_bw=B,write_streams=X,read_streams=X,"
+     "write_call_streams=X,read_call_streams=X,shared=0|1 (seconds per call, bytes per second with k/M/G "
+     "suffixes, what a second concurrent stream gives, 0.25-2; keys left out take a parallel file system's "
      "typical figures), or off (the fixed rules of colio_direct_min and colio_read_sieve_ratio)"},
-    {"colio_storage_cache", HK_PATH, F(storage_cache), 0, 0, NULL, "(see doc)",
-     "file that keeps the probe's figures per file system between runs: empty for $COLIO_STORAGE_CACHE, else "
-     "$XDG_CACHE_HOME/colio/storage-figures or ~/.cache/colio/storage-figures; none: no file (each process "
-     "probes once per file system)"},
+    {"colio_storage_cache", HK_PATH, F(storage_cache), 0, 0, NULL, "~/.cache/colio/storage-figures",
+     "file that keeps the probe's figures per file system between runs (30 days): empty for "
+     "$COLIO_STORAGE_CACHE, else $XDG_CACHE_HOME/colio/storage-figures or ~/.cache/colio/storage-figures; none: "
+     "no file (each process probes once per file system)"},
     {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "262144",
      "with colio_storage_model=off: automatic mode goes direct (no aggregation) when every rank's pieces average "
      "at least this size (or it has none)"},

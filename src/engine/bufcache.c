@@ -23,14 +23,14 @@ static struct {
 static size_t spare_bytes;
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The smallest spare buffer of at least size bytes at a multiple of align, or NULL. */
+/* The smallest spare buffer of at least size bytes (at most four times as large) at a multiple of align, or NULL. */
 static void *take_spare(size_t size, size_t align, size_t *cap_p)
 {
     void *p = NULL;
     pthread_mutex_lock(&spare_lock);
     int best = -1;
     for (int i = 0; i < COLIO_SPARE_SLOTS; i++)
-        if (spare[i].p && spare[i].size >= size && (uintptr_t)spare[i].p % align == 0 &&
+        if (spare[i].p && spare[i].size >= size && spare[i].size / 4 <= size && (uintptr_t)spare[i].p % align == 0 &&
             (best < 0 || spare[i].size < spare[best].size))
             best = i;
     if (best >= 0) {

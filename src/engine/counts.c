@@ -17,6 +17,7 @@
  * aggregator past its counts step. One-sided kernels keep the dense step:
  * their aggregators' buffer addresses go to every source with it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,72 +27,67 @@
 /* Ranks from which auto goes sparse, when the aggregators are at most a quarter of them. */
 #define COLIO_COUNTS_SPARSE_MIN 32
 
+int colio_counts_may_be_sparse(const colio_file *fh)
+{
+#ifdef COLIO_SMPI
+    (void)fh;
+    return 0; /* every file shares one communicator there and tags repeat between files (base/smpi_compat.h) */
+#else
+    const char *mode = fh->hints.counts;
+    return strcmp(mode, "sparse") == 0 || (strcmp(mode, "auto") == 0 && fh->nprocs >= COLIO_COUNTS_SPARSE_MIN);
+#endif
+}
+
 int colio_counts_sparse(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
-    const char *mode = op->fh->hints.counts;
-    if (p->rma_meta || p->rma_data || strcmp(mode, "dense") == 0)
+    if (!colio_counts_may_be_sparse(op->fh) || p->rma_meta || p->rma_data)
         return 0;
-    if (strcmp(mode, "sparse") == 0)
-        return 1;
-    return op->fh->nprocs >= COLIO_COUNTS_SPARSE_MIN && 4 * (int64_t)p->naggs <= op->fh->nprocs;
-}
-
-/* A message of the step: the sender's counts for one aggregator, its rank last. */
-#define COUNTS_MSG_WORDS (COLIO_COUNT_WORDS + 1)
-
-static int sends_to(const colio_op_t *op, int i)
-{
-    return op->err.code == 0 && op->plan.aggs[i] != op->fh->rank && op->plan.to_agg[i].n > 0;
+    return strcmp(op->fh->hints.counts, "sparse") == 0 || 4 * (int64_t)p->naggs <= op->fh->nprocs;
 }
 
 void colio_counts_start(colio_op_t *op)
 {
     colio_plan_t *p = &op->plan;
     colio_counts_state_t *c = &op->counts;
-    int n = p->naggs;
-    c->senders = calloc((size_t)(2 * n), sizeof *c->senders);
-    if (c->senders == NULL) {
-        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for the counts step");
-        op->phase = COLIO_PH_DONE; /* as a failed collective: nothing was posted */
-        return;
-    }
-    for (int i = 0; i < n; i++)
-        c->senders[i] = sends_to(op, i);
+    int n = p->naggs, me = op->fh->rank;
+    for (int i = 0; i < n; i++) /* decided once: the sends below follow these words, not a second look */
+        c->senders[i] = op->err.code == 0 && p->aggs[i] != me && p->to_agg[i].n > 0;
     int rc = colio_coll_allreduce(&op->coll, c->senders, c->senders + n, n, MPI_INT64_T, MPI_SUM, op->comm);
     colio_op_posted(op, rc, "counts senders agreement", COLIO_PH_COUNTS_SENDERS);
 }
 
-/* Post my counts to each aggregator I send to, and as many receives as I have senders. */
-static int post_messages(colio_op_t *op)
+/*
+ * Post as many receives as I have senders and my counts to each aggregator
+ * I said I send to. Every message posted is received in this step (the
+ * safety of receiving from any source rests on it), so a failed post
+ * stops the program rather than leave a message for a later operation.
+ */
+static void post_messages(colio_op_t *op)
 {
     colio_plan_t *p = &op->plan;
     colio_counts_state_t *c = &op->counts;
     int n = p->naggs, me = op->fh->rank, tag = op->tag_counts;
-    int nrecv = p->my_agg >= 0 ? (int)c->senders[n + p->my_agg] : 0, nsend = 0;
-    for (int i = 0; i < n; i++)
-        nsend += sends_to(op, i);
-    c->msg = malloc(sizeof *c->msg * (size_t)COUNTS_MSG_WORDS * (size_t)(nsend + nrecv + 1));
-    c->reqs = malloc(sizeof *c->reqs * (size_t)(nsend + nrecv + 1));
-    if (c->msg == NULL || c->reqs == NULL)
-        return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for the counts messages");
-    c->nrecv = nrecv;
-    for (int j = 0; j < nrecv; j++)
-        if (MPI_Irecv(c->msg + COUNTS_MSG_WORDS * j, COUNTS_MSG_WORDS, MPI_INT64_T, MPI_ANY_SOURCE, tag, op->comm,
-                      &c->reqs[c->nreq++]) != MPI_SUCCESS)
-            return colio_op_fail(op, COLIO_ERR_MPI, "counts: MPI_Irecv failed");
-    for (int i = 0, k = nrecv; i < n; i++) {
-        if (!sends_to(op, i))
+    c->nrecv = p->my_agg >= 0 ? (int)c->senders[n + p->my_agg] : 0;
+    c->nreq = 0;
+    int rc = MPI_SUCCESS;
+    for (int j = 0; j < c->nrecv && rc == MPI_SUCCESS; j++)
+        rc = MPI_Irecv(c->msg + COLIO_COUNTS_MSG_WORDS * j, COLIO_COUNTS_MSG_WORDS, MPI_INT64_T, MPI_ANY_SOURCE, tag,
+                       op->comm, &c->reqs[c->nreq++]);
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        if (!c->senders[i])
             continue;
-        int64_t *m = c->msg + COUNTS_MSG_WORDS * k++;
+        int64_t *m = c->msg + COLIO_COUNTS_MSG_WORDS * c->nreq;
         memcpy(m, p->send_counts + COLIO_COUNT_WORDS * p->aggs[i], sizeof *m * COLIO_COUNT_WORDS);
         m[COLIO_COUNT_WORDS] = me;
-        if (MPI_Isend(m, COUNTS_MSG_WORDS, MPI_INT64_T, p->aggs[i], tag, op->comm, &c->reqs[c->nreq++]) !=
-            MPI_SUCCESS)
-            return colio_op_fail(op, COLIO_ERR_MPI, "counts: MPI_Isend failed");
+        rc = MPI_Isend(m, COLIO_COUNTS_MSG_WORDS, MPI_INT64_T, p->aggs[i], tag, op->comm, &c->reqs[c->nreq++]);
+    }
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "colio: %s on %s: the counts step could not post its messages; aborting (the other "
+                "ranks would wait forever)\n", op->args.api, op->fh->path);
+        MPI_Abort(op->fh->comm, COLIO_ERR_MPI);
     }
     op->stats.meta_messages += c->nreq;
-    return 0;
 }
 
 int colio_step_counts_senders(colio_op_t *op)
@@ -99,6 +95,8 @@ int colio_step_counts_senders(colio_op_t *op)
     int done;
     if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
         return COLIO_STEP_WAIT;
+    if (op->phase == COLIO_PH_DONE) /* the agreement failed (MPI's error, recorded): nothing to post */
+        return COLIO_STEP_NEXT;
     post_messages(op); /* a rank that failed sends nothing, and still receives its senders' counts */
     op->phase = COLIO_PH_COUNTS_MSGS;
     return COLIO_STEP_NEXT;
@@ -107,7 +105,9 @@ int colio_step_counts_senders(colio_op_t *op)
 void colio_counts_free(colio_op_t *op)
 {
     colio_counts_state_t *c = &op->counts;
-    free(c->senders), free(c->msg), free(c->reqs);
+    colio_op_give_array(op, COLIO_ARR_CNT_SENDERS, c->senders);
+    colio_op_give_array(op, COLIO_ARR_CNT_MSG, c->msg);
+    colio_op_give_array(op, COLIO_ARR_CNT_REQS, c->reqs);
     memset(c, 0, sizeof *c);
 }
 
@@ -118,12 +118,13 @@ int colio_step_counts_msgs(colio_op_t *op)
     int flag = 1;
     if (c->nreq > 0 && MPI_Testall(c->nreq, c->reqs, &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, MPI_ERR_OTHER, "counts: MPI_Testall");
+        MPI_Waitall(c->nreq, c->reqs, MPI_STATUSES_IGNORE); /* nothing may still write into msg */
         flag = 1;
     }
     if (!flag)
         return COLIO_STEP_WAIT;
-    for (int j = 0; j < c->nrecv && op->err.code == 0; j++) {
-        const int64_t *m = c->msg + COUNTS_MSG_WORDS * j;
+    for (int j = 0; j < c->nrecv; j++) {
+        const int64_t *m = c->msg + COLIO_COUNTS_MSG_WORDS * j;
         int64_t src = m[COLIO_COUNT_WORDS];
         if (src >= 0 && src < op->fh->nprocs)
             memcpy(p->recv_counts + COLIO_COUNT_WORDS * src, m, sizeof *m * COLIO_COUNT_WORDS);
@@ -132,7 +133,7 @@ int colio_step_counts_msgs(colio_op_t *op)
         int64_t *mine = p->recv_counts + COLIO_COUNT_WORDS * op->fh->rank;
         memcpy(mine, p->send_counts + COLIO_COUNT_WORDS * op->fh->rank, sizeof *mine * COLIO_COUNT_WORDS);
     }
-    colio_counts_free(op);
+    c->nreq = c->nrecv = 0;
     op->phase = COLIO_PH_COUNTS; /* op->coll is idle: COUNTS goes on to the buffers */
     return COLIO_STEP_NEXT;
 }

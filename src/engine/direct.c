@@ -122,7 +122,7 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
  */
 static int pays_to_sieve(const colio_file *fh, int64_t n, int64_t bytes, int64_t holes)
 {
-    if (strcmp(fh->hints.storage_model, "off") == 0)
+    if (fh->figures.fixed)
         return holes <= (n - 1) * (int64_t)COLIO_SIEVE_DIRECT_HOLE;
     return colio_strategy_sieve(&fh->figures, (double)bytes / (double)n, (double)holes / (double)(n - 1));
 }

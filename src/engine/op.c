@@ -442,7 +442,12 @@ static size_t array_bytes(const colio_op_t *op, int kind)
     case COLIO_ARR_AGG_SLICES:
         return np * sizeof(colio_slice_t);
     case COLIO_ARR_PAT_MINE:
+    case COLIO_ARR_CNT_SENDERS:
         return 2 * na * sizeof(int64_t);
+    case COLIO_ARR_CNT_MSG:
+        return COLIO_COUNTS_MSG_WORDS * (np + na) * sizeof(int64_t);
+    case COLIO_ARR_CNT_REQS:
+        return (np + na) * sizeof(MPI_Request);
     default: /* COLIO_ARR_PAT_COUNTS, COLIO_ARR_PAT_DISPLS */
         return np * sizeof(int);
     }
@@ -471,8 +476,15 @@ static int init_plan_memory(colio_op_t *op)
     op->pat_mine = take_array(op, COLIO_ARR_PAT_MINE);
     op->pat_counts = take_array(op, COLIO_ARR_PAT_COUNTS);
     op->pat_displs = take_array(op, COLIO_ARR_PAT_DISPLS);
+    int sparse = colio_counts_may_be_sparse(op->fh); /* its memory too: a failure here is agreed at SETUP */
+    if (sparse) {
+        op->counts.senders = take_array(op, COLIO_ARR_CNT_SENDERS);
+        op->counts.msg = take_array(op, COLIO_ARR_CNT_MSG);
+        op->counts.reqs = take_array(op, COLIO_ARR_CNT_REQS);
+    }
     if (!p->send_counts || !p->recv_counts || !p->to_agg || !p->from_src || !p->msgs || !p->attached ||
-        !op->rnd.req_slices || !op->rnd.agg_slices || !op->pat_mine || !op->pat_counts || !op->pat_displs)
+        !op->rnd.req_slices || !op->rnd.agg_slices || !op->pat_mine || !op->pat_counts || !op->pat_displs ||
+        (sparse && (!op->counts.senders || !op->counts.msg || !op->counts.reqs)))
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", op->fh->nprocs);
     return 0;
 }
@@ -490,8 +502,9 @@ static void setup_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
     for (int k = 0; k + COLIO_SETUP_WORDS <= *len; k += COLIO_SETUP_WORDS) {
         for (int i = 0; i < COLIO_SETUP_MIN; i++)
             b[k + i] = a[k + i] < b[k + i] ? a[k + i] : b[k + i];
-        for (int i = COLIO_SETUP_MIN; i < COLIO_SETUP_WORDS; i++)
-            b[k + i] += a[k + i];
+        for (int i = COLIO_SETUP_MIN; i < COLIO_SETUP_WORDS; i++) /* saturating: extents of many ranks */
+            if (__builtin_add_overflow(b[k + i], a[k + i], &b[k + i]))
+                b[k + i] = INT64_MAX;
     }
 }
 
@@ -759,7 +772,7 @@ static int use_direct_path(colio_op_t *op)
         return 1;
     if (cb == COLIO_ENABLE || h->no_indep_rw)
         return 0;
-    if (strcmp(h->storage_model, "off") == 0)
+    if (op->fh->figures.fixed) /* colio_storage_model=off, or storage without a cost model */
         return fixed_rules(op);
     colio_call_shape_t shape = call_shape(op);
     const colio_net_t *net = op->fh->cfg.topo.net;

@@ -272,11 +272,12 @@ typedef struct colio_direct {
     int64_t eof_seen;            /* reads: the lowest offset where a job found the end of file */
 } colio_direct_t;
 
-/* The sparse counts step (engine/counts.c). */
+/* The sparse counts step (engine/counts.c): INIT arrays, taken with the others (bufcache.h). */
+#define COLIO_COUNTS_MSG_WORDS 5 /* a message: the sender's counts for one aggregator, its rank last */
 typedef struct colio_counts_state {
     int64_t *senders;     /* naggs words in (I send to aggregator i), naggs out (ranks that send to it) */
-    int64_t *msg;         /* the messages: received first, then my sends */
-    MPI_Request *reqs;
+    int64_t *msg;         /* room for nprocs + naggs messages: received first, then my sends */
+    MPI_Request *reqs;    /* as many */
     int nreq, nrecv;
 } colio_counts_state_t;
 
@@ -375,6 +376,8 @@ int colio_step_counts_senders(colio_op_t *op);
 int colio_step_counts_msgs(colio_op_t *op);
 /* Whether this operation's counts step goes sparse (hint colio_counts); start it; free its state. */
 int colio_counts_sparse(const colio_op_t *op);
+/* At INIT, from the file alone (hints, ranks): whether the step may go sparse (then its arrays are taken). */
+int colio_counts_may_be_sparse(const struct colio_file *fh);
 void colio_counts_start(colio_op_t *op);
 void colio_counts_free(colio_op_t *op);
 int colio_step_ready(colio_op_t *op);

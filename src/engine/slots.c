@@ -95,18 +95,24 @@ static int slots_room(colio_nb_file_t *f, int want)
     return 0;
 }
 
-/* Start duplicating the next slot's communicator from the file's own. */
+/*
+ * Start duplicating the next slot's communicator from the file's own.
+ * Without one (the communicator's cache could not be kept, or SMPI, where
+ * the "duplicate" is the communicator itself) the slot is made at once with
+ * a blocking MPI_Comm_dup of the file's communicator: an idup there could
+ * start at different points on different ranks among the file's other
+ * collectives. (Then two files' first nonblocking calls must not cross.)
+ */
 static void slot_dup_start(colio_file *fh, colio_nb_slot_t *s)
 {
-#ifdef COLIO_SMPI
-    s->forming = MPI_REQUEST_NULL; /* smpi_compat.h: the "duplicate" is the communicator itself */
-    if (MPI_Comm_dup(fh->comm, &s->comm) != MPI_SUCCESS)
+    s->forming = MPI_REQUEST_NULL;
+    if (fh->own == MPI_COMM_NULL) {
+        if (fh->cache || MPI_Comm_dup(fh->comm, &s->comm) != MPI_SUCCESS)
+            fh->nb->lost = 1; /* with a cache the own duplicate did not form at open (core/file.c, take_own) */
+        return;
+    }
+    if (MPI_Comm_idup(fh->own, &s->comm, &s->forming) != MPI_SUCCESS)
         fh->nb->lost = 1;
-#else
-    MPI_Comm parent = fh->own != MPI_COMM_NULL ? fh->own : fh->comm;
-    if ((fh->cache && fh->own == MPI_COMM_NULL) || MPI_Comm_idup(parent, &s->comm, &s->forming) != MPI_SUCCESS)
-        fh->nb->lost = 1; /* the own duplicate did not form at open (core/file.c, take_own), or this one */
-#endif
 }
 
 /*

@@ -13,6 +13,8 @@
 
 /* Seconds per message inside a node (a shared-memory hand-off). */
 #define COLIO_NODE_MSG_LATENCY 1e-6
+/* CPU seconds the direct path spends per piece beside its storage call (listing it in a job). */
+#define COLIO_DIRECT_COST_PER_PIECE 50e-9
 /* Bytes of metadata per piece sent to its aggregator (offset and length). */
 #define COLIO_META_PER_PIECE 16.0
 /*
@@ -78,7 +80,7 @@ static void direct_costs(const colio_call_shape_t *s, const colio_store_figures_
 {
     storage_load_t pieces = {(double)s->pieces, (double)s->bytes, (double)s->pieces_max, (double)s->bytes_max,
                              s->nprocs, s->nnodes};
-    c->direct_pieces = storage_time(f, s->write, &pieces);
+    c->direct_pieces = storage_time(f, s->write, &pieces) + (double)s->pieces_max * COLIO_DIRECT_COST_PER_PIECE;
     c->direct_sieved = INFINITY;
     if (!s->write) {
         double rb = (double)(s->round_bytes > 0 ? s->round_bytes : 1);

@@ -4,7 +4,7 @@
  * one collective call, from the call's agreed shape, the storage figures of
  * its file system (store/figures.h) and the network model's terms, and the
  * cheaper of the two. Pure functions: every rank computes the same answer
- * from the same agreed words, and tests/unit/test_strategy.c checks them
+ * from the same agreed words, and tests/unit/test_strategy_unit.c checks them
  * from given figures.
  */
 #ifndef COLIO_ENGINE_STRATEGY_H

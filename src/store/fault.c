@@ -195,6 +195,8 @@ static void add_sleep(double *call, double *streams, double d)
 {
     double c = *call, s = *streams;
     *call = c + d;
+    if (c + d <= 0)
+        return; /* nothing to weigh */
     *streams = 2 * (c + d) / (2 * c / s + d);
     *streams = *streams > 2 ? 2 : *streams < 0.25 ? 0.25 : *streams;
 }

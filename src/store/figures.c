@@ -3,6 +3,8 @@
 #include "store/figures.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h> /* isfinite: a macro, no maths library */
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
@@ -29,6 +31,7 @@ void colio_figures_pack(const colio_store_figures_t *f, int64_t w[COLIO_FIGURES_
     w[5] = to_milli(f->write_streams), w[6] = to_milli(f->read_streams);
     w[7] = to_milli(f->write_call_streams), w[8] = to_milli(f->read_call_streams);
     w[9] = f->shared;
+    w[10] = f->fixed;
 }
 
 void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figures_t *f)
@@ -39,6 +42,7 @@ void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figu
     f->write_streams = (double)w[5] * 1e-3, f->read_streams = (double)w[6] * 1e-3;
     f->write_call_streams = (double)w[7] * 1e-3, f->read_call_streams = (double)w[8] * 1e-3;
     f->shared = (int)w[9];
+    f->fixed = (int)w[10];
 }
 
 /* A parallel file system seen from one client: tens of microseconds a call, a GB/s or two. */
@@ -91,21 +95,30 @@ static double *figure_named(colio_store_figures_t *f, const char *key)
     return NULL;
 }
 
-/* Whether f can drive a choice: positive bandwidths, non-negative calls, streams in [1, 2]. */
+/* Bandwidths and call costs the words carry (and a model can use): finite, in these bounds. */
+#define FIG_BW_MIN 1e3
+#define FIG_BW_MAX 1e15
+#define FIG_CALL_MAX 10.0
+
+static int in_range(double x, double lo, double hi) { return isfinite(x) && x >= lo && x <= hi; }
+
+/* Whether f can drive a choice: bandwidths and costs in range, streams in [0.25, 2]. */
 static int figures_sane(const colio_store_figures_t *f)
 {
     const double s[4] = {f->write_streams, f->read_streams, f->write_call_streams, f->read_call_streams};
     for (int i = 0; i < 4; i++)
-        if (!(s[i] >= 0.25 && s[i] <= 2))
+        if (!in_range(s[i], 0.25, 2))
             return 0;
-    return f->write_bw > 0 && f->read_bw > 0 && f->copy_bw > 0 && f->write_call >= 0 && f->read_call >= 0;
+    return in_range(f->write_bw, FIG_BW_MIN, FIG_BW_MAX) && in_range(f->read_bw, FIG_BW_MIN, FIG_BW_MAX) &&
+           in_range(f->copy_bw, FIG_BW_MIN, FIG_BW_MAX) && in_range(f->write_call, 0, FIG_CALL_MAX) &&
+           in_range(f->read_call, 0, FIG_CALL_MAX);
 }
 
-/* "key=value,..." over the defaults. */
-static int parse_list(const char *spec, colio_store_figures_t *f)
+/* "key=value,..." over the defaults (keys the figures do not have: -1; date=EPOCH into *date when given). */
+static int parse_list(const char *spec, colio_store_figures_t *f, int64_t *date)
 {
     char buf[512], *save = NULL;
-    if (strlen(spec) >= sizeof buf)
+    if (spec[0] == '\0' || strlen(spec) >= sizeof buf)
         return -1;
     strcpy(buf, spec);
     colio_figures_default(f);
@@ -123,6 +136,10 @@ static int parse_list(const char *spec, colio_store_figures_t *f)
             f->shared = (int)v;
             continue;
         }
+        if (date && strcmp(item, "date") == 0) {
+            *date = (int64_t)v;
+            continue;
+        }
         double *field = figure_named(f, item);
         if (field == NULL)
             return -1;
@@ -136,7 +153,7 @@ int colio_figures_parse(const char *spec, colio_store_figures_t *f, int *given)
     *given = 0;
     if (strcmp(spec, "probe") == 0 || strcmp(spec, "off") == 0)
         return 0;
-    if (parse_list(spec, f) != 0)
+    if (parse_list(spec, f, NULL) != 0)
         return -1;
     *given = 1;
     return 0;
@@ -156,37 +173,34 @@ const char *colio_figures_cache_file(const char *cache, char *buf, int len)
 {
     if (strcmp(cache, "none") == 0)
         return NULL;
-    if (cache[0]) {
-        snprintf(buf, (size_t)len, "%s", cache);
-        return buf;
-    }
-    const char *env = getenv("COLIO_STORAGE_CACHE");
-    if (env && strcmp(env, "none") == 0)
+    int n = -1;
+    const char *env = getenv("COLIO_STORAGE_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (cache[0])
+        n = snprintf(buf, (size_t)len, "%s", cache);
+    else if (env && strcmp(env, "none") == 0)
         return NULL;
-    if (env && *env) {
-        snprintf(buf, (size_t)len, "%s", env);
-        return buf;
-    }
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg)
-        snprintf(buf, (size_t)len, "%s/colio/storage-figures", xdg);
+    else if (env && *env)
+        n = snprintf(buf, (size_t)len, "%s", env);
+    else if (xdg && *xdg)
+        n = snprintf(buf, (size_t)len, "%s/colio/storage-figures", xdg);
     else if (home && *home)
-        snprintf(buf, (size_t)len, "%s/.cache/colio/storage-figures", home);
-    else
-        return NULL;
-    return buf;
+        n = snprintf(buf, (size_t)len, "%s/.cache/colio/storage-figures", home);
+    return n >= 0 && n < len ? buf : NULL; /* a name cut short would be another file */
 }
 
 static void format_line(char *line, size_t len, const char *key, const colio_store_figures_t *f)
 {
     snprintf(line, len,
              "%s write_call=%.6g write_bw=%.6g read_call=%.6g read_bw=%.6g copy_bw=%.6g write_streams=%.3f "
-             "read_streams=%.3f write_call_streams=%.3f read_call_streams=%.3f shared=%d\n",
+             "read_streams=%.3f write_call_streams=%.3f read_call_streams=%.3f shared=%d date=%lld\n",
              key, f->write_call, f->write_bw, f->read_call, f->read_bw, f->copy_bw, f->write_streams, f->read_streams,
-             f->write_call_streams, f->read_call_streams, f->shared);
+             f->write_call_streams, f->read_call_streams, f->shared, (long long)time(NULL));
 }
 
-/* The figures of one line "KEY k=v ...", when its key is key. */
+/* Figures older than this are measured again: machines and their loads change. */
+#define FIG_MAX_AGE (30 * 24 * 3600)
+
+/* The figures of one line "KEY k=v ...", when its key is key and they are recent. */
 static int line_figures(char *line, const char *key, colio_store_figures_t *f)
 {
     size_t n = strlen(key);
@@ -195,7 +209,11 @@ static int line_figures(char *line, const char *key, colio_store_figures_t *f)
     char *rest = line + n + 1, *nl = strchr(rest, '\n');
     if (nl)
         *nl = '\0';
-    return parse_list(rest, f);
+    int64_t date = 0;
+    if (parse_list(rest, f, &date) != 0)
+        return -1;
+    int64_t age = (int64_t)time(NULL) - date;
+    return age >= 0 && age <= FIG_MAX_AGE ? 0 : -1;
 }
 
 int colio_figures_cache_get(const char *file, const char *key, colio_store_figures_t *f)
@@ -203,7 +221,7 @@ int colio_figures_cache_get(const char *file, const char *key, colio_store_figur
     FILE *in = fopen(file, "r");
     if (in == NULL)
         return -1;
-    char line[1024];
+    char line[2048];
     int found = -1;
     while (found != 0 && fgets(line, sizeof line, in))
         found = line_figures(line, key, f);
@@ -214,8 +232,9 @@ int colio_figures_cache_get(const char *file, const char *key, colio_store_figur
 /* mkdir -p of file's directory. */
 static void make_parent(const char *file)
 {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", file);
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s", file) >= (int)sizeof dir)
+        return;
     for (char *s = strchr(dir + 1, '/'); s; s = strchr(s + 1, '/')) {
         *s = '\0';
         mkdir(dir, 0755);
@@ -225,12 +244,19 @@ static void make_parent(const char *file)
 
 int colio_figures_cache_put(const char *file, const char *key, const colio_store_figures_t *f)
 {
-    char tmp[1100], line[1024];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
+    char tmp[PATH_MAX], line[2048];
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", file) >= (int)sizeof tmp)
+        return -ENAMETOOLONG;
     make_parent(file);
-    FILE *out = fopen(tmp, "w");
-    if (out == NULL)
-        return -errno;
+    int fd = mkstemp(tmp); /* a name of its own: never someone's planted link */
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (out == NULL) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd), unlink(tmp);
+        return -e;
+    }
+    fchmod(fd, 0644);
     FILE *in = fopen(file, "r"); /* the other file systems' lines stay */
     size_t n = strlen(key);
     while (in && fgets(line, sizeof line, in))
@@ -257,7 +283,11 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-enum { PROBE_BIG = 8 << 20, PROBE_SMALL = 512, PROBE_CALLS = 256, PROBE_GAP = 4096 };
+/* Small calls move one byte each: their time is the call's own cost, not bandwidth (a difference of two
+   measurements came out 0 once, under load, and a model with free calls sends every call direct). */
+enum { PROBE_BIG = 8 << 20, PROBE_SMALL = 1, PROBE_CALLS = 256, PROBE_GAP = 4096 };
+/* No storage call costs less than entering the kernel. */
+#define PROBE_CALL_MIN 50e-9
 
 /* One thread's share of a measurement: calls of len bytes, gap apart from off on. */
 typedef struct probe_part {
@@ -378,10 +408,10 @@ static int probe_fd(int fd, char *buf, char *other, colio_store_figures_t *f)
         return -EIO;
     f->write_bw = PROBE_BIG / ((fresh + over) / 2);
     f->read_bw = PROBE_BIG / big_read;
-    f->write_call = calls_w / PROBE_CALLS - PROBE_SMALL / f->write_bw;
-    f->read_call = calls_r / PROBE_CALLS - PROBE_SMALL / f->read_bw;
-    f->write_call = f->write_call > 0 ? f->write_call : 0;
-    f->read_call = f->read_call > 0 ? f->read_call : 0;
+    f->write_call = calls_w / PROBE_CALLS;
+    f->read_call = calls_r / PROBE_CALLS;
+    f->write_call = f->write_call > PROBE_CALL_MIN ? f->write_call : PROBE_CALL_MIN;
+    f->read_call = f->read_call > PROBE_CALL_MIN ? f->read_call : PROBE_CALL_MIN;
     if (cpus_here() >= 2) {
         f->write_streams = streams(big_w, over);
         f->read_streams = streams(big_r, big_read);
@@ -429,10 +459,11 @@ static int fs_key(const char *path, char *key, size_t len, int *network)
 /* Measure the file system of path's directory. */
 static int probe_dir(const char *path, colio_store_figures_t *f)
 {
-    char dir[1024], scratch[1200];
-    snprintf(dir, sizeof dir, "%s", path);
-    snprintf(scratch, sizeof scratch, "%s/.colio-probe.%ld", dirname(dir), (long)getpid());
-    int fd = open(scratch, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    char dir[PATH_MAX], scratch[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir ||
+        snprintf(scratch, sizeof scratch, "%s/.colio-probe.XXXXXX", dirname(dir)) >= (int)sizeof scratch)
+        return -ENAMETOOLONG;
+    int fd = mkstemp(scratch); /* a name of its own: threads and nodes probing the same directory at once */
     if (fd < 0)
         return -errno;
     unlink(scratch); /* nothing is left behind, whatever happens next */
@@ -450,7 +481,7 @@ static int probe_dir(const char *path, colio_store_figures_t *f)
 
 #define KEPT_MAX 16
 static struct {
-    char key[128];
+    char key[160];
     colio_store_figures_t f;
 } kept[KEPT_MAX];
 static int nkept;
@@ -470,33 +501,48 @@ static int kept_get(const char *key, colio_store_figures_t *f)
 static void kept_put(const char *key, const colio_store_figures_t *f)
 {
     pthread_mutex_lock(&kept_lock);
-    int i = nkept < KEPT_MAX ? nkept++ : KEPT_MAX - 1;
+    int i = 0;
+    while (i < nkept && strcmp(kept[i].key, key) != 0)
+        i++;
+    if (i == nkept)
+        i = nkept < KEPT_MAX ? nkept++ : KEPT_MAX - 1;
     snprintf(kept[i].key, sizeof kept[i].key, "%s", key);
     kept[i].f = *f;
     pthread_mutex_unlock(&kept_lock);
 }
 
+/* One probe at a time in a process (threads opening files on one file system probe it once). */
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int colio_figures_of_path(const char *path, const char *cache, colio_store_figures_t *f)
 {
-    char key[128], fbuf[1024];
+    char key[160], fbuf[PATH_MAX];
     int network = 0;
     colio_figures_default(f);
     int rc = fs_key(path, key, sizeof key, &network);
     if (rc != 0)
         return rc;
+    if (cpus_here() < 2) /* the streams are assumed, not measured: kept apart from measured ones */
+        strncat(key, ":bound", sizeof key - strlen(key) - 1);
     if (kept_get(key, f))
         return 0;
+    pthread_mutex_lock(&probe_lock);
     const char *file = colio_figures_cache_file(cache, fbuf, sizeof fbuf);
-    if (file && colio_figures_cache_get(file, key, f) == 0) {
+    if (kept_get(key, f) || (file && colio_figures_cache_get(file, key, f) == 0)) {
         kept_put(key, f);
+        pthread_mutex_unlock(&probe_lock);
         return 0;
     }
     rc = probe_dir(path, f);
-    if (rc != 0)
-        colio_figures_default(f); /* kept too: the next open does not try again */
     f->shared = network;
-    kept_put(key, f);
-    if (rc == 0 && file)
-        colio_figures_cache_put(file, key, f); /* a cache that cannot be written only costs a probe later */
+    if (rc == 0 && figures_sane(f)) {
+        kept_put(key, f);
+        if (file)
+            colio_figures_cache_put(file, key, f); /* a cache that cannot be written only costs a probe later */
+    } else { /* not kept: another directory of the file system may be writable */
+        colio_figures_default(f);
+        rc = rc ? rc : -EIO;
+    }
+    pthread_mutex_unlock(&probe_lock);
     return rc;
 }

@@ -23,10 +23,12 @@ typedef struct colio_store_figures {
     double write_call_streams;   /* calls: the same for small calls (their cost per call overlaps or not) */
     double read_call_streams;
     int shared;                  /* a network file system: every node adds its own client's bandwidth */
+    int fixed;                   /* no model: the fixed rules choose (colio_storage_model=off, or storage
+                                    without a cost, as the null backend without colio_null_latency) */
 } colio_store_figures_t;
 
 /* The words an agreement carries them in (int64_t each): picoseconds, bytes/s, thousandths. */
-#define COLIO_FIGURES_WORDS 10
+#define COLIO_FIGURES_WORDS 11
 void colio_figures_pack(const colio_store_figures_t *f, int64_t w[COLIO_FIGURES_WORDS]);
 void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figures_t *f);
 

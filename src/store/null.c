@@ -187,12 +187,18 @@ static int null_size(colio_store_t *st, int64_t *size_p)
     return 0;
 }
 
-/* The null model's own figures: its latency and bandwidth, independent accesses. */
+/*
+ * The null model's own figures: its latency and bandwidth, independent
+ * accesses. Without a cost (the default, TAPIOCA's /dev/null mode, which
+ * measures aggregation) the fixed rules choose: a model of free storage
+ * would send every call direct.
+ */
 static int null_figures(colio_store_t *st, const char *path, const struct colio_hints *hints,
                         colio_store_figures_t *f)
 {
     (void)path, (void)hints;
     colio_figures_default(f);
+    f->fixed = st->model.latency <= 0 && st->model.bandwidth <= 0;
     double bw = st->model.bandwidth > 0 ? (double)st->model.bandwidth : 1e12;
     f->write_call = f->read_call = st->model.latency;
     f->write_bw = f->read_bw = bw;

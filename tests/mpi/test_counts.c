@@ -54,6 +54,11 @@ static void run_case(const char *agreements, int naggs, uint64_t seed, int round
     int64_t *want = calloc((size_t)(COLIO_COUNT_WORDS * t_nprocs), sizeof(int64_t));
     MPI_Alltoall(p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, want, COLIO_COUNT_WORDS, MPI_INT64_T, MPI_COMM_WORLD);
     CHECK(colio_counts_sparse(op), "colio_counts=sparse makes the step sparse");
+    /* the step's arrays, as INIT takes them (sized by ranks and aggregators) */
+    op->counts.senders = calloc((size_t)(2 * naggs), sizeof(int64_t));
+    op->counts.msg = calloc((size_t)(COLIO_COUNTS_MSG_WORDS * (t_nprocs + naggs)), sizeof(int64_t));
+    op->counts.reqs = calloc((size_t)(t_nprocs + naggs), sizeof(MPI_Request));
+    op->arr_naggs = naggs;
     colio_counts_start(op);
     while (op->phase == COLIO_PH_COUNTS_SENDERS || op->phase == COLIO_PH_COUNTS_MSGS)
         colio_op_step(op);
@@ -75,6 +80,7 @@ static void run_case(const char *agreements, int naggs, uint64_t seed, int round
     CHECK(op->stats.meta_messages == sends + recvs, "%s: %lld messages posted, %lld expected", agreements,
           (long long)op->stats.meta_messages, (long long)(sends + recvs));
     colio_counts_free(op);
+    colio_bufcache_free(&fh.bufs);
     free(want), free(p->to_agg), free(p->send_counts), free(p->recv_counts), free(aggs), free(op);
 }
 

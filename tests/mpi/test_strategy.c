@@ -117,6 +117,29 @@ static void probe_cache(const char *path)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* The null backend without a cost model keeps the fixed rules: small pieces still aggregate. */
+static void null_backend(const char *path)
+{
+    MPI_Info info = test_info("colio_backend=null");
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
+    MPI_Info_free(&info);
+    if (fh == NULL)
+        return;
+    enum { N = 256, LEN = 16 };
+    MPI_Offset off[N], len[N];
+    char buf[N * LEN];
+    memset(buf, t_rank, sizeof buf);
+    for (int i = 0; i < N; i++)
+        off[i] = ((MPI_Offset)i * t_nprocs + t_rank) * LEN, len[i] = LEN;
+    CHECK_RC(colio_write_list_all(fh, N, off, len, buf), COLIO_SUCCESS, fh);
+    same_path_everywhere(fh, t_nprocs > 1 ? "two-phase" : NULL, "null backend, 16-byte pieces");
+    colio_stats st;
+    colio_get_stats(fh, &st);
+    CHECK(st.last.predicted_direct == 0 && st.last.predicted_two_phase == 0, "null backend: no model ran");
+    CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
+}
+
 static void bad_model(const char *path)
 {
     MPI_Info info = test_info("colio_storage_model=write_bw=fast");
@@ -140,6 +163,7 @@ int main(int argc, char **argv)
     one_case(path, "slow", SLOW, 64, two, NULL);
     one_case(path, "slow", SLOW, 4096, two, NULL);
     probe_cache(path);
+    null_backend(path);
     bad_model(path);
     restore_env_hints();
     test_unlink(path);

@@ -5,6 +5,7 @@
  * storage, on slow storage and at scale on a parallel file system.
  */
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,7 +125,9 @@ static void figures_words_and_hint(void)
               g.write_call == 2e-6 && g.write_bw == 1.5e9 && g.read_streams == 2 && g.shared == 1 &&
               g.read_call == 50e-6,
           "figures given by the hint, the rest defaults");
-    const char *bad[] = {"fast", "write_bw=0", "write_call=-1", "read_streams=3", "shared=2", "speed=1", "write_bw"};
+    const char *bad[] = {"fast",       "write_bw=0",   "write_call=-1", "read_streams=3", "shared=2",
+                         "speed=1",    "write_bw",     "",              "write_call=1e8", "write_bw=inf",
+                         "write_bw=0.4", "copy_bw=nan", "date=1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CHECK(colio_figures_parse(bad[i], &g, &given) != 0, "\"%s\" refused", bad[i]);
 }
@@ -145,6 +148,12 @@ static void cache_file(void)
     CHECK(colio_figures_cache_get(file, "fs=b", &got) == 0 && got.write_call == 3e-3 && got.read_bw == 12e9,
           "the other file system's line kept");
     CHECK(colio_figures_cache_get(file, "fs=", &got) != 0, "a key's prefix is not a key");
+    FILE *old = fopen(file, "a"); /* figures measured 31 days ago are measured again */
+    fprintf(old, "fs=old write_call=1e-6 write_bw=1e9 date=%lld\n", (long long)time(NULL) - 31 * 24 * 3600);
+    fprintf(old, "fs=new write_call=1e-6 write_bw=1e9 date=%lld\n", (long long)time(NULL) - 3600);
+    fclose(old);
+    CHECK(colio_figures_cache_get(file, "fs=old", &got) != 0, "a stale line is ignored");
+    CHECK(colio_figures_cache_get(file, "fs=new", &got) == 0 && got.write_bw == 1e9, "a recent line is read");
     CHECK(colio_figures_cache_file("none", buf, sizeof buf) == NULL, "none: no file");
     CHECK(strcmp(colio_figures_cache_file("/x/y", buf, sizeof buf), "/x/y") == 0, "a hint names the file");
     setenv("COLIO_STORAGE_CACHE", file, 1);
