@@ -20,7 +20,10 @@ local aggregators in all, Kang et al.'s setting; tam@*:8: 8 per node;
 tam@half: half the ranks). Collective buffering is forced (romio_cb_write=enable): with
 the null backend colio's cost model would otherwise write these patterns
 directly and skip the exchange being measured. --repeat N times N calls in
-one simulation (the median is reported, the minimum kept). --cfg passes
+one simulation (the median is reported, the minimum kept); --together
+runs all kernels of a cell in one simulation, one after another, so the
+CPU time they are charged is measured under the same load of the machine
+running the simulation (auto: colio-bench's plain colio engine). --cfg passes
 simulator options (e.g. --cfg=--cfg=smpi/privatization:mmap). A run the
 memory guard stops (common.MEM_LIMIT_GIB) is kept with its wall time and
 memory so far. --smoke: 64 ranks on cori-small, two kernels, no sweep, no
@@ -54,6 +57,40 @@ def kernel_hints(spec, ranks):
     if las:
         hints += f";colio_local_aggregators={ranks // 2 if las == 'half' else las}"
     return hints
+
+
+def engine(spec, ranks):
+    """colio-bench's engine name for a kernel spec (auto: plain colio; the others as colio:key=value+...)."""
+    if spec == "auto":
+        return "colio"
+    h = kernel_hints(spec, ranks)
+    if "colio_meta_exchange" not in h:
+        h += ";colio_meta_exchange=" + h.split("colio_exchange=")[1].split(";")[0]
+    return "colio:" + h.replace(";", "+")
+
+
+def together(a, workload, ranks, aggs, specs, hints):
+    """Every kernel of specs in one simulation (colio-bench runs them one after another, --repeat calls each):
+    the CPU time they are charged is measured under the same load of this machine."""
+    args = WORKLOADS[workload] + ["--op", "write", "--repeat", str(a.repeat), "--warmup", "0",
+                                  "--engine", ",".join(engine(k, ranks) for k in specs)]
+    base = {"machine": a.machine, "workload": workload, "ranks": ranks, "aggs": aggs, "hints": hints, "cfg": a.cfg,
+            "network_only": a.network_only, "repeat": a.repeat, "together": ",".join(specs)}
+    try:
+        runs, wall, rss, cmd = common.bench(a.machine, ranks, args, hints, network_only=a.network_only,
+                                            timeout=a.timeout, extra_cfg=a.cfg)
+    except common.SimStopped as e:
+        return [{**base, "kernel": k, "stopped": str(e).split(":")[1].strip(), "wall_s": round(e.wall_s, 1),
+                 "rss_mib": round(e.rss_mib), "command": e.cmd} for k in specs]
+    out = []
+    for k, r in zip(specs, runs):
+        if r["error"]:
+            sys.exit(f"colio-bench failed: {r['error']}")
+        out.append({**base, "kernel": k, "hints": hints + ";" + kernel_hints(k, ranks) if k != "auto" else hints,
+                    "time_s": r["median_s"], "min_s": r["min_s"], "meta_s": r["phases"]["meta_exchange"],
+                    "data_s": r["phases"]["data_exchange"], "kernels": r["kernels"], "messages": r["messages"],
+                    "wall_s": round(wall, 1), "rss_mib": round(rss), "command": cmd})
+    return out
 
 
 def one(a, workload, ranks, aggs, spec, hints):
@@ -131,6 +168,8 @@ def main():
     ap.add_argument("--workload", default="e3sm", help="e3sm, interleaved or both, comma-separated")
     ap.add_argument("--repeat", type=int, default=1, help="timed calls per simulation (median reported)")
     ap.add_argument("--aggs", type=int, help="cb_nodes (default: one aggregator per node)")
+    ap.add_argument("--together", action="store_true",
+                    help="run the kernels of a cell in one simulation (same load on this machine for all)")
     ap.add_argument("--timeout", type=int, help="stop a run after this many seconds of wall time (kept as stopped)")
     ap.add_argument("--cfg", action="append", default=[], help="simulator option passed to smpirun (repeatable)")
     ap.add_argument("--smoke", action="store_true")
@@ -151,6 +190,17 @@ def main():
     for workload in a.workload.split(","):
         for ranks in [int(r) for r in a.ranks.split(",") if r]:
             aggs = a.aggs or max(1, ranks // common.platform_cores(a.machine))
+            if a.together:
+                common.log(f"{a.machine} {workload} {ranks} ranks, together: {a.kernels}")
+                rs = together(a, workload, ranks, aggs, a.kernels.split(","), f"{BASE_HINTS};cb_nodes={aggs}")
+                results["runs"] += rs
+                common.save(a.out, results)
+                for r in rs:
+                    common.log(f"  {r['kernel']}: " + (f"{r['kernels']} meta {r['meta_s']:.4f} data {r['data_s']:.4f} "
+                                                        f"call {r['time_s']:.4f} (min {r['min_s']:.4f})"
+                                                        if "time_s" in r else "stopped " + r["stopped"]))
+                common.log(f"  wall {rs[0]['wall_s']} s, {rs[0]['rss_mib']} MiB")
+                continue
             for k in a.kernels.split(","):
                 hints = f"{BASE_HINTS};cb_nodes={aggs};{kernel_hints(k, ranks)}"
                 common.log(f"{a.machine} {workload} {ranks} ranks, {k}")

@@ -1,6 +1,8 @@
 /* Building a rank's piece list from a view or an explicit list; user-memory copies. */
 #include "access/access.h"
 
+#include "base/bigmem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,14 +220,14 @@ int colio_access_clip(colio_access_t *acc, int64_t eof)
         colio_runs_free(&v);
         return rc;
     }
-    free(acc->runs);
+    colio_mem_free(acc->runs);
     access_take(acc, &v);
     return 0;
 }
 
 void colio_access_free(colio_access_t *acc)
 {
-    free(acc->runs);
+    colio_mem_free(acc->runs);
     memset(acc, 0, sizeof *acc);
 }
 

@@ -1,12 +1,14 @@
 /* Strided runs: appending with extension, and cutting runs by stream or file range. */
 #include "access/run.h"
 
+#include "base/bigmem.h"
+
 #include <stdlib.h>
 
 static int grow(colio_runs_t *v)
 {
     int64_t cap = v->cap ? 2 * v->cap : 16;
-    colio_run_t *r = realloc(v->r, sizeof *r * (size_t)cap);
+    colio_run_t *r = colio_mem_realloc(v->r, sizeof *r * (size_t)cap);
     if (r == NULL)
         return -1;
     v->r = r;
@@ -49,7 +51,7 @@ int colio_runs_reserve(colio_runs_t *v, int64_t n)
 {
     if (n <= v->cap)
         return 0;
-    colio_run_t *r = realloc(v->r, sizeof *r * (size_t)n);
+    colio_run_t *r = colio_mem_realloc(v->r, sizeof *r * (size_t)n);
     if (r == NULL)
         return -1;
     v->r = r;
@@ -59,7 +61,7 @@ int colio_runs_reserve(colio_runs_t *v, int64_t n)
 
 void colio_runs_free(colio_runs_t *v)
 {
-    free(v->r);
+    colio_mem_free(v->r);
     v->r = NULL;
     v->n = v->cap = 0;
 }

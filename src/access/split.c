@@ -1,18 +1,20 @@
 /* Splitting a rank's runs by file domain and round (the "my requests per aggregator" lists). */
 #include "access/split.h"
 
+#include "base/bigmem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 static int list_grow_to(colio_agg_list_t *l, int64_t cap)
 {
-    int64_t *m = realloc(l->meta, sizeof *m * (size_t)(COLIO_META_WORDS * cap));
+    int64_t *m = colio_mem_realloc(l->meta, sizeof *m * (size_t)(COLIO_META_WORDS * cap));
     if (m)
         l->meta = m;
-    int64_t *p = m ? realloc(l->pos, sizeof *p * (size_t)cap) : NULL;
+    int64_t *p = m ? colio_mem_realloc(l->pos, sizeof *p * (size_t)cap) : NULL;
     if (p)
         l->pos = p;
-    int64_t *r = p ? realloc(l->round, sizeof *r * (size_t)cap) : NULL;
+    int64_t *r = p ? colio_mem_realloc(l->round, sizeof *r * (size_t)cap) : NULL;
     if (!r)
         return -1;
     l->round = r;
@@ -117,9 +119,9 @@ void colio_agg_lists_free(colio_agg_list_t *lists, int n)
     if (lists == NULL)
         return;
     for (int a = 0; a < n; a++) {
-        free(lists[a].meta);
-        free(lists[a].pos);
-        free(lists[a].round);
+        colio_mem_free(lists[a].meta);
+        colio_mem_free(lists[a].pos);
+        colio_mem_free(lists[a].round);
     }
     memset(lists, 0, sizeof *lists * (size_t)n);
 }

@@ -2,6 +2,7 @@
  * The operation state machine: driver, the local INIT step, the SETUP
  * agreement, the FINAL error agreement and the end of an operation.
  */
+#include "base/bigmem.h"
 #include "engine/op.h"
 
 #include <errno.h>
@@ -601,7 +602,7 @@ static void keep_read_key(colio_op_t *op)
         op->key_ok = 1;
         return;
     }
-    op->key_runs = malloc(sizeof *op->key_runs * (size_t)op->acc.n);
+    op->key_runs = colio_mem_alloc(sizeof *op->key_runs * (size_t)op->acc.n);
     if (op->key_runs) {
         memcpy(op->key_runs, op->acc.runs, sizeof *op->key_runs * (size_t)op->acc.n);
         op->key_n = op->acc.n;
@@ -960,7 +961,7 @@ static void keep_plan(colio_op_t *op)
                colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data)) {
         colio_plancache_store(&fh->plans, fh->hints.plan_cache, op, &fh->bufs);
     }
-    free(op->key_runs);
+    colio_mem_free(op->key_runs);
     op->key_runs = NULL;
 }
 

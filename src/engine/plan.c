@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "engine/file.h"
 #include "engine/op.h"
 #include "engine/plancache.h"
@@ -54,7 +55,7 @@ static int borrow_plan(colio_op_t *op)
         p->from_src[s].cur = 0;
     op->stats.aggregators = p->naggs;
     op->stats.is_aggregator = p->my_agg >= 0;
-    free(op->acc.runs); /* the lists hold it all, as after a split */
+    colio_mem_free(op->acc.runs); /* the lists hold it all, as after a split */
     op->acc.runs = NULL;
     op->acc.n = 0;
     op->phase = COLIO_PH_COUNTS; /* no counts to exchange: op->coll is idle, so COUNTS moves on */
@@ -71,7 +72,7 @@ static void drop_runs(colio_op_t *op)
         op->key_n = op->acc.n;
         op->key_ok = 1;
     } else {
-        free(op->acc.runs);
+        colio_mem_free(op->acc.runs);
     }
     op->acc.runs = NULL;
     op->acc.n = 0;

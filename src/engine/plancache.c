@@ -1,4 +1,5 @@
 /* Reusable exchange plans: storage, lookup and eviction (see plancache.h). */
+#include "base/bigmem.h"
 #include "engine/plancache.h"
 
 #include <stdlib.h>
@@ -161,7 +162,7 @@ void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs)
 static void entry_free(colio_plan_entry_t *e, colio_bufcache_t *bufs)
 {
     colio_plan_release(&e->plan, bufs);
-    free(e->runs);
+    colio_mem_free(e->runs);
     memset(e, 0, sizeof *e);
 }
 
