@@ -33,8 +33,8 @@ int colio_counts_may_be_sparse(const colio_file *fh)
     (void)fh;
     return 0; /* every file shares one communicator there and tags repeat between files (base/smpi_compat.h) */
 #else
-    const char *mode = fh->hints.counts;
-    return strcmp(mode, "sparse") == 0 || (strcmp(mode, "auto") == 0 && fh->nprocs >= COLIO_COUNTS_SPARSE_MIN);
+    char mode = fh->hints.counts[0]; /* auto, dense or sparse (checked with the hints): the first letter says */
+    return mode == 's' || (mode == 'a' && fh->nprocs >= COLIO_COUNTS_SPARSE_MIN);
 #endif
 }
 
@@ -43,7 +43,7 @@ int colio_counts_sparse(const colio_op_t *op)
     const colio_plan_t *p = &op->plan;
     if (!colio_counts_may_be_sparse(op->fh) || p->rma_meta || p->rma_data)
         return 0;
-    return strcmp(op->fh->hints.counts, "sparse") == 0 || 4 * (int64_t)p->naggs <= op->fh->nprocs;
+    return op->fh->hints.counts[0] == 's' || 4 * (int64_t)p->naggs <= op->fh->nprocs;
 }
 
 void colio_counts_start(colio_op_t *op)

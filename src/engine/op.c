@@ -797,12 +797,12 @@ static int setup_path(colio_op_t *op)
     }
     adopt_stored_plan(op);
     if (op->glo >= op->ghi) {
-        snprintf(op->stats.strategy, sizeof op->stats.strategy, "%s", op->early ? "early" : "none");
+        strcpy(op->stats.strategy, op->early ? "early" : "none"); /* literals that fit: no format per call */
         op->phase = COLIO_PH_DONE; /* nothing to move anywhere */
         return COLIO_STEP_NEXT;
     }
     int direct = use_direct_path(op);
-    snprintf(op->stats.strategy, sizeof op->stats.strategy, "%s", direct ? "direct" : "two-phase");
+    strcpy(op->stats.strategy, direct ? "direct" : "two-phase");
     op->after_gate = direct ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
     op->phase = COLIO_PH_GATE;
     return COLIO_STEP_NEXT;

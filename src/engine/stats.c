@@ -114,6 +114,8 @@ static void append_line(const char *stats_path, const char *line, int len)
 static int stats_file_wanted(const char *path)
 {
     static const char *const off[] = {"", "0", "none", "off", "false", "disable"};
+    if (path[0] == '\0') /* the default: no file, decided without a comparison per call */
+        return 0;
     for (size_t i = 0; i < sizeof off / sizeof *off; i++)
         if (strcmp(path, off[i]) == 0)
             return 0;
