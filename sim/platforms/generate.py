@@ -118,7 +118,10 @@ def machines():
     # chassis; modelled all-to-all in the group as colio's model does), 34
     # groups of KNL nodes; Aries links ~5.25 GB/s electrical, 4.7 GB/s optical,
     # taken as one 5 GB/s, ~1 us per hop.
-    for name, groups, routers in (("cori", 34, 96), ("cori-small", 4, 16)):
+    # cori-1g is one group of cori (384 nodes, 24,576 ranks): a compact job of up
+    # to 384 nodes lies in group 0 of cori, so it takes the same routes there, and
+    # the simulator holds 1/34 of cori's hosts and links (docs/SCALE.md, memory).
+    for name, groups, routers in (("cori", 34, 96), ("cori-small", 4, 16), ("cori-1g", 1, 96)):
         nodes = groups * routers * 4
         xml = cluster(name, f"Cori-like dragonfly, {groups} groups x {routers} routers x 4 nodes, 64 ranks per node",
                       "DRAGONFLY", f"{groups},1;1,1;{routers},1;4", nodes, 64, "5GBps", "1us")

@@ -78,7 +78,7 @@ static int progress_valid(const char *name)
 static const hint_def_t hint_table[] = {
     {"cb_buffer_size", HK_BYTES, F(cb_buffer_size), 1, (int64_t)1 << 40, NULL, "16777216",
      "bytes of file an aggregator handles per two-phase round"},
-    {"cb_nodes", HK_INT, F(cb_nodes), 1, INT_MAX, NULL, "one per node",
+    {"cb_nodes", HK_INT, F(cb_nodes), 1, INT_MAX, NULL, "one per node (two on one node)",
      "number of aggregators (capped at the number of ranks)"},
     {"romio_cb_write", HK_TOGGLE, F(cb_write), 0, 0, NULL, "automatic",
      "collective buffering for writes: enable, disable (direct I/O by each rank), automatic"},
@@ -153,8 +153,10 @@ static const hint_def_t hint_table[] = {
      "placement metrics in the statistics (hop-bytes, busiest link, domain balance, predicted cost): enable, "
      "disable, automatic (when the placement reads the access pattern anyway, or colio_stats is set); they cost "
      "one MPI_Iallgather and one MPI_Iallgatherv per operation with romio placement"},
-    {"colio_aggregators_per_node", HK_INT, F(aggs_per_node), 1, INT_MAX, NULL, "1",
-     "aggregators per node when cb_nodes is not set, and the most any placement but romio puts on one node"},
+    {"colio_aggregators_per_node", HK_INT, F(aggs_per_node), 0, INT_MAX, NULL, "0",
+     "aggregators per node when cb_nodes is not set, and the most any placement but romio puts on one node; "
+     "0: one per node when the job spans several nodes (ROMIO's), two when it runs on one node (the exchange "
+     "is then memory copies, which a second aggregator does on another core)"},
     {"colio_topology", HK_PATH, F(topology), 0, 0, topology_valid, "flat",
      "network model for placement and metrics: flat, tree:fanout=AxB..., fattree:k=K, "
      "dragonfly:groups=G,routers=R,nodes=N, torus:dims=AxBx...[,psets=P,bridges=Q], or a topology file "
@@ -252,7 +254,7 @@ void colio_hints_default(colio_hints_t *h)
     h->auto_fanin = 16;
     h->auto_msg_max = 64 << 10;
     h->plan_cache = 4;
-    h->aggs_per_node = 1;
+    h->aggs_per_node = 0;
     h->max_outstanding = 16;
     h->io_threads = 4;
     strcpy(h->progress, "auto");

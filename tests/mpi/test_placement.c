@@ -109,7 +109,7 @@ static void two_per_node(const char *path)
 static void bad_topology(const char *path)
 {
     static const char *const bad[] = {"colio_topology=hypercube:d=3", "colio_topology=fattree:k=3",
-                                      "colio_topology=torus:dims=0", "colio_aggregators_per_node=0"};
+                                      "colio_topology=torus:dims=0", "colio_aggregators_per_node=-1"};
     for (int i = 0; i < 4; i++) {
         MPI_Info info = test_info(bad[i]);
         colio_file *fh = NULL;
