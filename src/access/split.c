@@ -95,16 +95,50 @@ static int split_run(const colio_run_t *r, const colio_domains_t *dom, colio_agg
     return 0;
 }
 
+/* At most how many parts each list gets: a run in one segment is one, a run cut at boundaries three a segment. */
+static void count_parts(const colio_run_t *r, const colio_domains_t *dom, int64_t *count, segment_t *seg)
+{
+    int64_t end = colio_run_end(r);
+    for (int64_t at = r->off; at < end; at = next_byte(r, at)) {
+        locate(dom, seg, at);
+        if (at == r->off && end <= seg->end) {
+            count[seg->agg]++;
+            return;
+        }
+        count[seg->agg] += 3;
+        at = seg->end;
+    }
+}
+
+/*
+ * Room in each list for all its parts: one list gets about every run; several are counted first (a
+ * cheap pass with the segment cache), since growing them by doubling copied and faulted in their memory.
+ */
+static int size_lists(const colio_access_t *acc, const colio_domains_t *dom, colio_agg_list_t *lists)
+{
+    if (dom->naggs == 1)
+        return acc->n > 0 ? list_grow_to(&lists[0], acc->n + 16) : 0;
+    int64_t *count = calloc((size_t)dom->naggs, sizeof *count);
+    if (count == NULL)
+        return -1;
+    segment_t seg = {0, 0, 0, 0};
+    for (int64_t i = 0; i < acc->n; i++)
+        count_parts(&acc->runs[i], dom, count, &seg);
+    int rc = 0;
+    for (int a = 0; a < dom->naggs && rc == 0; a++)
+        rc = count[a] ? list_grow_to(&lists[a], count[a] + 1) : 0;
+    free(count);
+    return rc;
+}
+
 int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
                           colio_agg_list_t *lists, colio_err_t *err)
 {
     memset(lists, 0, sizeof *lists * (size_t)dom->naggs);
     colio_runs_t tmp = {0};
-    int rc = 0;
     segment_t seg = {0, 0, 0, 0};
-    if (dom->naggs == 1 && acc->n > 0) /* every run to one list: about as many parts as runs */
-        rc = list_grow_to(&lists[0], acc->n + 16);
-    for (int64_t i = 0; i < acc->n && rc == 0; i++) /* one pass; the lists double as they fill */
+    int rc = size_lists(acc, dom, lists);
+    for (int64_t i = 0; i < acc->n && rc == 0; i++)
         rc = split_run(&acc->runs[i], dom, lists, &tmp, &seg);
     colio_runs_free(&tmp);
     if (rc != 0) {
