@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /*
  * Large buffers of closed files, kept for the process so the next file's
@@ -118,14 +120,70 @@ void colio_buf_give(colio_bufcache_t *c, void *p, size_t cap)
     c->size[slot] = cap;
 }
 
+/*
+ * Every array starts one header after its block: a mapped one has a page of its own for it, so the pages
+ * after it can be dropped (zeroed) without losing the header.
+ */
+typedef struct array_head {
+    size_t mapped; /* bytes of the mapping, 0: from calloc */
+    char pad[56];
+} array_head_t;
+
+static size_t page_bytes(void)
+{
+    static size_t page;
+    if (page == 0) {
+        long v = sysconf(_SC_PAGESIZE);
+        page = v > 0 ? (size_t)v : 4096;
+    }
+    return page;
+}
+
+static array_head_t *array_head(void *p) { return (array_head_t *)p - 1; }
+
+static void *array_alloc(size_t size)
+{
+    if (size < COLIO_ARRAY_MAP_MIN) {
+        array_head_t *h = calloc(1, sizeof *h + (size ? size : 1));
+        return h ? h + 1 : NULL;
+    }
+    size_t page = page_bytes(), len = page + ((size + page - 1) & ~(page - 1));
+    char *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    array_head_t *h = (array_head_t *)(base + page) - 1;
+    h->mapped = len;
+    return h + 1;
+}
+
+/* Zero a kept array: a mapped one by dropping its pages (what it never wrote stays unbacked). */
+static void *array_zero(void *p, size_t size)
+{
+    array_head_t *h = array_head(p);
+    if (h->mapped == 0 || madvise(p, h->mapped - page_bytes(), MADV_DONTNEED) != 0)
+        memset(p, 0, size);
+    return p;
+}
+
+void colio_array_free(void *p)
+{
+    if (p == NULL)
+        return;
+    array_head_t *h = array_head(p);
+    if (h->mapped)
+        munmap((char *)p - page_bytes(), h->mapped);
+    else
+        free(h);
+}
+
 void *colio_array_take(colio_bufcache_t *c, int kind, size_t size)
 {
     void *p = c->arr[kind];
     if (p && c->arr_size[kind] == size) {
         c->arr[kind] = NULL;
-        return memset(p, 0, size);
+        return array_zero(p, size);
     }
-    return calloc(size ? size : 1, 1);
+    return array_alloc(size);
 }
 
 void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size)
@@ -133,7 +191,7 @@ void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size)
     if (p == NULL)
         return;
     if (c->arr[kind] != NULL) {
-        free(p);
+        colio_array_free(p);
         return;
     }
     c->arr[kind] = p;
@@ -148,7 +206,7 @@ void colio_bufcache_free(colio_bufcache_t *c)
         c->p[i] = NULL;
     }
     for (int k = 0; k < COLIO_ARR_KINDS; k++) {
-        free(c->arr[k]);
+        colio_array_free(c->arr[k]);
         c->arr[k] = NULL;
     }
 }

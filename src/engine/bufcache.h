@@ -18,8 +18,16 @@
  * The small arrays every operation takes at INIT (sized by the ranks and
  * the aggregators): one of each kind is kept between operations, so a small
  * call allocates none (issue 23, item 1: no per-call allocation on the fast
- * path). Taken zeroed, as calloc gives them.
+ * path). Taken zeroed, as calloc gives them. Those of COLIO_ARRAY_MAP_MIN
+ * bytes and more are mapped by colio and zeroed by the kernel, so the pages
+ * a rank never writes cost it no memory: most of those sized by the ranks
+ * are an aggregator's (one entry per sender), which at thousands of ranks
+ * was most of colio's memory on the ranks that are not (docs/SCALE.md).
+ * 128 KiB is the C library's own default for mapping a block, so colio
+ * makes no more mappings than it would (a simulator runs every rank in
+ * one process, under the kernel's vm.max_map_count).
  */
+#define COLIO_ARRAY_MAP_MIN ((size_t)128 << 10)
 enum colio_array_kind {
     COLIO_ARR_SEND_COUNTS, COLIO_ARR_RECV_COUNTS, COLIO_ARR_TO_AGG, COLIO_ARR_FROM_SRC, COLIO_ARR_MSGS,
     COLIO_ARR_ATTACHED, COLIO_ARR_REQ_SLICES, COLIO_ARR_AGG_SLICES, COLIO_ARR_PAT_MINE, COLIO_ARR_PAT_COUNTS,
@@ -37,6 +45,8 @@ typedef struct colio_bufcache {
 void *colio_array_take(colio_bufcache_t *c, int kind, size_t size);
 /* Keep it for the next operation (or free it when one of its kind is kept already). NULL is ignored. */
 void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size);
+/* Free an array from colio_array_take that is not given back (a stored plan's); NULL is ignored. */
+void colio_array_free(void *p);
 
 /* A buffer of at least size bytes (*cap_p: its real size); NULL when out of memory. */
 void *colio_buf_take(colio_bufcache_t *c, size_t size, size_t *cap_p);

@@ -145,10 +145,10 @@ void colio_plancache_touch(colio_plancache_t *c, colio_plan_entry_t *e) { e->las
 void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs)
 {
     colio_agg_lists_free(p->to_agg, p->naggs);
-    free(p->to_agg);
-    free(p->send_counts);
-    free(p->recv_counts);
-    free(p->from_src);
+    colio_array_free(p->to_agg);
+    colio_array_free(p->send_counts);
+    colio_array_free(p->recv_counts);
+    colio_array_free(p->from_src);
     colio_buf_give(bufs, p->meta_pool, p->meta_pool_cap);
     colio_domains_free(&p->dom);
     free(p->aggs_owned);

@@ -55,9 +55,10 @@ static void run_case(const char *agreements, int naggs, uint64_t seed, int round
     MPI_Alltoall(p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, want, COLIO_COUNT_WORDS, MPI_INT64_T, MPI_COMM_WORLD);
     CHECK(colio_counts_sparse(op), "colio_counts=sparse makes the step sparse");
     /* the step's arrays, as INIT takes them (sized by ranks and aggregators) */
-    op->counts.senders = calloc((size_t)(2 * naggs), sizeof(int64_t));
-    op->counts.msg = calloc((size_t)(COLIO_COUNTS_MSG_WORDS * (t_nprocs + naggs)), sizeof(int64_t));
-    op->counts.reqs = calloc((size_t)(t_nprocs + naggs), sizeof(MPI_Request));
+    op->counts.senders = colio_array_take(&fh.bufs, COLIO_ARR_CNT_SENDERS, sizeof(int64_t) * (size_t)(2 * naggs));
+    op->counts.msg = colio_array_take(&fh.bufs, COLIO_ARR_CNT_MSG,
+                                      sizeof(int64_t) * (size_t)(COLIO_COUNTS_MSG_WORDS * (t_nprocs + naggs)));
+    op->counts.reqs = colio_array_take(&fh.bufs, COLIO_ARR_CNT_REQS, sizeof(MPI_Request) * (size_t)(t_nprocs + naggs));
     op->arr_naggs = naggs;
     colio_counts_start(op);
     while (op->phase == COLIO_PH_COUNTS_SENDERS || op->phase == COLIO_PH_COUNTS_MSGS)

@@ -1,0 +1,95 @@
+/*
+ * The arrays operations keep between calls (engine/bufcache.c): taken
+ * zeroed, small ones from the C library and those of COLIO_ARRAY_MAP_MIN
+ * bytes and more mapped; a kept one of the same size comes back zeroed
+ * (a mapped one by dropping its pages), another size gets a new one; and
+ * a mapped array whose pages were never written costs no resident memory
+ * (what keeps an aggregator's arrays off the other ranks, docs/SCALE.md).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "engine/bufcache.h"
+#include "testutil.h"
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0)
+            return 0;
+    return 1;
+}
+
+/* Pages of [p, p + n) in memory (mincore), or -1 when it cannot tell. */
+static long resident_pages(void *p, size_t n)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *start = (char *)((uintptr_t)p & ~(uintptr_t)(page - 1));
+    size_t len = (size_t)((char *)p + n - start), np = (len + (size_t)page - 1) / (size_t)page;
+    unsigned char *vec = malloc(np);
+    if (vec == NULL || mincore(start, len, vec) != 0) {
+        free(vec);
+        return -1;
+    }
+    long in = 0;
+    for (size_t i = 0; i < np; i++)
+        in += vec[i] & 1;
+    free(vec);
+    return in;
+}
+
+static void round_trip(size_t size)
+{
+    colio_bufcache_t c;
+    memset(&c, 0, sizeof c);
+    unsigned char *a = colio_array_take(&c, COLIO_ARR_AGG_SLICES, size);
+    CHECK(a != NULL && all_zero(a, size), "%zu bytes: taken zeroed", size);
+    memset(a, 0xab, size);
+    colio_array_give(&c, COLIO_ARR_AGG_SLICES, a, size);
+    unsigned char *b = colio_array_take(&c, COLIO_ARR_AGG_SLICES, size);
+    CHECK(b == a, "%zu bytes: the kept array comes back", size);
+    CHECK(all_zero(b, size), "%zu bytes: the kept array comes back zeroed", size);
+    b[size - 1] = 1;
+    colio_array_give(&c, COLIO_ARR_AGG_SLICES, b, size);
+    unsigned char *d = colio_array_take(&c, COLIO_ARR_AGG_SLICES, size + 8);
+    CHECK(d != NULL && d != b && all_zero(d, size + 8), "%zu bytes: another size gets a new zeroed array", size);
+    unsigned char *e = colio_array_take(&c, COLIO_ARR_MSGS, size);
+    colio_array_give(&c, COLIO_ARR_AGG_SLICES, d, size + 8); /* one of the kind is kept: this one is freed */
+    colio_array_give(&c, COLIO_ARR_MSGS, e, size);
+    colio_bufcache_free(&c);
+}
+
+static void untouched_pages(void)
+{
+    size_t size = 64 * COLIO_ARRAY_MAP_MIN;
+    colio_bufcache_t c;
+    memset(&c, 0, sizeof c);
+    unsigned char *a = colio_array_take(&c, COLIO_ARR_FROM_SRC, size);
+    CHECK(a != NULL, "a large array");
+    long before = resident_pages(a, size);
+    if (before >= 0) {
+        CHECK(before <= 2, "a fresh mapped array has %ld pages in memory", before);
+        a[0] = 1, a[size / 2] = 1;
+        colio_array_give(&c, COLIO_ARR_FROM_SRC, a, size);
+        a = colio_array_take(&c, COLIO_ARR_FROM_SRC, size);
+        long after = resident_pages(a, size);
+        CHECK(after <= 2, "zeroing a kept mapped array dropped its pages: %ld in memory", after);
+        CHECK(a[0] == 0 && a[size / 2] == 0, "and reads zeros");
+    }
+    colio_array_free(a);
+    colio_array_free(NULL);
+    colio_bufcache_free(&c);
+}
+
+int main(void)
+{
+    round_trip(64);
+    round_trip(COLIO_ARRAY_MAP_MIN - 1);
+    round_trip(COLIO_ARRAY_MAP_MIN);
+    round_trip(3 * COLIO_ARRAY_MAP_MIN + 17);
+    untouched_pages();
+    return unit_finish("test_bufcache_unit");
+}
