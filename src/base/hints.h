@@ -37,8 +37,9 @@ typedef struct colio_hints {
     int read_sieve_ratio;    /* colio_read_sieve_ratio: automatic reads go independent below it (0: never) */
     int throttle;            /* colio_throttle: steps (receives) per window of the stepped kernels; 0 = unlimited */
     int node_size;           /* colio_node_size: emulate nodes of this many consecutive ranks; 0 = MPI's nodes */
-    int auto_fanin;          /* colio_auto_fanin: auto throttles from this many senders per aggregator */
+    int auto_fanin;          /* colio_auto_fanin: auto sees all-to-many from this many peers per aggregator */
     int64_t auto_msg_max;    /* colio_auto_msg_max: ... when messages average at most this many bytes */
+    int auto_throttle_from;  /* colio_auto_throttle_from: auto windows its sends from this many peers */
     int plan_cache;          /* colio_plan_cache: exchange plans kept for reuse; 0 = none */
     int64_t block_size;      /* colio_block_size: block of the block layout; 0 = st_blksize */
     int aggs_per_node;       /* colio_aggregators_per_node: default count per node and the placements' cap */

@@ -125,7 +125,7 @@ static const hint_def_t hint_table[] = {
      "rma (one-sided: MPI_Put/MPI_Get into the aggregators' collective buffers in a dynamic window, PSCW per "
      "round; overlapping writes of different data by several ranks are undefined byte by byte), "
      "tam (two-layer aggregation through colio_local_aggregators, Kang et al. Fig. 3d), "
-     "auto (chosen per operation from fan-in, message size and nodes, see colio_auto_fanin; never rma)"},
+     "auto (chosen per operation from fan-in and message size: romio, issend or balanced, see colio_auto_fanin; never rma or tam)"},
     {"colio_meta_exchange", HK_NAME, F(meta_exchange), 0, 0, meta_name_valid, "(colio_exchange)",
      "metadata (offset/length lists) exchange kernel, same values as colio_exchange"},
     {"colio_throttle", HK_INT, F(throttle), 0, INT_MAX, NULL, "32",
@@ -139,7 +139,9 @@ static const hint_def_t hint_table[] = {
     {"colio_auto_fanin", HK_INT, F(auto_fanin), 1, INT_MAX, NULL, "16",
      "auto: an exchange whose busiest aggregator has at least this many peers is all-to-many"},
     {"colio_auto_msg_max", HK_BYTES, F(auto_msg_max), 0, INT64_MAX, NULL, "65536",
-     "auto: ... and throttled (tam with several nodes and ranks per node, else balanced) only when messages average at most this many bytes"},
+     "auto: ... only when messages average at most this many bytes (else romio)"},
+    {"colio_auto_throttle_from", HK_INT, F(auto_throttle_from), 1, INT_MAX, NULL, "1024",
+     "auto: an all-to-many exchange runs issend below this many peers of its busiest aggregator, balanced (windows of colio_throttle) from it"},
     {"colio_plan_cache", HK_INT, F(plan_cache), 0, 64, NULL, "4",
      "exchange plans kept per file for reuse by identical collective calls, and by calls of the same access "
      "moved by the same amount on every rank (even file domains; reads short of the end of file); 0 = no reuse"},
@@ -253,6 +255,7 @@ void colio_hints_default(colio_hints_t *h)
     h->throttle = 32;
     h->auto_fanin = 16;
     h->auto_msg_max = 64 << 10;
+    h->auto_throttle_from = 1024;
     h->plan_cache = 4;
     h->aggs_per_node = 0;
     h->max_outstanding = 16;

@@ -408,9 +408,8 @@ static void start_meta_exchange(colio_op_t *op)
 static const colio_xchg_ops_t *auto_kernel(const colio_op_t *op, int64_t peers, int64_t msg_bytes)
 {
     const colio_hints_t *h = &op->fh->hints;
-    const colio_topo_t *topo = &op->fh->cfg.topo;
-    colio_xchg_auto_in_t in = {.peers = peers, .msg_bytes = msg_bytes, .nnodes = topo->nnodes,
-                               .nprocs = topo->nprocs, .fanin = h->auto_fanin, .msg_max = h->auto_msg_max};
+    colio_xchg_auto_in_t in = {.peers = peers, .msg_bytes = msg_bytes, .fanin = h->auto_fanin,
+                               .msg_max = h->auto_msg_max, .throttle_from = h->auto_throttle_from};
     return colio_xchg_auto(&in);
 }
 

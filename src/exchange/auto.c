@@ -1,18 +1,31 @@
 /*
  * Automatic kernel choice (what Kang et al. SC20 leave as future work, from
- * their Sec. V conclusions): an exchange is all-to-many when the busiest
- * aggregator has at least colio_auto_fanin peers; with small messages (at
- * most colio_auto_msg_max bytes on average) contention and request
- * pile-up dominate. Then two-layer aggregation wins when there are several
- * nodes and some node has several ranks to gather (their Sec. V-B: TAM
- * beats every explicit throttle by shrinking the inter-node exchange to
- * local and I/O aggregators); on one node, or one rank per node, it would
- * only add a hop, and the balanced spread-out kernel with throttling and
- * Issend wins (their Fig. 5a-d). With a small fan-in or large messages,
- * throttling only underuses the network (FLASH-IO, BTIO data: their Fig.
- * 5e-h and the "hybrid" column), so ROMIO's post-all kernel stays.
- * Metadata and data are decided separately by the engine from the same
- * agreement, so every rank decides alike.
+ * their Sec. V conclusions), re-derived from colio's own measurements
+ * (docs/SCALE.md, "The auto rule"): the simulated Cori-like dragonfly and
+ * Summit-like fat-tree at 256 to 4,096 ranks and this machine at 2 ranks,
+ * E3SM-like and interleaved writes.
+ *
+ * An exchange is all-to-many when the busiest aggregator has at least
+ * colio_auto_fanin peers and messages average at most colio_auto_msg_max
+ * bytes. Otherwise ROMIO's post-all kernel stays: with few peers or large
+ * messages there is no request pile-up to avoid, and throttling only
+ * leaves the network idle (their FLASH-IO and BTIO data, Fig. 5e-h).
+ *
+ * All-to-many below colio_auto_throttle_from peers: post-all with
+ * synchronous sends (issend, their Sec. IV-A). A sender cannot run ahead of
+ * its aggregators, so the next exchange's messages do not crowd the one in
+ * progress (ROMIO's buffered sends did: its metadata step took 4-9x
+ * issend's at 256 ranks), and nothing waits for a window. From that many
+ * peers on (1,024 by default), the balanced spread-out order with the
+ * throttle (Alg. 2): there the aggregators' simultaneous flows cost more
+ * than windows of colio_throttle (issend was 1-32% faster than balanced at
+ * 256 and 512 ranks, 8-14% slower at 1,024 on three of four cells).
+ *
+ * TAM is never chosen: in every simulated cell it was 1.8-2.9x slower than
+ * the best kernel (its local aggregators serialise their node's traffic and
+ * the inter-node stage it shrinks is not the bottleneck there); it stays
+ * available as colio_exchange=tam. Metadata and data are decided separately
+ * by the engine from the same agreement, so every rank decides alike.
  */
 #include "exchange/kernels.h"
 
@@ -20,14 +33,14 @@ const colio_xchg_ops_t *colio_xchg_auto(const colio_xchg_auto_in_t *in)
 {
     if (in->peers < in->fanin || in->msg_bytes > in->msg_max)
         return &colio_xchg_romio;
-    if (in->nnodes >= 2 && in->nprocs > in->nnodes) /* several nodes, one with several ranks */
-        return &colio_xchg_tam;
+    if (in->peers < in->throttle_from)
+        return &colio_xchg_issend;
     return &colio_xchg_balanced;
 }
 
 const colio_xchg_ops_t *const *colio_xchg_auto_candidates(void)
 {
-    static const colio_xchg_ops_t *const candidates[] = {&colio_xchg_romio, &colio_xchg_tam, &colio_xchg_balanced,
+    static const colio_xchg_ops_t *const candidates[] = {&colio_xchg_romio, &colio_xchg_issend, &colio_xchg_balanced,
                                                          NULL};
     return candidates;
 }

@@ -140,11 +140,11 @@ int colio_xchg_every_round(const colio_xchg_ops_t *k, const colio_xchg_ctx_t *c,
 
 /* What the choice looks at: the same on every rank (from one agreement and the topology). */
 typedef struct colio_xchg_auto_in {
-    int64_t peers;     /* senders to the busiest aggregator */
-    int64_t msg_bytes; /* average message of the exchange */
-    int nnodes, nprocs;
-    int fanin;         /* colio_auto_fanin */
-    int64_t msg_max;   /* colio_auto_msg_max */
+    int64_t peers;         /* senders to the busiest aggregator */
+    int64_t msg_bytes;     /* average message of the exchange */
+    int fanin;             /* colio_auto_fanin */
+    int64_t msg_max;       /* colio_auto_msg_max */
+    int64_t throttle_from; /* colio_auto_throttle_from */
 } colio_xchg_auto_in_t;
 
 /* The kernel `colio_exchange=auto` runs for one exchange; a pure function. */

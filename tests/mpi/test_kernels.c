@@ -89,17 +89,24 @@ static void kernels_and_counts(const char *path)
     }
 }
 
-/* auto: all-to-many with small messages -> balanced; below the fan-in threshold -> romio. */
+/*
+ * auto: all-to-many with small messages -> issend below colio_auto_throttle_from peers, balanced from it;
+ * below the fan-in threshold or with large messages -> romio.
+ */
 static void automatic(const char *path)
 {
     int p = t_nprocs;
     char hints[256];
     colio_op_stats s;
-    snprintf(hints, sizeof hints, "cb_nodes=%d;colio_auto_fanin=1;colio_auto_msg_max=1m", p);
-    all_to_all(path, hints, &s);
-    const char *want = p > 1 ? "balanced" : "romio"; /* one rank: no peers at all */
-    CHECK(strcmp(s.data_kernel, want) == 0 && strcmp(s.meta_kernel, want) == 0, "auto with fan-in 1: %s/%s, expected %s",
-          s.meta_kernel, s.data_kernel, want);
+    for (int from = 0; from < 2; from++) {
+        snprintf(hints, sizeof hints, "cb_nodes=%d;colio_auto_fanin=1;colio_auto_msg_max=1m;colio_auto_throttle_from=%s",
+                 p, from ? "1" : "100000");
+        all_to_all(path, hints, &s);
+        const char *want = p == 1 ? "romio" : from ? "balanced" : "issend"; /* one rank: no peers at all */
+        CHECK(strcmp(s.data_kernel, want) == 0 && strcmp(s.meta_kernel, want) == 0,
+              "auto with fan-in 1, throttle from %s: %s/%s, expected %s", from ? "1" : "100000", s.meta_kernel,
+              s.data_kernel, want);
+    }
     snprintf(hints, sizeof hints, "cb_nodes=%d;colio_auto_fanin=1;colio_auto_msg_max=0", p);
     all_to_all(path, hints, &s);
     CHECK(strcmp(s.data_kernel, "romio") == 0, "auto with large messages: %s", s.data_kernel);

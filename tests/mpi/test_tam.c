@@ -6,7 +6,7 @@
  * and 3 ranks (uneven at 4 ranks: nodes of 3 and 1), with one or two local
  * aggregators per node or a total count; then reads with another
  * partitioning. Expected bytes come from the ownership formula and plain
- * pread. Also: the statistics name the kernel, and auto picks tam only with
+ * pread. Also: the statistics name the kernel, and auto never picks tam, even with
  * several nodes of several ranks; an out-of-memory local aggregator fails
  * the operation everywhere without hanging anyone.
  */
@@ -175,14 +175,18 @@ static void read_case(const char *path, const tam_case_t *c, int salt)
     free(p), free(owners), free(off), free(len), free(file), free(buf);
 }
 
-/* Automatic choice: tam with several nodes of several ranks, balanced otherwise (fan-in threshold 1). */
+/*
+ * Automatic choice never picks tam, even on several nodes of several ranks (docs/SCALE.md, "The auto rule"):
+ * issend below colio_auto_throttle_from peers, balanced from it (fan-in threshold 1).
+ */
 static void auto_case(const char *path)
 {
-    const int node_sizes[] = {1, 2};
-    for (int i = 0; i < 2; i++) {
+    const int node_sizes[] = {1, 2, 1, 2};
+    for (int i = 0; i < 4; i++) {
         tam_case_t c = {node_sizes[i], "*:1", 0, "auto", "auto", 0};
         MPI_Info info = case_info(&c);
         MPI_Info_set(info, "colio_auto_fanin", "1");
+        MPI_Info_set(info, "colio_auto_throttle_from", i < 2 ? "512" : "1");
         test_prefill(path, 4096);
         colio_file *fh;
         int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
@@ -196,8 +200,7 @@ static void auto_case(const char *path)
         CHECK_RC(rc, COLIO_SUCCESS, fh);
         colio_stats st;
         colio_get_stats(fh, &st);
-        int nodes = (t_nprocs + c.node_size - 1) / c.node_size;
-        const char *want = nodes >= 2 && t_nprocs > nodes ? "tam" : "balanced";
+        const char *want = i < 2 ? "issend" : "balanced";
         if (t_nprocs > 1) /* one rank: no peers, ROMIO's kernel */
             CHECK(strcmp(st.last.data_kernel, want) == 0, "auto at node size %d: %s, expected %s", c.node_size,
                   st.last.data_kernel, want);

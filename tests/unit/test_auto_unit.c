@@ -1,21 +1,20 @@
 /*
  * The automatic exchange-kernel choice (src/exchange/auto.c) as the pure
  * function it is: ROMIO's post-all kernel below the fan-in or above the
- * message size, TAM on several nodes with several ranks on some node, the
- * balanced spread-out kernel otherwise (one node, or one rank per node);
- * the boundaries exactly at the hints' values; every kernel it returns is
- * among the candidates the engine reserves for; and the kernel table's
- * optional needs (NULL-safe helpers, TAM's own).
+ * message size, issend for an all-to-many exchange below
+ * colio_auto_throttle_from peers, balanced from it; the boundaries exactly
+ * at the hints' values; every kernel it returns is among the candidates the
+ * engine reserves for; and the kernel table's optional needs (NULL-safe
+ * helpers, TAM's own).
  */
 #include <string.h>
 
 #include "exchange/kernels.h"
 #include "testutil.h"
 
-static const char *choose(int64_t peers, int64_t msg, int nnodes, int nprocs)
+static const char *choose(int64_t peers, int64_t msg)
 {
-    colio_xchg_auto_in_t in = {.peers = peers, .msg_bytes = msg, .nnodes = nnodes, .nprocs = nprocs,
-                               .fanin = 16, .msg_max = 65536};
+    colio_xchg_auto_in_t in = {.peers = peers, .msg_bytes = msg, .fanin = 16, .msg_max = 65536, .throttle_from = 1024};
     return colio_xchg_auto(&in)->name;
 }
 
@@ -23,23 +22,23 @@ static void check_rule(void)
 {
     static const struct {
         int64_t peers, msg;
-        int nnodes, nprocs;
         const char *want;
     } cases[] = {
-        {15, 64, 4, 64, "romio"},         /* fan-in one short of the hint */
-        {16, 64, 4, 64, "tam"},           /* at the hint: all-to-many, several nodes of 16 */
-        {16, 65536, 4, 64, "tam"},        /* message size at the hint still counts as small */
-        {16, 65537, 4, 64, "romio"},      /* one byte more: large messages */
-        {1000, 4096, 1, 64, "balanced"},  /* one node: no inter-node hop to save */
-        {1000, 4096, 64, 64, "balanced"}, /* one rank per node: nothing to gather locally */
-        {1000, 4096, 2, 3, "tam"},        /* two nodes, one holding two ranks */
-        {0, 0, 1, 1, "romio"},            /* no exchange at all */
+        {15, 64, "romio"},         /* fan-in one short of the hint */
+        {16, 64, "issend"},        /* at the hint: all-to-many, below the throttle threshold */
+        {16, 65536, "issend"},     /* message size at the hint still counts as small */
+        {16, 65537, "romio"},      /* one byte more: large messages */
+        {512, 4096, "issend"},     /* 512 ranks writing to every aggregator: issend was best in the simulations */
+        {1023, 4096, "issend"},    /* one peer short of colio_auto_throttle_from */
+        {1024, 4096, "balanced"},  /* at it: windows of colio_throttle */
+        {4096, 8, "balanced"},     /* Kang et al.'s scale */
+        {4096, 1 << 20, "romio"},  /* many peers, large messages: nothing to throttle */
+        {0, 0, "romio"},           /* no exchange at all */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *got = choose(cases[i].peers, cases[i].msg, cases[i].nnodes, cases[i].nprocs);
-        CHECK(strcmp(got, cases[i].want) == 0, "case %zu: peers %lld msg %lld nodes %d ranks %d: got %s, want %s", i,
-              (long long)cases[i].peers, (long long)cases[i].msg, cases[i].nnodes, cases[i].nprocs, got,
-              cases[i].want);
+        const char *got = choose(cases[i].peers, cases[i].msg);
+        CHECK(strcmp(got, cases[i].want) == 0, "case %zu: peers %lld msg %lld: got %s, want %s", i,
+              (long long)cases[i].peers, (long long)cases[i].msg, got, cases[i].want);
     }
 }
 
@@ -53,15 +52,14 @@ static int is_candidate(const colio_xchg_ops_t *k)
 
 static void check_candidates(void)
 {
-    for (int64_t peers = 0; peers <= 64; peers += 8)
+    for (int64_t peers = 0; peers <= 2048; peers = peers ? 2 * peers : 1)
         for (int64_t msg = 1; msg <= (1 << 20); msg *= 8)
-            for (int nnodes = 1; nnodes <= 8; nnodes *= 2)
-                for (int per = 1; per <= 4; per++) {
-                    colio_xchg_auto_in_t in = {.peers = peers, .msg_bytes = msg, .nnodes = nnodes,
-                                               .nprocs = nnodes * per, .fanin = 16, .msg_max = 65536};
-                    const colio_xchg_ops_t *k = colio_xchg_auto(&in);
-                    CHECK(is_candidate(k), "auto chose %s, not among the candidates", k->name);
-                }
+            for (int64_t from = 1; from <= 4096; from *= 4) {
+                colio_xchg_auto_in_t in = {.peers = peers, .msg_bytes = msg, .fanin = 16, .msg_max = 65536,
+                                           .throttle_from = from};
+                const colio_xchg_ops_t *k = colio_xchg_auto(&in);
+                CHECK(is_candidate(k), "auto chose %s, not among the candidates", k->name);
+            }
 }
 
 static void check_needs(void)
