@@ -16,10 +16,12 @@
  * its aggregators, so the next exchange's messages do not crowd the one in
  * progress (ROMIO's buffered sends did: its metadata step took 4-9x
  * issend's at 256 ranks), and nothing waits for a window. From that many
- * peers on (1,024 by default), the balanced spread-out order with the
- * throttle (Alg. 2): there the aggregators' simultaneous flows cost more
- * than windows of colio_throttle (issend was 1-32% faster than balanced at
- * 256 and 512 ranks, 8-14% slower at 1,024 on three of four cells).
+ * peers on (512 by default: a peer is another rank, so a job of more than
+ * 512 ranks all writing to one aggregator), the balanced spread-out order
+ * with the throttle (Alg. 2): there the aggregators' simultaneous flows cost
+ * more than windows of colio_throttle (issend was the fastest kernel at 256
+ * and 512 ranks, and slower than the throttled ones at 1,024 on three cells
+ * of four).
  *
  * TAM is never chosen: in every simulated cell it was 1.8-2.9x slower than
  * the best kernel (its local aggregators serialise their node's traffic and
