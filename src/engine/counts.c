@@ -29,30 +29,19 @@
 
 int colio_counts_may_be_sparse(const colio_file *fh)
 {
+#ifdef COLIO_SMPI
+    (void)fh;
+    return 0; /* every file shares one communicator there and tags repeat between files (base/smpi_compat.h) */
+#else
     char mode = fh->hints.counts[0]; /* auto, dense or sparse (checked with the hints): the first letter says */
     return mode == 's' || (mode == 'a' && fh->nprocs >= COLIO_COUNTS_SPARSE_MIN);
-}
-
-/*
- * Under SMPI every file shares one communicator and tags repeat between
- * files (base/smpi_compat.h): a receive from any source is safe only while
- * no rank has another colio operation in flight, which SETUP agrees
- * (counts.alone). Blocking calls, and one nonblocking call at a time, are.
- */
-static int any_source_safe(const colio_op_t *op)
-{
-#ifdef COLIO_SMPI
-    return op->counts.alone;
-#else
-    (void)op;
-    return 1;
 #endif
 }
 
 int colio_counts_sparse(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
-    if (!colio_counts_may_be_sparse(op->fh) || p->rma_meta || p->rma_data || !any_source_safe(op))
+    if (!colio_counts_may_be_sparse(op->fh) || p->rma_meta || p->rma_data)
         return 0;
     return op->fh->hints.counts[0] == 's' || 4 * (int64_t)p->naggs <= op->fh->nprocs;
 }

@@ -684,7 +684,6 @@ int colio_step_propose(colio_op_t *op)
         .hi_neg = acc->n ? -acc->end : INT64_MAX,
         .eof_neg = eof,
         .direct = direct_eligible(op),
-        .alone = colio_order_in_flight() == 1,
         .plan_id = cand,
         .plan_id_neg = -cand,
         .plan_shift = shift,
@@ -838,7 +837,6 @@ int colio_step_setup(colio_op_t *op)
     }
     op->glo = w->lo;
     op->ghi = op->asked_ghi = -w->hi_neg;
-    op->counts.alone = w->alone == 1;
     int eof_unknown = w->eof_neg == INT64_MAX; /* writes, or rank 0's read went early */
     op->eof = eof_unknown ? INT64_MAX : -w->eof_neg;
     if (op->args.kind == COLIO_OP_READ && eof_unknown && op->glo < op->ghi)

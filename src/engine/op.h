@@ -106,14 +106,13 @@ typedef struct colio_setup_words {
     int64_t lo, hi_neg;           /* my extent [lo, hi) -> the global extent (INT64_MAX: no pieces) */
     int64_t eof_neg;              /* reads: -(file size) from rank 0, INT64_MAX elsewhere */
     int64_t direct;               /* direct_eligible: -1 pieces overlap, 0 no, 1 large pieces or none */
-    int64_t alone;                /* 1: no other colio operation in flight on this rank (engine/counts.c) */
     int64_t plan_id, plan_id_neg; /* the stored plan proposed (plancache.h): the same everywhere when equal */
     int64_t plan_shift, plan_shift_neg; /* ... at this offset from it (INT64_MAX both: a rank with no pieces) */
     int64_t pieces_max_neg, bytes_max_neg, extent_max_neg; /* the busiest rank's (engine/strategy.h) */
     int64_t extent_sum, bytes_sum, pieces_sum; /* SUM: every rank's extent, bytes and pieces */
 } colio_setup_words_t;
-#define COLIO_SETUP_MIN 13
-#define COLIO_SETUP_WORDS 16
+#define COLIO_SETUP_MIN 12
+#define COLIO_SETUP_WORDS 15
 
 typedef struct colio_ready_words {
     int64_t err_key;
@@ -280,7 +279,6 @@ typedef struct colio_counts_state {
     int64_t *msg;         /* room for nprocs + naggs messages: received first, then my sends */
     MPI_Request *reqs;    /* as many */
     int nreq, nrecv;
-    int alone;            /* SETUP agreed: no rank had another colio operation in flight */
 } colio_counts_state_t;
 
 typedef struct colio_op {

@@ -3,10 +3,6 @@
 
 #include "engine/file.h"
 
-static int in_flight; /* every file's; atomic: the program's thread and the progress thread enter and leave */
-
-int colio_order_in_flight(void) { return __atomic_load_n(&in_flight, __ATOMIC_RELAXED); }
-
 void colio_order_enter(colio_file *fh, colio_op_t *op)
 {
     op->seq = fh->op_seq++;
@@ -18,7 +14,6 @@ void colio_order_enter(colio_file *fh, colio_op_t *op)
         fh->ops_head = op;
     fh->ops_tail = op;
     fh->nops++;
-    __atomic_add_fetch(&in_flight, 1, __ATOMIC_RELAXED);
 }
 
 void colio_order_leave(colio_file *fh, colio_op_t *op)
@@ -35,7 +30,6 @@ void colio_order_leave(colio_file *fh, colio_op_t *op)
         fh->ops_tail = op->prev;
     op->next = op->prev = NULL;
     fh->nops--;
-    __atomic_sub_fetch(&in_flight, 1, __ATOMIC_RELAXED);
 }
 
 /* Completed everywhere: its FINAL agreement (or an earlier one that ended it) completed here. */

@@ -30,8 +30,6 @@ struct colio_file;
 void colio_order_enter(struct colio_file *fh, colio_op_t *op);
 /* Remove op (finished). */
 void colio_order_leave(struct colio_file *fh, colio_op_t *op);
-/* Operations in flight on every file of this process (rank, under SMPI). */
-int colio_order_in_flight(void);
 /* START gate: whether a read may query the end of file now (writes: always). */
 int colio_order_may_start(const colio_op_t *op);
 /* GATE: whether op may touch storage now. */
