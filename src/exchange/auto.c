@@ -23,7 +23,7 @@
  * and 512 ranks, and slower than the throttled ones at 1,024 on three cells
  * of four).
  *
- * TAM is never chosen: in every simulated cell it was 1.8-2.9x slower than
+ * TAM is never chosen: in every simulated cell it was 2-3x slower than
  * the best kernel (its local aggregators serialise their node's traffic and
  * the inter-node stage it shrinks is not the bottleneck there); it stays
  * available as colio_exchange=tam. Metadata and data are decided separately
