@@ -128,5 +128,7 @@ void bench_stored_remove(const char *path);
 void bench_rss_reset(void);
 int64_t bench_rss_now(void);
 int64_t bench_rss_peak(void);
+/* The sum of v over the ranks before this one (0 on rank 0), in log2 p steps (SimGrid's MPI_Exscan sends p^2 messages). */
+int64_t bench_exscan_sum(int64_t v, MPI_Comm comm);
 
 #endif

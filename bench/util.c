@@ -1,4 +1,4 @@
-/* Hints for the engines and memory measurement. */
+/* Hints for the engines, memory measurement, a prefix sum. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,3 +85,19 @@ void bench_rss_reset(void)
 
 int64_t bench_rss_now(void) { return status_kib("VmRSS:"); }
 int64_t bench_rss_peak(void) { return status_kib("VmHWM:"); }
+
+/* Hillis-Steele scan: after the step of distance d, incl covers the 2d ranks ending at this one. */
+int64_t bench_exscan_sum(int64_t v, MPI_Comm comm)
+{
+    int rank, nprocs;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    int64_t incl = v;
+    for (int d = 1; d < nprocs; d <<= 1) {
+        int to = rank + d < nprocs ? rank + d : MPI_PROC_NULL, from = rank >= d ? rank - d : MPI_PROC_NULL;
+        int64_t got = 0;
+        MPI_Sendrecv(&incl, 1, MPI_INT64_T, to, 0, &got, 1, MPI_INT64_T, from, 0, comm, MPI_STATUS_IGNORE);
+        incl += got;
+    }
+    return incl - v;
+}

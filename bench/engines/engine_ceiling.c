@@ -12,9 +12,7 @@
 /* The ceiling's region: this rank's byte count at the prefix sum of the ranks before it. */
 static int64_t ceiling_offset(const bench_engine_ctx_t *c, const bench_access_t *a)
 {
-    int64_t off = 0, bytes = a->bytes;
-    MPI_Exscan(&bytes, &off, 1, MPI_INT64_T, MPI_SUM, c->comm);
-    return c->rank == 0 ? 0 : off;
+    return bench_exscan_sum(a->bytes, c->comm);
 }
 
 static int ceiling_run(const bench_engine_ctx_t *c, const bench_access_t *a, char *buf, int write,
