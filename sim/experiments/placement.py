@@ -46,7 +46,9 @@ def main():
                "topology": topo, "runs": []}
     for strategy in STRATEGIES:
         for seed in a.seeds.split(","):
-            hints = (f"cb_nodes={aggs};cb_buffer_size={BUFFER};colio_placement={strategy};colio_place_metrics=enable;"
+            # two-phase forced: one contiguous chunk per rank would otherwise go direct (no aggregators to place)
+            hints = (f"romio_cb_write=enable;cb_nodes={aggs};cb_buffer_size={BUFFER};colio_placement={strategy};"
+                     f"colio_place_metrics=enable;"
                      f"colio_topology={topo};colio_exchange=issend;colio_null_bandwidth={IO_BANDWIDTH}{route}")
             common.log(f"{strategy} seed {seed}")
             runs, wall, rss, cmd = common.bench(a.machine, a.ranks, ["--workload", "random", "--size", a.size,
