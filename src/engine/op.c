@@ -992,6 +992,26 @@ static void exchange_stats(colio_op_t *op)
         snprintf(s->data_kernel, sizeof s->data_kernel, "%s", op->kern_data->name);
 }
 
+/*
+ * An operation that never planned (direct, early, nothing to move, failed
+ * before PLAN) holds only the INIT arrays: give them back without the
+ * two-phase teardown, which is most of a small call's closing cost.
+ */
+static void give_init_arrays(colio_op_t *op)
+{
+    colio_plan_t *p = &op->plan;
+    void **arrays[] = {(void **)&p->send_counts, (void **)&p->recv_counts, (void **)&p->to_agg,
+                       (void **)&p->from_src, (void **)&p->msgs, (void **)&p->attached,
+                       (void **)&op->rnd.req_slices, (void **)&op->rnd.agg_slices, (void **)&op->pat_mine,
+                       (void **)&op->pat_counts, (void **)&op->pat_displs, (void **)&op->counts.senders,
+                       (void **)&op->counts.msg, (void **)&op->counts.reqs};
+    _Static_assert(sizeof arrays / sizeof arrays[0] == COLIO_ARR_KINDS, "every INIT array, in bufcache.h's order");
+    for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
+        colio_op_give_array(op, kind, *arrays[kind]);
+        *arrays[kind] = NULL;
+    }
+}
+
 int colio_op_finish(colio_op_t *op, MPI_Status *status)
 {
     colio_file *fh = op->fh;
@@ -1012,11 +1032,15 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     colio_stats_record(fh, &op->stats, op->args.api);
     colio_file_result(fh, &op->err);
     colio_order_leave(fh, op);
-    colio_plan_detach(op);
-    colio_round_free(op);
-    colio_counts_free(op);
     colio_direct_free(op);
-    colio_plan_free(op);
+    if (op->planned) {
+        colio_plan_detach(op);
+        colio_round_free(op);
+        colio_counts_free(op);
+        colio_plan_free(op);
+    } else {
+        give_init_arrays(op);
+    }
     colio_access_free(&op->acc);
     if (op->memflat)
         colio_flat_release(op->memflat, op->memflat_owned);

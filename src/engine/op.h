@@ -319,6 +319,7 @@ typedef struct colio_op {
     int64_t glo, ghi;            /* global extent */
     int64_t asked_ghi;           /* ... its end as asked, before a read clips it at the end of file */
     colio_plan_t plan;
+    int planned;                 /* PLAN ran: teardown beyond the INIT arrays (colio_op_finish) */
     struct colio_plan_entry *reuse; /* the stored plan this call borrows (plancache.h), or NULL */
     struct colio_plan_entry *pinned; /* the stored plan this call proposed, until SETUP agrees */
     int64_t reuse_shift;         /* the agreed offset of this call's access from the borrowed plan's */
