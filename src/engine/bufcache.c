@@ -181,12 +181,12 @@ void *colio_array_take(colio_bufcache_t *c, int kind, size_t size)
     void *p = c->arr[kind];
     if (p && c->arr_size[kind] == size) {
         c->arr[kind] = NULL;
-        return array_zero(p, size);
+        return c->arr_clean[kind] ? p : array_zero(p, size);
     }
     return array_alloc(size);
 }
 
-void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size)
+static void array_keep(colio_bufcache_t *c, int kind, void *p, size_t size, int clean)
 {
     if (p == NULL)
         return;
@@ -196,7 +196,12 @@ void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size)
     }
     c->arr[kind] = p;
     c->arr_size[kind] = size;
+    c->arr_clean[kind] = (unsigned char)clean;
 }
+
+void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size) { array_keep(c, kind, p, size, 0); }
+
+void colio_array_give_unused(colio_bufcache_t *c, int kind, void *p, size_t size) { array_keep(c, kind, p, size, 1); }
 
 void colio_bufcache_free(colio_bufcache_t *c)
 {

@@ -39,12 +39,16 @@ typedef struct colio_bufcache {
     size_t size[COLIO_BUFCACHE_SLOTS];
     void *arr[COLIO_ARR_KINDS];
     size_t arr_size[COLIO_ARR_KINDS];
+    unsigned char arr_clean[COLIO_ARR_KINDS]; /* still all zero: the next take skips zeroing */
 } colio_bufcache_t;
 
 /* An array of kind and size bytes, zeroed: the kept one when its size matches, else a new one; NULL when out of memory. */
 void *colio_array_take(colio_bufcache_t *c, int kind, size_t size);
 /* Keep it for the next operation (or free it when one of its kind is kept already). NULL is ignored. */
 void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size);
+/* The same for an array taken and never written (still all zero): the next take need not zero it, which
+ * for a mapped array is a madvise call (a direct call at thousands of ranks gives back several). */
+void colio_array_give_unused(colio_bufcache_t *c, int kind, void *p, size_t size);
 /* Free an array from colio_array_take that is not given back (a stored plan's); NULL is ignored. */
 void colio_array_free(void *p);
 

@@ -994,8 +994,10 @@ static void exchange_stats(colio_op_t *op)
 
 /*
  * An operation that never planned (direct, early, nothing to move, failed
- * before PLAN) holds only the INIT arrays: give them back without the
- * two-phase teardown, which is most of a small call's closing cost.
+ * before PLAN) holds only the INIT arrays, unwritten (only steps from PLAN
+ * on write them): give them back as they are, without the two-phase
+ * teardown, which is most of a small call's closing cost, and without
+ * zeroing them again at the next call's INIT.
  */
 static void give_init_arrays(colio_op_t *op)
 {
@@ -1007,7 +1009,7 @@ static void give_init_arrays(colio_op_t *op)
                        (void **)&op->counts.msg, (void **)&op->counts.reqs};
     _Static_assert(sizeof arrays / sizeof arrays[0] == COLIO_ARR_KINDS, "every INIT array, in bufcache.h's order");
     for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
-        colio_op_give_array(op, kind, *arrays[kind]);
+        colio_array_give_unused(&op->fh->bufs, kind, *arrays[kind], array_bytes(op, kind));
         *arrays[kind] = NULL;
     }
 }
