@@ -11,11 +11,18 @@
  *
  * A descriptor is judged at its first read or write by its path in
  * /proc/self/fd (so files opened inside the C library, mkstemp's, count
- * too) and forgotten when closed. Benchmarking only: not thread-safe
- * beyond what a racing first judgement costs (the same answer twice).
+ * too; the prefix is compared after resolving its symbolic links) and
+ * forgotten when closed (not when dup2 or fclose replace it). Not slowed:
+ * the C library's POSIX aio (aio_read/aio_write, which MPI libraries use
+ * for their nonblocking I/O) and io_uring, so compare blocking calls only.
+ * Benchmarking only: not thread-safe beyond what a racing first judgement
+ * costs (the same answer twice).
  */
+#undef _FILE_OFFSET_BITS /* the 64-bit variants are defined here apart */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +34,30 @@
 
 static signed char fd_state[MAX_FDS]; /* 0 not judged yet, 1 slow, -1 not */
 
+/* The prefix with its symbolic links resolved (paths in /proc/self/fd are), a trailing '/' kept. */
 static const char *prefix(void)
 {
-    const char *p = getenv("COLIO_SLOWFS_PREFIX");
-    return p && *p ? p : NULL;
+    static char resolved[PATH_MAX + 1];
+    static int done;
+    if (!done) {
+        const char *p = getenv("COLIO_SLOWFS_PREFIX");
+        size_t n = p ? strlen(p) : 0;
+        if (n && realpath(p, resolved) != NULL) {
+            if (p[n - 1] == '/' && strlen(resolved) < PATH_MAX)
+                strcat(resolved, "/");
+        } else if (n && n <= PATH_MAX) {
+            strcpy(resolved, p); /* not there yet: as given */
+        }
+        done = 1;
+    }
+    return resolved[0] ? resolved : NULL;
 }
 
 static long delay_us(void)
 {
     const char *d = getenv("COLIO_SLOWFS_DELAY_US");
-    return d && *d ? atol(d) : 1000;
+    long us = d && *d ? atol(d) : 1000;
+    return us > 0 ? us : 0;
 }
 
 static int is_slow(int fd)
@@ -61,7 +82,7 @@ static void slow_down(int fd)
         return;
     long us = delay_us();
     struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-    while (nanosleep(&ts, &ts) != 0)
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
 }
 
@@ -92,36 +113,48 @@ ssize_t write(int fd, const void *buf, size_t n)
     return real_write(fd, buf, n);
 }
 
-#define POSITIONED(name, buf_t)                                                                                       \
-    ssize_t name(int fd, buf_t buf, size_t n, off_t off)                                                             \
+#define POSITIONED(name, buf_t, off_type)                                                                             \
+    ssize_t name(int fd, buf_t buf, size_t n, off_type off)                                                           \
     {                                                                                                                  \
-        REAL(name, ssize_t, int, buf_t, size_t, off_t)                                                                 \
+        REAL(name, ssize_t, int, buf_t, size_t, off_type)                                                              \
         slow_down(fd);                                                                                                 \
         return real_##name(fd, buf, n, off);                                                                           \
     }
-POSITIONED(pread, void *)
-POSITIONED(pread64, void *)
-POSITIONED(pwrite, const void *)
-POSITIONED(pwrite64, const void *)
+POSITIONED(pread, void *, off_t)
+POSITIONED(pread64, void *, off64_t)
+POSITIONED(pwrite, const void *, off_t)
+POSITIONED(pwrite64, const void *, off64_t)
 
-#define VECTORED(name)                                                                                                \
-    ssize_t name(int fd, const struct iovec *iov, int cnt, off_t off)                                                  \
+#define VECTORED(name, off_type)                                                                                      \
+    ssize_t name(int fd, const struct iovec *iov, int cnt, off_type off)                                               \
     {                                                                                                                  \
-        REAL(name, ssize_t, int, const struct iovec *, int, off_t)                                                    \
+        REAL(name, ssize_t, int, const struct iovec *, int, off_type)                                                 \
         slow_down(fd);                                                                                                 \
         return real_##name(fd, iov, cnt, off);                                                                         \
     }
-VECTORED(preadv)
-VECTORED(preadv64)
-VECTORED(pwritev)
-VECTORED(pwritev64)
+VECTORED(preadv, off_t)
+VECTORED(preadv64, off64_t)
+VECTORED(pwritev, off_t)
+VECTORED(pwritev64, off64_t)
 
-#define VECTORED2(name)                                                                                               \
-    ssize_t name(int fd, const struct iovec *iov, int cnt, off_t off, int flags)                                       \
+#define VECTORED2(name, off_type)                                                                                     \
+    ssize_t name(int fd, const struct iovec *iov, int cnt, off_type off, int flags)                                    \
     {                                                                                                                  \
-        REAL(name, ssize_t, int, const struct iovec *, int, off_t, int)                                               \
+        REAL(name, ssize_t, int, const struct iovec *, int, off_type, int)                                            \
         slow_down(fd);                                                                                                 \
         return real_##name(fd, iov, cnt, off, flags);                                                                  \
     }
-VECTORED2(preadv2)
-VECTORED2(pwritev2)
+VECTORED2(preadv2, off_t)
+VECTORED2(preadv64v2, off64_t)
+VECTORED2(pwritev2, off_t)
+VECTORED2(pwritev64v2, off64_t)
+
+#define SEQUENTIAL_V(name)                                                                                            \
+    ssize_t name(int fd, const struct iovec *iov, int cnt)                                                             \
+    {                                                                                                                  \
+        REAL(name, ssize_t, int, const struct iovec *, int)                                                           \
+        slow_down(fd);                                                                                                 \
+        return real_##name(fd, iov, cnt);                                                                              \
+    }
+SEQUENTIAL_V(readv)
+SEQUENTIAL_V(writev)

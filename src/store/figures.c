@@ -372,7 +372,14 @@ static double thread_cpu(void)
 static int calls_wait(probe_part_t part)
 {
     double c0 = thread_cpu(), wall = run_parts_once(part, 1), cpu = thread_cpu() - c0;
-    return wall > 0 && cpu < wall / 2;
+    if (wall <= 0)
+        return 0;
+    /* a core shared with busy ranks also gives wall > CPU: compare with what a spinning thread gets here */
+    double t0 = now(), s0 = thread_cpu(), spin = wall < 0.05 ? wall : 0.05;
+    while (now() - t0 < spin)
+        ;
+    double share = (thread_cpu() - s0) / (now() - t0);
+    return cpu < wall * share / 2;
 }
 
 /* CPUs this thread may run on (a rank bound to a core has one). */
