@@ -461,31 +461,36 @@ void colio_op_give_array(colio_op_t *op, int kind, void *p)
     colio_array_give(&op->fh->bufs, kind, p, array_bytes(op, kind));
 }
 
+/* Where each INIT array lives in the operation, indexed by its kind (bufcache.h's order). */
+static void init_array_slots(colio_op_t *op, void **slots[COLIO_ARR_KINDS])
+{
+    colio_plan_t *p = &op->plan;
+    void **all[] = {(void **)&p->send_counts, (void **)&p->recv_counts, (void **)&p->to_agg,
+                    (void **)&p->from_src, (void **)&p->msgs, (void **)&p->attached,
+                    (void **)&op->rnd.req_slices, (void **)&op->rnd.agg_slices, (void **)&op->pat_mine,
+                    (void **)&op->pat_counts, (void **)&op->pat_displs, (void **)&op->counts.senders,
+                    (void **)&op->counts.msg, (void **)&op->counts.reqs};
+    _Static_assert(sizeof all / sizeof all[0] == COLIO_ARR_KINDS, "every INIT array, in bufcache.h's order");
+    memcpy(slots, all, sizeof all);
+}
+
+/* The sparse counts step's arrays: taken only where that step may run. */
+static int sparse_counts_kind(int kind) { return kind >= COLIO_ARR_CNT_SENDERS; }
+
 /* Arrays whose size depends only on nprocs and naggs, taken before any collective (kept between calls). */
 static int init_plan_memory(colio_op_t *op)
 {
-    colio_plan_t *p = &op->plan;
+    void **slots[COLIO_ARR_KINDS];
+    init_array_slots(op, slots);
     op->arr_naggs = op->fh->cfg.naggs;
-    p->send_counts = take_array(op, COLIO_ARR_SEND_COUNTS);
-    p->recv_counts = take_array(op, COLIO_ARR_RECV_COUNTS);
-    p->to_agg = take_array(op, COLIO_ARR_TO_AGG);
-    p->from_src = take_array(op, COLIO_ARR_FROM_SRC);
-    p->msgs = take_array(op, COLIO_ARR_MSGS);
-    p->attached = take_array(op, COLIO_ARR_ATTACHED);
-    op->rnd.req_slices = take_array(op, COLIO_ARR_REQ_SLICES);
-    op->rnd.agg_slices = take_array(op, COLIO_ARR_AGG_SLICES);
-    op->pat_mine = take_array(op, COLIO_ARR_PAT_MINE);
-    op->pat_counts = take_array(op, COLIO_ARR_PAT_COUNTS);
-    op->pat_displs = take_array(op, COLIO_ARR_PAT_DISPLS);
-    int sparse = colio_counts_may_be_sparse(op->fh); /* its memory too: a failure here is agreed at SETUP */
-    if (sparse) {
-        op->counts.senders = take_array(op, COLIO_ARR_CNT_SENDERS);
-        op->counts.msg = take_array(op, COLIO_ARR_CNT_MSG);
-        op->counts.reqs = take_array(op, COLIO_ARR_CNT_REQS);
+    int sparse = colio_counts_may_be_sparse(op->fh), missing = 0; /* its memory too: a failure is agreed at SETUP */
+    for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
+        if (sparse_counts_kind(kind) && !sparse)
+            continue;
+        *slots[kind] = take_array(op, kind);
+        missing |= *slots[kind] == NULL;
     }
-    if (!p->send_counts || !p->recv_counts || !p->to_agg || !p->from_src || !p->msgs || !p->attached ||
-        !op->rnd.req_slices || !op->rnd.agg_slices || !op->pat_mine || !op->pat_counts || !op->pat_displs ||
-        (sparse && (!op->counts.senders || !op->counts.msg || !op->counts.reqs)))
+    if (missing)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", op->fh->nprocs);
     return 0;
 }
@@ -1001,16 +1006,11 @@ static void exchange_stats(colio_op_t *op)
  */
 static void give_init_arrays(colio_op_t *op)
 {
-    colio_plan_t *p = &op->plan;
-    void **arrays[] = {(void **)&p->send_counts, (void **)&p->recv_counts, (void **)&p->to_agg,
-                       (void **)&p->from_src, (void **)&p->msgs, (void **)&p->attached,
-                       (void **)&op->rnd.req_slices, (void **)&op->rnd.agg_slices, (void **)&op->pat_mine,
-                       (void **)&op->pat_counts, (void **)&op->pat_displs, (void **)&op->counts.senders,
-                       (void **)&op->counts.msg, (void **)&op->counts.reqs};
-    _Static_assert(sizeof arrays / sizeof arrays[0] == COLIO_ARR_KINDS, "every INIT array, in bufcache.h's order");
+    void **slots[COLIO_ARR_KINDS];
+    init_array_slots(op, slots);
     for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
-        colio_array_give_unused(&op->fh->bufs, kind, *arrays[kind], array_bytes(op, kind));
-        *arrays[kind] = NULL;
+        colio_array_give_unused(&op->fh->bufs, kind, *slots[kind], array_bytes(op, kind));
+        *slots[kind] = NULL;
     }
 }
 

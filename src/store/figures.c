@@ -364,17 +364,17 @@ static double thread_cpu(void)
 }
 
 /*
- * Whether the part's calls mostly wait (storage behind a network, a device
- * queue, a delay) rather than copy on this core: wall time over twice the
- * thread's CPU time. Calls that wait overlap across ranks even when each
- * rank has one core, so a bound rank need not assume they serialise.
+ * Whether calls that took cpu seconds of this thread in wall seconds mostly
+ * waited (storage behind a network, a device queue, a delay) rather than
+ * copied on this core. Calls that wait overlap across ranks even when each
+ * rank has one core, so a bound rank need not assume they serialise. A
+ * core shared with busy ranks also gives wall > cpu: compared with what a
+ * spinning thread gets here.
  */
-static int calls_wait(probe_part_t part)
+static int calls_waited(double cpu, double wall)
 {
-    double c0 = thread_cpu(), wall = run_parts_once(part, 1), cpu = thread_cpu() - c0;
     if (wall <= 0)
         return 0;
-    /* a core shared with busy ranks also gives wall > CPU: compare with what a spinning thread gets here */
     double t0 = now(), s0 = thread_cpu(), spin = wall < 0.05 ? wall : 0.05;
     while (now() - t0 < spin)
         ;
@@ -430,7 +430,9 @@ static int probe_fd(int fd, char *buf, char *other, colio_store_figures_t *f)
     probe_part_t small_r = small_w;
     small_r.write = 0, small_r.buf = other;
     double fresh = run_parts_once(big_w, 1), over = run_parts(big_w, 1);
+    double c0 = thread_cpu(), w0 = now();
     double calls_w = run_parts(small_w, 1);
+    double calls_w_cpu = thread_cpu() - c0, calls_w_wall = now() - w0; /* all three runs */
     double warm = run_parts(big_r, 1), big_read = run_parts(big_r, 1);
     double calls_r = run_parts(small_r, 1);
     if (fresh <= 0 || over <= 0 || calls_w <= 0 || warm <= 0 || big_read <= 0 || calls_r <= 0)
@@ -453,7 +455,7 @@ static int probe_fd(int fd, char *buf, char *other, colio_store_figures_t *f)
            pieces on tmpfs here: 0.040-0.047 s for 64 MiB where one stream's figures say 0.023 s) */
         f->write_streams = 0.6, f->write_call_streams = 0.5;
         f->read_streams = f->read_call_streams = 2;
-        if (calls_wait(small_w)) /* calls that wait (1 ms behind a delay) overlap across ranks */
+        if (calls_waited(calls_w_cpu, calls_w_wall)) /* calls that wait (1 ms behind a delay) overlap across ranks */
             f->write_call_streams = 2;
     }
     f->copy_bw = copy_bandwidth();
