@@ -114,7 +114,10 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
         for (int64_t done = 0; done < nbytes && rc == 0;) {
             colio_run_t r = tile_run(view, i, tile, sbyte);
             int64_t to = colio_run_bytes(&r) - from < nbytes - done ? colio_run_bytes(&r) : from + nbytes - done;
-            rc = colio_run_slice_stream(&r, from, to, &v);
+            if (from == 0 && to == colio_run_bytes(&r) && i > 0 && v.n > 0)
+                v.r[v.n++] = r; /* a whole run after another of its tile: the flattening merged what it could */
+            else
+                rc = colio_run_slice_stream(&r, from, to, &v);
             done += to - from;
             from = 0;
             if (++i == f->runs.n)

@@ -24,11 +24,36 @@ COLIO_COPY_FIXED(32)
 COLIO_COPY_FIXED(64)
 #undef COLIO_COPY_FIXED
 
+/*
+ * A copy of at most 32 bytes without a call: two fixed-size moves that may
+ * overlap in the middle (the climate maps' runs are a few doubles each, and
+ * a memcpy call per run cost more than the bytes).
+ */
+static inline void colio_copy_small(char *d, const char *s, int64_t len)
+{
+    if (len >= 16) {
+        memcpy(d, s, 16);
+        memcpy(d + len - 16, s + len - 16, 16);
+    } else if (len >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + len - 8, s + len - 8, 8);
+    } else if (len >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + len - 4, s + len - 4, 4);
+    } else {
+        for (int64_t i = 0; i < len; i++)
+            d[i] = s[i];
+    }
+}
+
 static inline void colio_copy_strided(char *dst, int64_t dst_stride, const char *src, int64_t src_stride,
                                       int64_t len, int64_t count)
 {
     if (dst_stride == len && src_stride == len) { /* both sides contiguous */
-        memcpy(dst, src, (size_t)(len * count));
+        if (len * count <= 32)
+            colio_copy_small(dst, src, len * count);
+        else
+            memcpy(dst, src, (size_t)(len * count));
         return;
     }
     switch (len) {
@@ -48,6 +73,11 @@ static inline void colio_copy_strided(char *dst, int64_t dst_stride, const char 
         colio_copy_64(dst, dst_stride, src, src_stride, count);
         return;
     default:
+        if (len <= 32) {
+            for (int64_t k = 0; k < count; k++, dst += dst_stride, src += src_stride)
+                colio_copy_small(dst, src, len);
+            return;
+        }
         for (int64_t k = 0; k < count; k++, dst += dst_stride, src += src_stride)
             memcpy(dst, src, (size_t)len);
     }

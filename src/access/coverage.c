@@ -52,19 +52,28 @@ static void mark_range(colio_coverage_t *c, int64_t a, int64_t b)
     mark_word(c, wb, tail);
 }
 
+void colio_coverage_mark(colio_coverage_t *c, int64_t off, int64_t len, int64_t stride, int64_t count)
+{
+    int64_t a = off - c->lo;
+    for (int64_t k = 0; k < count; k++, a += stride)
+        mark_range(c, a, a + len);
+}
+
+void colio_coverage_span(colio_coverage_t *c, int64_t first, int64_t last)
+{
+    if (c->first == c->last) {
+        c->first = first;
+        c->last = last;
+    } else {
+        c->first = first < c->first ? first : c->first;
+        c->last = last > c->last ? last : c->last;
+    }
+}
+
 void colio_coverage_add(colio_coverage_t *c, const colio_run_t *r)
 {
-    int64_t a = r->off - c->lo;
-    for (int64_t k = 0; k < r->count; k++, a += r->stride)
-        mark_range(c, a, a + r->len);
-    int64_t end = colio_run_end(r);
-    if (c->first == c->last) {
-        c->first = r->off;
-        c->last = end;
-    } else {
-        c->first = r->off < c->first ? r->off : c->first;
-        c->last = end > c->last ? end : c->last;
-    }
+    colio_coverage_mark(c, r->off, r->len, r->stride, r->count);
+    colio_coverage_span(c, r->off, colio_run_end(r));
 }
 
 /* Next bit at or after x (relative) equal to `set`, or limit. */

@@ -22,6 +22,20 @@ static int list_grow_to(colio_agg_list_t *l, int64_t cap)
     return 0;
 }
 
+/* Append a part as a run of its own. */
+static int list_push(colio_agg_list_t *l, colio_run_t b, int64_t round)
+{
+    if (l->n == l->cap && list_grow_to(l, l->cap ? 2 * l->cap : 16) != 0)
+        return -1;
+    int64_t *m = l->meta + COLIO_META_WORDS * l->n;
+    m[0] = b.off, m[1] = b.len, m[2] = b.stride, m[3] = b.count;
+    l->pos[l->n] = b.pos;
+    l->round[l->n] = round;
+    l->n++;
+    l->bytes += b.len * b.count;
+    return 0;
+}
+
 /* Append a part, extending the last run of the same round when the part continues it. */
 static int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round)
 {
@@ -30,17 +44,11 @@ static int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round)
         if (colio_run_extend(&a, &b)) {
             int64_t *m = l->meta + COLIO_META_WORDS * (l->n - 1);
             m[0] = a.off, m[1] = a.len, m[2] = a.stride, m[3] = a.count;
+            l->bytes += b.len * b.count;
             return 0;
         }
     }
-    if (l->n == l->cap && list_grow_to(l, l->cap ? 2 * l->cap : 16) != 0)
-        return -1;
-    int64_t *m = l->meta + COLIO_META_WORDS * l->n;
-    m[0] = b.off, m[1] = b.len, m[2] = b.stride, m[3] = b.count;
-    l->pos[l->n] = b.pos;
-    l->round[l->n] = round;
-    l->n++;
-    return 0;
+    return list_push(l, b, round);
 }
 
 /* First file offset at or after x where run r has a byte (x itself inside a piece, or the next piece). */
@@ -63,6 +71,7 @@ typedef struct segment {
     int64_t from, end; /* [from, end) is known to be in it */
     int agg;
     int64_t round;
+    int whole_to;      /* the list the previous run went to whole, or -1 */
 } segment_t;
 
 static void locate(const colio_domains_t *dom, segment_t *seg, int64_t at)
@@ -82,8 +91,13 @@ static int split_run(const colio_run_t *r, const colio_domains_t *dom, colio_agg
         locate(dom, seg, at);
         int agg = seg->agg;
         int64_t round = seg->round, seg_end = seg->end;
-        if (at == r->off && end <= seg_end) /* the common case: the whole run in one segment */
-            return list_append(&lists[agg], *r, round);
+        if (at == r->off && end <= seg_end) { /* the common case: the whole run in one segment */
+            /* after the previous run of the access, which did not continue it (the access is merged) */
+            int after_whole = seg->whole_to == agg;
+            seg->whole_to = agg;
+            return after_whole ? list_push(&lists[agg], *r, round) : list_append(&lists[agg], *r, round);
+        }
+        seg->whole_to = -1;
         tmp->n = 0;
         if (colio_run_slice_file(r, at, seg_end, tmp) != 0)
             return -1;
@@ -121,7 +135,7 @@ static int size_lists(const colio_access_t *acc, const colio_domains_t *dom, col
     int64_t *count = calloc((size_t)dom->naggs, sizeof *count);
     if (count == NULL)
         return -1;
-    segment_t seg = {0, 0, 0, 0};
+    segment_t seg = {0, 0, 0, 0, -1};
     for (int64_t i = 0; i < acc->n; i++)
         count_parts(&acc->runs[i], dom, count, &seg);
     int rc = 0;
@@ -136,7 +150,7 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
 {
     memset(lists, 0, sizeof *lists * (size_t)dom->naggs);
     colio_runs_t tmp = {0};
-    segment_t seg = {0, 0, 0, 0};
+    segment_t seg = {0, 0, 0, 0, -1};
     int rc = size_lists(acc, dom, lists);
     for (int64_t i = 0; i < acc->n && rc == 0; i++)
         rc = split_run(&acc->runs[i], dom, lists, &tmp, &seg);

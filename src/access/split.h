@@ -18,6 +18,7 @@ typedef struct colio_agg_list {
     int64_t *pos;    /* n: stream position of each run's first piece */
     int64_t *round;  /* n: the aggregator's round of each run */
     int64_t cur;     /* first run not yet exchanged */
+    int64_t bytes;   /* the runs' bytes, summed as they are dealt */
 } colio_agg_list_t;
 
 /* Run i of a metadata array (stream position pos). */

@@ -15,10 +15,7 @@
 
 int64_t colio_agg_list_bytes(const colio_agg_list_t *l)
 {
-    int64_t bytes = 0;
-    for (int64_t k = 0; k < l->n; k++)
-        bytes += l->meta[COLIO_META_WORDS * k + 1] * l->meta[COLIO_META_WORDS * k + 3];
-    return bytes;
+    return l->bytes;
 }
 
 /* The INIT arrays that describe a pattern, back to the file (a stored plan keeps its own). */

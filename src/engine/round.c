@@ -131,17 +131,19 @@ static void cut_aggregator_slices(colio_op_t *op)
             continue;
         colio_slice_t *s = &rd->agg_slices[rd->nagg++];
         *s = (colio_slice_t){.peer = src, .list = src, .first = l->cur, .contig = 1, .type = MPI_BYTE};
-        int64_t next_off = -1;
-        for (; l->cur < l->n && l->meta[COLIO_META_WORDS * l->cur] < rd->re; l->cur++, s->n++) {
-            colio_run_t run = colio_meta_run(l->meta, l->cur, 0);
-            if (run.count > 1 || (next_off >= 0 && run.off != next_off))
-                s->contig = 0; /* not one file run */
-            next_off = colio_run_end(&run);
-            s->bytes += colio_run_bytes(&run);
-            s->pieces += run.count;
-            if (cover && !op->io_failed)
-                colio_coverage_add(&rd->cov, &run);
+        int mark = cover && !op->io_failed;
+        int64_t next_off = l->meta[COLIO_META_WORDS * l->cur];
+        for (const int64_t *m = l->meta + COLIO_META_WORDS * l->cur; l->cur < l->n && m[0] < rd->re;
+             l->cur++, s->n++, m += COLIO_META_WORDS) { /* m: off, len, stride, count */
+            s->contig &= m[3] == 1 && m[0] == next_off; /* one file run */
+            next_off = m[0] + (m[3] - 1) * m[2] + m[1];
+            s->bytes += m[3] * m[1];
+            s->pieces += m[3];
+            if (mark)
+                colio_coverage_mark(&rd->cov, m[0], m[1], m[2], m[3]);
         }
+        if (mark) /* the list is in file order: its first offset, its last end */
+            colio_coverage_span(&rd->cov, l->meta[COLIO_META_WORDS * s->first], next_off);
     }
 }
 

@@ -167,6 +167,12 @@ static void split(void)
         int64_t want = 0, got = 0, bad = 0;
         for (int64_t i = 0; i < v.n; i++)
             want += colio_run_bytes(&v.r[i]);
+        for (int a = 0; a < in.naggs; a++) {
+            int64_t list_bytes = 0;
+            for (int64_t k = 0; k < lists[a].n; k++)
+                list_bytes += lists[a].meta[COLIO_META_WORDS * k + 1] * lists[a].meta[COLIO_META_WORDS * k + 3];
+            bad += list_bytes != lists[a].bytes; /* the sum kept while dealing */
+        }
         for (int a = 0; a < in.naggs; a++)
             for (int64_t k = 0; k < lists[a].n; k++) {
                 colio_run_t r = colio_meta_run(lists[a].meta, k, lists[a].pos[k]);

@@ -1,7 +1,8 @@
-/* Strided runs and round coverage against brute force, byte by byte. */
+/* Strided runs, round coverage and strided copies against brute force, byte by byte. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "access/copy.h"
 #include "access/coverage.h"
 #include "access/run.h"
 #include "testutil.h"
@@ -134,10 +135,32 @@ static void coverage(void)
     colio_coverage_free(&c);
 }
 
+/* Every block length 1-70 (the fixed-size and small-copy paths and memcpy), contiguous or strided. */
+static void copies(void)
+{
+    static char src[4096], dst[4096], want[4096];
+    for (int i = 0; i < (int)sizeof src; i++)
+        src[i] = (char)(i * 7 + 3);
+    for (int round = 0; round < 3000; round++) {
+        int64_t len = 1 + round % 70, count = 1 + rnd(5), contiguous = rnd(3) == 0;
+        int64_t ss = contiguous ? len : len + rnd(9), ds = contiguous ? len : len + rnd(9);
+        int64_t s0 = rnd(64), d0 = rnd(64);
+        memset(dst, 0x5a, sizeof dst);
+        memset(want, 0x5a, sizeof want);
+        for (int64_t k = 0; k < count; k++)
+            for (int64_t b = 0; b < len; b++)
+                want[d0 + k * ds + b] = src[s0 + k * ss + b];
+        colio_copy_strided(dst + d0, ds, src + s0, ss, len, count);
+        CHECK(memcmp(dst, want, sizeof dst) == 0, "copy round %d: len %lld count %lld strides %lld/%lld wrong", round,
+              (long long)len, (long long)count, (long long)ds, (long long)ss);
+    }
+}
+
 int main(void)
 {
     slices();
     appends();
     coverage();
+    copies();
     return unit_finish("test_runs_unit");
 }
