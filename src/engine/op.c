@@ -598,15 +598,18 @@ static void unpin_candidate(colio_op_t *op)
     op->pinned = NULL;
 }
 
-/* Reads keep the access as asked (before clipping at the end of file): the key of a plan to store. */
+/*
+ * A read whose access the end of file cuts keeps it as asked first: the key
+ * of a plan to store. An access the cut leaves whole is its own key, adopted
+ * after the split like a write's (drop_runs in plan.c): copying it here cost
+ * a direct read of a million pieces a quarter of its time.
+ */
 static void keep_read_key(colio_op_t *op)
 {
-    if (!colio_plancache_enabled(op->fh->hints.plan_cache, op->fh->cfg.xchg_data) || op->args.kind != COLIO_OP_READ)
+    if (!colio_plancache_enabled(op->fh->hints.plan_cache, op->fh->cfg.xchg_data) || op->args.kind != COLIO_OP_READ ||
+        op->acc.n == 0 || op->acc.end <= op->eof)
         return;
-    if (op->acc.n == 0) {
-        op->key_ok = 1;
-        return;
-    }
+    op->key_cut = 1;
     op->key_runs = colio_mem_alloc(sizeof *op->key_runs * (size_t)op->acc.n);
     if (op->key_runs) {
         memcpy(op->key_runs, op->acc.runs, sizeof *op->key_runs * (size_t)op->acc.n);

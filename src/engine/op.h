@@ -326,6 +326,7 @@ typedef struct colio_op {
     colio_run_t *key_runs;       /* the access as asked, kept to store the plan for reuse */
     int64_t key_n;
     int key_ok;                  /* key_runs hold the whole access (a copy may fail) */
+    int key_cut;                 /* a read cut at the end of file: only a copy made before is its key */
     uint64_t key_hash;           /* colio_plan_hash of the access as asked, when key_hashed */
     int key_hashed;
     colio_round_t rnd;

@@ -59,12 +59,11 @@ static int borrow_plan(colio_op_t *op)
     return COLIO_STEP_NEXT;
 }
 
-/* The run list after the split: kept as the key of a plan to store, else freed. */
+/* The run list after the split: kept as the key of a plan to store (unless a read kept its own), else freed. */
 static void drop_runs(colio_op_t *op)
 {
     colio_file *fh = op->fh;
-    if (colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) && op->args.kind == COLIO_OP_WRITE &&
-        op->err.code == 0) {
+    if (colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) && !op->key_cut && op->err.code == 0) {
         op->key_runs = op->acc.runs;
         op->key_n = op->acc.n;
         op->key_ok = 1;
