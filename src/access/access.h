@@ -32,10 +32,9 @@ typedef struct colio_access {
 /* The view of an open file (MPI_File_set_view with datarep "native"). */
 typedef struct colio_view {
     int64_t disp;
-    MPI_Datatype etype, filetype; /* duplicates owned by the file (or predefined) */
     int64_t etype_size;
     colio_flat_t *ftype;          /* flattened filetype */
-    int ftype_owned;              /* 1: ours to free; 0: cached on the filetype duplicate */
+    int ftype_owned;              /* 1: ours to free; 0: cached on the filetype, held (colio_flat_hold) */
 } colio_view_t;
 
 /*

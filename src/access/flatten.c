@@ -618,9 +618,7 @@ static int flat_keyval = MPI_KEYVAL_INVALID;
 static int flat_attr_delete(MPI_Datatype type, int keyval, void *value, void *extra)
 {
     (void)type, (void)keyval, (void)extra;
-    colio_flat_t *f = value;
-    if (--f->refs == 0)
-        colio_flat_free(f);
+    colio_flat_drop(value);
     return MPI_SUCCESS;
 }
 
@@ -628,7 +626,7 @@ static int flat_attr_delete(MPI_Datatype type, int keyval, void *value, void *ex
 static int flat_attr_copy(MPI_Datatype type, int keyval, void *extra, void *in, void *out, int *flag)
 {
     (void)type, (void)keyval, (void)extra;
-    ((colio_flat_t *)in)->refs++;
+    colio_flat_hold(in);
     *(void **)out = in;
     *flag = 1;
     return MPI_SUCCESS;
@@ -699,7 +697,7 @@ int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio
     }
     int rc = colio_flat_create(type, flat_p, err);
     if (rc == 0 && MPI_Type_set_attr(type, flat_keyval, *flat_p) == MPI_SUCCESS) {
-        (*flat_p)->refs = 1;
+        __atomic_store_n(&(*flat_p)->refs, 1, __ATOMIC_RELEASE); /* the type's attribute */
         *owned_p = 0;
     }
     return rc;
@@ -708,6 +706,19 @@ int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio
 void colio_flat_release(colio_flat_t *flat, int owned)
 {
     if (owned)
+        colio_flat_free(flat);
+}
+
+void colio_flat_hold(colio_flat_t *flat)
+{
+    if (flat && __atomic_load_n(&flat->refs, __ATOMIC_ACQUIRE) > 0)
+        __atomic_add_fetch(&flat->refs, 1, __ATOMIC_ACQ_REL);
+}
+
+void colio_flat_drop(colio_flat_t *flat)
+{
+    if (flat && __atomic_load_n(&flat->refs, __ATOMIC_ACQUIRE) > 0 &&
+        __atomic_sub_fetch(&flat->refs, 1, __ATOMIC_ACQ_REL) == 0)
         colio_flat_free(flat);
 }
 

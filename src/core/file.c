@@ -377,8 +377,6 @@ static int open_everywhere(colio_file *fh, colio_err_t *err)
 static int default_view(colio_file *fh, colio_err_t *err)
 {
     fh->view.disp = 0;
-    fh->view.etype = MPI_BYTE;
-    fh->view.filetype = MPI_BYTE;
     fh->view.etype_size = 1;
     fh->view.ftype_owned = 1;
     return colio_flat_create(MPI_BYTE, &fh->view.ftype, err);
@@ -774,11 +772,10 @@ int colio_close(colio_file **fh_p)
 
 static void view_free(colio_view_t *v)
 {
-    colio_flat_release(v->ftype, v->ftype_owned); /* a cached one goes with the filetype duplicate below */
-    if (v->etype != MPI_DATATYPE_NULL && v->etype != 0 && !colio_type_is_predefined(v->etype))
-        MPI_Type_free(&v->etype);
-    if (v->filetype != MPI_DATATYPE_NULL && v->filetype != 0 && !colio_type_is_predefined(v->filetype))
-        MPI_Type_free(&v->filetype);
+    if (v->ftype_owned)
+        colio_flat_free(v->ftype);
+    else
+        colio_flat_drop(v->ftype); /* the filetype may be gone: the last holder frees it */
     memset(v, 0, sizeof *v);
 }
 
@@ -820,15 +817,6 @@ static int check_view_types(colio_file *fh, MPI_Offset disp, MPI_Datatype etype,
     return COLIO_SUCCESS;
 }
 
-static int dup_type(MPI_Datatype t, MPI_Datatype *out)
-{
-    if (colio_type_is_predefined(t)) {
-        *out = t;
-        return MPI_SUCCESS;
-    }
-    return MPI_Type_dup(t, out);
-}
-
 int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, MPI_Info info)
 {
     if (fh == NULL)
@@ -839,15 +827,15 @@ int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     int64_t esize = 0;
     complete_all(fh);
     colio_hints_t hints = fh->hints;
-    colio_view_t v = {.disp = disp, .etype = MPI_DATATYPE_NULL, .filetype = MPI_DATATYPE_NULL};
+    colio_view_t v = {.disp = disp};
     if (check_view_types(fh, disp, etype, filetype, &ftype, &owned, &esize, &err) == 0)
         colio_hints_apply(&hints, info, &err);
     v.etype_size = esize;
-    if (err.code == 0 && (dup_type(etype, &v.etype) != MPI_SUCCESS || dup_type(filetype, &v.filetype) != MPI_SUCCESS))
-        colio_err_set(&err, COLIO_ERR_MPI, "colio_set_view: MPI_Type_dup failed");
-    /* the duplicate carries the cached flattening (counted): the user may free the filetype now */
+    /* the view holds the cached flattening (counted): the user may free the filetype now */
     v.ftype = ftype;
     v.ftype_owned = owned;
+    if (!owned)
+        colio_flat_hold(ftype);
     /* info may differ between ranks (MPI allows it): new hints if any rank passed some */
     int any_info = info != MPI_INFO_NULL;
     if (colio_err_agree_same(fh->comm, &err, esize, "etype size", &any_info) == 0 && any_info)
