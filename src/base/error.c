@@ -187,14 +187,16 @@ int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const cha
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    int64_t in[4] = {colio_err_key(e->code, rank), value, -value, any ? -(int64_t)(*any != 0) : 0}, out[4];
-    int rc = colio_allreduce_yielding(in, out, 4, MPI_INT64_T, MPI_MIN, comm);
+    int64_t in[5] = {colio_err_key(e->code, rank), value, -value, any ? -(int64_t)(*any & 1) : 0,
+                     any ? -(int64_t)((*any >> 1) & 1) : 0},
+            out[5];
+    int rc = colio_allreduce_yielding(in, out, 5, MPI_INT64_T, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) {
         colio_err_clear(e);
         return colio_err_from_mpi(e, rc, "error agreement (MPI_Allreduce)");
     }
     if (any)
-        *any = out[3] < 0;
+        *any = (out[3] < 0) | (out[4] < 0) << 1;
     int64_t min_key = out[0];
     if (min_key == 0 && out[1] != -out[2]) { /* known to every rank alike: no message to fetch */
         colio_err_clear(e);

@@ -43,8 +43,8 @@ int colio_err_adopt_key(MPI_Comm comm, colio_err_t *e, int64_t min_key);
  */
 int colio_err_agree(MPI_Comm comm, colio_err_t *e);
 /* The same, and in the same reduction: value must be equal on every rank
-   (COLIO_ERR_NOT_SAME naming `what` otherwise); when any is given, *any
-   becomes 1 on every rank if it was non-zero on some rank. */
+   (COLIO_ERR_NOT_SAME naming `what` otherwise); when any is given, each of
+   its two flags (bits 0 and 1) is set on every rank if it was on some rank. */
 int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what, int *any);
 /*
  * colio_err_agree with, in the same reduction, the smallest and largest of

@@ -31,7 +31,8 @@ typedef struct colio_hints {
     int64_t striping_unit;   /* 0 = unknown; aligns file domains */
     int striping_factor;     /* recorded and reported; colio does not set striping */
     int no_indep_rw;         /* romio_no_indep_rw: never take the direct path */
-    int lock_writes;         /* colio_lock_writes: byte-range lock around each storage write (store/posix.c) */
+    colio_toggle_t lock_writes; /* colio_lock_writes: byte-range lock around each storage write (store/posix.c);
+                                   automatic: while some rank's view is not one contiguous stretch (core/file.c) */
     int64_t direct_min;      /* colio_direct_min: contiguous bytes per rank for the direct path */
     int64_t typed_min;       /* colio_typed_min: average piece size for derived-datatype messages */
     int read_sieve_ratio;    /* colio_read_sieve_ratio: automatic reads go independent below it (0: never) */

@@ -94,11 +94,13 @@ static const hint_def_t hint_table[] = {
      "number of stripes (recorded and reported)"},
     {"romio_no_indep_rw", HK_BOOL, F(no_indep_rw), 0, 0, NULL, "false",
      "true: never take the direct (independent) path in automatic mode"},
-    {"colio_lock_writes", HK_BOOL, F(lock_writes), 0, 0, NULL, "false",
-     "true: every storage write holds a POSIX byte-range write lock on its bytes, and aggregators write holes "
-     "around (no read-modify-write), so another MPI-IO handle's data sieving on the same file (ROMIO and OMPIO "
-     "lock the span they read back) cannot carry stale bytes over colio's; libcolio_mpiio sets it on every file "
-     "it takes"},
+    {"colio_lock_writes", HK_TOGGLE, F(lock_writes), 0, 0, NULL, "disable",
+     "enable (or true): every storage write holds a POSIX byte-range write lock on its bytes, and aggregators "
+     "write holes around (no read-modify-write), so another MPI-IO handle's data sieving on the same file (ROMIO "
+     "and OMPIO lock the span they read back) cannot carry stale bytes over colio's; automatic: the same while "
+     "some rank's view is not one contiguous stretch of the file (agreed at each set_view; an MPI library sieves "
+     "only writes that leave holes in the file, so with contiguous views nothing can), no locks otherwise; "
+     "libcolio_mpiio sets automatic on every file it takes; disable (or false): no locks"},
     {"colio_storage_model", HK_PATH, F(storage_model), 0, 0, storage_model_valid, "probe",
      "how automatic mode chooses between two-phase I/O and the direct path for each call: probe (from a cost "
      "model whose storage figures, cost per call and bandwidth of writes and reads, memory copy bandwidth and "
@@ -337,7 +339,14 @@ static int parse_toggle(const char *s, colio_toggle_t *out)
             *out = (colio_toggle_t)i;
             return 0;
         }
-    return -1;
+    static const char *const yes[] = {"true", "1", "yes"}, *const no[] = {"false", "0", "no"};
+    for (int i = 0; i < 3; i++) { /* a toggle that was a yes/no hint keeps its old words */
+        if (strcasecmp(s, yes[i]) == 0)
+            return *out = COLIO_ENABLE, 0;
+        if (strcasecmp(s, no[i]) == 0)
+            return *out = COLIO_DISABLE, 0;
+    }
+    return strcasecmp(s, "auto") == 0 ? (*out = COLIO_AUTOMATIC, 0) : -1;
 }
 
 static int parse_bool(const char *s, int *out)

@@ -22,12 +22,13 @@
 
 /*
  * Read-modify-write needs holes to fill and a readable file; never under
- * colio_lock_writes, where a hole may be written by another handle meanwhile.
+ * colio_lock_writes (enable or automatic, locks taken or not), where a hole
+ * may be written by another handle meanwhile.
  */
 static int want_sieve(const colio_op_t *op)
 {
     const colio_coverage_t *c = &op->rnd.cov;
-    return c->covered < c->last - c->first && op->fh->readable && !op->fh->hints.lock_writes &&
+    return c->covered < c->last - c->first && op->fh->readable && op->fh->lock_mode == COLIO_DISABLE &&
            colio_round_sieve_worth(op, op->fh->hints.ds_write, COLIO_SIEVE_WRITE_HOLE);
 }
 

@@ -157,7 +157,7 @@ static MPI_Info colio_info(MPI_Info info)
     MPI_Info mine = MPI_INFO_NULL;
     if (info == MPI_INFO_NULL ? MPI_Info_create(&mine) : MPI_Info_dup(info, &mine))
         return info;
-    MPI_Info_set(mine, "colio_lock_writes", "true");
+    MPI_Info_set(mine, "colio_lock_writes", "automatic");
     return mine;
 }
 
@@ -493,6 +493,12 @@ static int fallback_call(managed_t *m, kind_t k, MPI_Offset at, void *buf, MPI_C
         verbose(m->speaker, "a collective call went to MPI-IO (colio: %s)%s", why, "");
         m->said_fallback = 1;
     }
+    /* colio's operations still in flight end first (a collective, as this call is on every rank): their
+       writes may take no byte-range locks (colio_lock_writes=automatic), and the MPI library's collective
+       write may read back and rewrite spans around its pieces */
+    int drained = k == WRITE ? colio_set_info(m->cf, MPI_INFO_NULL) : COLIO_SUCCESS;
+    if (drained != COLIO_SUCCESS)
+        return mpi_result(m->fh, drained);
     if (count <= INT_MAX)
         return k == WRITE ? REAL(write_at_all)(m->fh, at, buf, (int)count, type, st)
                           : REAL(read_at_all)(m->fh, at, buf, (int)count, type, st);

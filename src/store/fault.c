@@ -214,6 +214,7 @@ static int fault_figures(colio_store_t *st, const char *path, const struct colio
 }
 static int fault_truncate(colio_store_t *st, int64_t size) { return colio_store_posix.truncate(st->inner, size); }
 static int fault_unlink(const char *path) { return colio_store_posix.unlink(path); }
+static void fault_set_locks(colio_store_t *st, int on) { colio_store_posix.set_locks(st->inner, on); }
 
 const colio_store_ops_t colio_store_fault = {
     .name = "fault",
@@ -229,4 +230,5 @@ const colio_store_ops_t colio_store_fault = {
     .truncate = fault_truncate,
     .bookkeeping = &colio_store_posix,
     .unlink = fault_unlink,
+    .set_locks = fault_set_locks,
 };

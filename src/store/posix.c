@@ -21,6 +21,7 @@
 struct colio_store {
     int fd;
     int lock_cmd; /* colio_lock_writes: F_OFD_SETLKW (or F_SETLKW where the kernel lacks it); 0: no locks */
+    int locks_on; /* ... taken now (automatic: set_locks turns them on and off) */
     int64_t blksize; /* st_blksize at open */
 };
 
@@ -114,7 +115,9 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
         return -EISDIR;
     }
     st->blksize = known ? (int64_t)sb.st_blksize : -1;
-    st->lock_cmd = hints && hints->lock_writes ? (known ? lock_kind(st->fd, sb.st_dev) : probe_lock_kind(st->fd)) : 0;
+    int locking = hints && hints->lock_writes != COLIO_DISABLE;
+    st->lock_cmd = locking ? (known ? lock_kind(st->fd, sb.st_dev) : probe_lock_kind(st->fd)) : 0;
+    st->locks_on = st->lock_cmd != 0; /* automatic starts locked: the file turns them off (core/file.c) */
     *st_p = st;
     return 0;
 }
@@ -209,12 +212,14 @@ static int64_t iov_bytes(const struct iovec *iov, int iovcnt)
     return n;
 }
 
-/* The descriptor, unless writes take byte-range locks (colio_lock_writes: only pwritev holds them). */
+/* The descriptor, unless writes may take byte-range locks (colio_lock_writes: only pwritev holds them). */
 static int posix_raw_fd(colio_store_t *st) { return st->lock_cmd ? -1 : st->fd; }
+
+static void posix_set_locks(colio_store_t *st, int on) { st->locks_on = on && st->lock_cmd != 0; }
 
 static int posix_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
 {
-    int64_t done, len = st->lock_cmd ? iov_bytes(iov, iovcnt) : 0;
+    int64_t done, len = st->locks_on ? iov_bytes(iov, iovcnt) : 0;
     if (len > 0) {
         int rc = range_lock(st, F_WRLCK, off, len);
         if (rc != 0)
@@ -288,6 +293,7 @@ const colio_store_ops_t colio_store_posix = {
     .close = posix_close,
     .pwritev = posix_pwritev,
     .raw_fd = posix_raw_fd,
+    .set_locks = posix_set_locks,
     .preadv = posix_preadv,
     .sync = posix_sync,
     .size = posix_size,

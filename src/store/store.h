@@ -60,6 +60,9 @@ typedef struct colio_store_ops {
        0 or -errno (then *f holds defaults); NULL: colio_figures_default. Rank 0, at open. */
     int (*figures)(colio_store_t *st, const char *path, const struct colio_hints *hints,
                    struct colio_store_figures *f);
+    /* Optional: turn the byte-range locks of colio_lock_writes on or off for the writes from now on (none in
+       flight); NULL: the locks stay as the hint set them at open (automatic: on). */
+    void (*set_locks)(colio_store_t *st, int on);
     /* The backend for colio's own bookkeeping (subfiling metadata, subfile sizes); NULL: this one.
        The fault backend names posix, so injected faults hit data calls only. */
     const struct colio_store_ops *bookkeeping;
