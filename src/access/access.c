@@ -21,6 +21,27 @@ static void access_take(colio_access_t *acc, colio_runs_t *v)
     }
 }
 
+/* Adopt a run vector whose runs are in file order, none overlapping, with its totals (no pass over it). */
+static void access_adopt(colio_access_t *acc, colio_runs_t *v, int64_t nbytes, int64_t npieces)
+{
+    acc->runs = v->r;
+    acc->n = v->n;
+    acc->nbytes = nbytes;
+    acc->npieces = npieces;
+    acc->end = v->n > 0 ? colio_run_end(&v->r[v->n - 1]) : 0;
+    acc->overlaps = 0;
+}
+
+/* Append the part [from, to) of run r to v; the pieces it adds (a merge with v's last run changes its count). */
+static int64_t slice_counted(const colio_run_t *r, int64_t from, int64_t to, colio_runs_t *v, int *rc)
+{
+    int64_t n0 = v->n, last0 = n0 > 0 ? v->r[n0 - 1].count : 0, added = 0;
+    *rc = colio_run_slice_stream(r, from, to, v);
+    for (int64_t k = n0 > 0 ? n0 - 1 : 0; k < v->n; k++)
+        added += v->r[k].count;
+    return added - last0;
+}
+
 /* The filetype run i of tile t, in file offsets and in stream positions relative to the access start. */
 static colio_run_t tile_run(const colio_view_t *view, int64_t i, int64_t t, int64_t sbyte)
 {
@@ -106,18 +127,22 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
         return colio_err_set(err, COLIO_ERR_ARG, "access ends beyond the largest 64-bit file offset");
     colio_runs_t v = {0};
     int rc = 0;
+    int64_t pieces = 0; /* the runs' counts, summed as they are listed */
     if (colio_flat_dense(f)) { /* dense filetype: tiles abut, one piece */
         rc = colio_runs_append(&v, colio_piece(view->disp + tile * f->extent + f->runs.r[0].off + within, nbytes, 0));
+        pieces = 1;
     } else {
         int64_t i = find_run(f, within), from = within - f->runs.r[i].pos;
         rc = colio_runs_reserve(&v, (last_tile - tile + 1) * f->runs.n + 4); /* cut ends add at most 4 */
         for (int64_t done = 0; done < nbytes && rc == 0;) {
             colio_run_t r = tile_run(view, i, tile, sbyte);
             int64_t to = colio_run_bytes(&r) - from < nbytes - done ? colio_run_bytes(&r) : from + nbytes - done;
-            if (from == 0 && to == colio_run_bytes(&r) && i > 0 && v.n > 0)
+            if (from == 0 && to == colio_run_bytes(&r) && i > 0 && v.n > 0) {
                 v.r[v.n++] = r; /* a whole run after another of its tile: the flattening merged what it could */
-            else
-                rc = colio_run_slice_stream(&r, from, to, &v);
+                pieces += r.count;
+            } else {
+                pieces += slice_counted(&r, from, to, &v, &rc);
+            }
             done += to - from;
             from = 0;
             if (++i == f->runs.n)
@@ -128,7 +153,10 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
         colio_runs_free(&v);
         return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory listing the access");
     }
-    access_take(acc, &v);
+    if (f->monotonic && !f->spills) /* runs in file order, none overlapping: the totals are known */
+        access_adopt(acc, &v, nbytes, pieces);
+    else
+        access_take(acc, &v);
     return 0;
 }
 
