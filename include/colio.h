@@ -196,6 +196,8 @@ COLIO_API int colio_request_get_mpi(colio_request *req, MPI_Request *mreq);
 
 /** Collective: flush every rank's writes to storage. */
 COLIO_API int colio_sync(colio_file *fh);
+/** Collective: complete every operation of fh still in flight (what set_view and close do first). */
+COLIO_API int colio_complete(colio_file *fh);
 /** Local: current size of the file in bytes. */
 COLIO_API int colio_get_size(colio_file *fh, MPI_Offset *size);
 /** Collective: change hints between operations (invalid values: COLIO_ERR_HINT). */

@@ -758,6 +758,14 @@ static void complete_all(colio_file *fh)
     colio_nb_unlock();
 }
 
+int colio_complete(colio_file *fh)
+{
+    if (fh == NULL)
+        return COLIO_ERR_ARG;
+    complete_all(fh);
+    return COLIO_SUCCESS;
+}
+
 int colio_close(colio_file **fh_p)
 {
     if (fh_p == NULL || *fh_p == NULL)

@@ -496,7 +496,7 @@ static int fallback_call(managed_t *m, kind_t k, MPI_Offset at, void *buf, MPI_C
     /* colio's operations still in flight end first (a collective, as this call is on every rank): their
        writes may take no byte-range locks (colio_lock_writes=automatic), and the MPI library's collective
        write may read back and rewrite spans around its pieces */
-    int drained = k == WRITE ? colio_set_info(m->cf, MPI_INFO_NULL) : COLIO_SUCCESS;
+    int drained = k == WRITE ? colio_complete(m->cf) : COLIO_SUCCESS;
     if (drained != COLIO_SUCCESS)
         return mpi_result(m->fh, drained);
     if (count <= INT_MAX)

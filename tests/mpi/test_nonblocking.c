@@ -518,6 +518,17 @@ static void errors_and_edges(MPI_Info info, int threaded)
         CHECK_RC(colio_request_get_mpi(r, &mr), COLIO_ERR_UNSUPPORTED, fh);
         CHECK_RC(colio_wait(&r, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     }
+    /* colio_complete ends what is in flight: the bytes are in memory before the request is tested */
+    memset(rb, 0, sizeof rb);
+    CHECK_RC(colio_iread_at_all(fh, 64 * t_rank, rb, 64, MPI_BYTE, &r), COLIO_SUCCESS, fh);
+    CHECK_RC(colio_complete(fh), COLIO_SUCCESS, fh);
+    int missing = 0;
+    for (int i = 0; i < 64; i++)
+        missing += rb[i] != pattern_old(64 * t_rank + i);
+    CHECK(missing == 0, "colio_complete returned with %d bytes of the outstanding read not there", missing);
+    CHECK_RC(colio_test(&r, &flag, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK(flag == 1 && r == NULL, "colio_complete did not complete the outstanding read");
+    CHECK_RC(colio_complete(NULL), COLIO_ERR_ARG, NULL);
     /* closing with operations outstanding completes them first */
     CHECK_RC(colio_iread_at_all(fh, 0, rb, 64, MPI_BYTE, &r), COLIO_SUCCESS, fh);
     CHECK_RC(colio_sync(fh), COLIO_SUCCESS, fh);
