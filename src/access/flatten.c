@@ -612,8 +612,9 @@ int colio_flat_dense(const colio_flat_t *flat)
     return flat->runs.n == 1 && flat->runs.r[0].count == 1 && flat->runs.r[0].len == flat->extent;
 }
 
-/* Attribute cache: the flattening lives as long as the datatype. */
+/* Attribute cache: the flattening lives as long as the datatype, and as long as a holder keeps it. */
 static int flat_keyval = MPI_KEYVAL_INVALID;
+static pthread_mutex_t cached_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int flat_attr_delete(MPI_Datatype type, int keyval, void *value, void *extra)
 {
@@ -684,22 +685,28 @@ int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio
     *owned_p = 1;
     if (is_named(comb))
         return flat_named(type, flat_p, owned_p, err);
+    /* one thread at a time looks up, flattens and attaches: two attaching at once would free the first */
+    pthread_mutex_lock(&cached_lock);
     if (flat_keyval == MPI_KEYVAL_INVALID &&
-        MPI_Type_create_keyval(flat_attr_copy, flat_attr_delete, &flat_keyval, NULL) != MPI_SUCCESS)
+        MPI_Type_create_keyval(flat_attr_copy, flat_attr_delete, &flat_keyval, NULL) != MPI_SUCCESS) {
+        pthread_mutex_unlock(&cached_lock);
         return colio_flat_create(type, flat_p, err);
+    }
     void *cached = NULL;
-    int flag = 0;
+    int flag = 0, rc = 0;
     MPI_Type_get_attr(type, flat_keyval, &cached, &flag);
     if (flag) {
         *flat_p = cached;
-        *owned_p = 0;
-        return 0;
+    } else if ((rc = colio_flat_create(type, flat_p, err)) == 0) {
+        __atomic_store_n(&(*flat_p)->refs, 1, __ATOMIC_RELEASE); /* the type's attribute, counted before it shows */
+        if (MPI_Type_set_attr(type, flat_keyval, *flat_p) != MPI_SUCCESS)
+            __atomic_store_n(&(*flat_p)->refs, 0, __ATOMIC_RELEASE); /* not cached: the caller's own */
     }
-    int rc = colio_flat_create(type, flat_p, err);
-    if (rc == 0 && MPI_Type_set_attr(type, flat_keyval, *flat_p) == MPI_SUCCESS) {
-        __atomic_store_n(&(*flat_p)->refs, 1, __ATOMIC_RELEASE); /* the type's attribute */
+    if (rc == 0 && __atomic_load_n(&(*flat_p)->refs, __ATOMIC_ACQUIRE) > 0) {
+        colio_flat_hold(*flat_p); /* the caller's, until colio_flat_release: the user may free the type meanwhile */
         *owned_p = 0;
     }
+    pthread_mutex_unlock(&cached_lock);
     return rc;
 }
 
@@ -707,6 +714,8 @@ void colio_flat_release(colio_flat_t *flat, int owned)
 {
     if (owned)
         colio_flat_free(flat);
+    else
+        colio_flat_drop(flat);
 }
 
 void colio_flat_hold(colio_flat_t *flat)

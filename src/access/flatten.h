@@ -33,20 +33,22 @@ void colio_flat_free(colio_flat_t *flat);
  * Flattening of a type, cached on the type itself as an MPI attribute: its
  * duplicates (MPI_Type_dup) share it, counted, and it is freed with the last
  * of them; named (predefined) types are flattened once and kept for the
- * life of the process. The returned pointer stays valid until the type (and
- * its duplicates) are freed, or, when *owned_p, until colio_flat_release.
+ * life of the process. The result is the caller's until colio_flat_release
+ * (owned: freed then; cached: held until then, so the user may free the
+ * type while an operation or a view still uses it).
  */
 int colio_flat_get(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, colio_err_t *err);
 /* The kept flat of a named type already flattened once (colio_flat_get), or NULL; a type found is valid. */
 colio_flat_t *colio_flat_named(MPI_Datatype type);
-/* Release a result of colio_flat_get (no-op for cached ones). */
+/* Release a result of colio_flat_get: free an owned one, let a cached one go (colio_flat_drop). */
 void colio_flat_release(colio_flat_t *flat, int owned);
 /*
- * Keep a cached result of colio_flat_get (owned == 0) beyond the life of its
- * type, and let it go: a file's view holds its filetype's flattening this
- * way, so the user may free the filetype at once, without colio duplicating
- * it (Open MPI's MPI_Type_dup copies the whole type: 10 ms a view for the
- * E3SM F map). No-ops for named types' flats, which live for the process.
+ * Hold a cached flattening and let it go (atomic count; the last holder, the
+ * type's attribute among them, frees it). A file's view and an operation's
+ * memtype hold theirs this way (colio_flat_get), so the user may free the
+ * type at once, without colio duplicating it (Open MPI's MPI_Type_dup copies
+ * the whole type: 10 ms a view for the E3SM F map). No-ops for named types'
+ * flats, which live for the process.
  */
 void colio_flat_hold(colio_flat_t *flat);
 void colio_flat_drop(colio_flat_t *flat);

@@ -273,6 +273,7 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
 {
     memcpy(cand->backend, fh->hints.backend, sizeof cand->backend);
     memcpy(cand->fault, fh->hints.fault, sizeof cand->fault);
+    cand->lock_writes = fh->hints.lock_writes; /* read at open, like the backend */
     colio_config_t cfg = {0};
     int64_t fig[COLIO_FIGURES_WORDS];
     if (hints_from_rank0(fh, cand, err) == 0) {
@@ -801,10 +802,7 @@ int colio_close(colio_file **fh_p)
 
 static void view_free(colio_view_t *v)
 {
-    if (v->ftype_owned)
-        colio_flat_free(v->ftype);
-    else
-        colio_flat_drop(v->ftype); /* the filetype may be gone: the last holder frees it */
+    colio_flat_release(v->ftype, v->ftype_owned); /* the filetype may be gone: the last holder frees a cached one */
     memset(v, 0, sizeof *v);
 }
 
@@ -863,8 +861,6 @@ int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     /* the view holds the cached flattening (counted): the user may free the filetype now */
     v.ftype = ftype;
     v.ftype_owned = owned;
-    if (!owned)
-        colio_flat_hold(ftype);
     /* info may differ between ranks (MPI allows it): new hints if any rank passed some; and whether
        some rank's view leaves holes (colio_lock_writes=automatic) */
     enum { ANY_INFO = 1, ANY_HOLES = 2 };

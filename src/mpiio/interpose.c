@@ -152,13 +152,14 @@ static const char *plain_path(const char *name)
  * colio's hints for a file the interposer takes: the program's, plus byte-range
  * locks on colio's writes (the MPI library's own handle may sieve beside them).
  */
-static MPI_Info colio_info(MPI_Info info)
+static int colio_info(MPI_Info info, MPI_Info *mine)
 {
-    MPI_Info mine = MPI_INFO_NULL;
-    if (info == MPI_INFO_NULL ? MPI_Info_create(&mine) : MPI_Info_dup(info, &mine))
-        return info;
-    MPI_Info_set(mine, "colio_lock_writes", "automatic");
-    return mine;
+    if (info == MPI_INFO_NULL ? MPI_Info_create(mine) : MPI_Info_dup(info, mine)) {
+        *mine = MPI_INFO_NULL; /* no hints of ours: the file is not taken (never without the locks) */
+        return -1;
+    }
+    MPI_Info_set(*mine, "colio_lock_writes", "automatic");
+    return 0;
 }
 
 /* Rank 0 of comm says why a subfiled file is refused. */
@@ -202,11 +203,12 @@ static int attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     /* the real open created the file and handled EXCL; DELETE_ON_CLOSE is the real close's */
     int cmode = amode & ~(MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_CREATE);
     colio_file *cf = NULL;
-    MPI_Info hints = colio_info(info);
-    managed_t *m = calloc(1, sizeof *m); /* before the open: a rank without one gives no path, and colio_open's
-                                            agreed error leaves the file to MPI on every rank */
+    MPI_Info hints = MPI_INFO_NULL;
+    int hinted = colio_info(info, &hints) == 0;
+    managed_t *m = hinted ? calloc(1, sizeof *m) : NULL; /* before the open: a rank without one gives no path, and
+                                                            colio_open's agreed error leaves the file to MPI everywhere */
     int rc = colio_open(comm, m ? plain_path(filename) : NULL, cmode, hints, &cf);
-    if (hints != info)
+    if (hints != MPI_INFO_NULL)
         MPI_Info_free(&hints);
     if (rc != COLIO_SUCCESS) {
         free(m);
@@ -402,8 +404,13 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
 int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
     const colio_real_t *r = colio_real();
-    int rc = r->File_set_atomicity(fh, flag);
     managed_t *m = inside ? NULL : find(fh);
+    if (m && flag && !m->atomic) { /* collective: colio's operations end before the MPI library's writes begin */
+        inside = 1;
+        colio_complete(m->cf);
+        inside = 0;
+    }
+    int rc = r->File_set_atomicity(fh, flag);
     if (rc == MPI_SUCCESS && m)
         m->atomic = flag; /* colio takes no locks: atomic mode is MPI-IO's */
     return rc;

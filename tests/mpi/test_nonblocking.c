@@ -538,6 +538,47 @@ static void errors_and_edges(MPI_Info info, int threaded)
     test_unlink(path);
 }
 
+/*
+ * The memtype freed while the write that uses it is pending (MPI: the
+ * operation completes normally): rank r's every other int of a vector lands
+ * as N contiguous ints at r N ints, checked by reading the file directly.
+ */
+static void memtype_freed_while_pending(MPI_Info info)
+{
+    enum { N = 1 << 14 };
+    char path[512];
+    test_path(path, sizeof path, "nbfreed");
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
+    int *buf = malloc(sizeof *buf * 2 * N), *got = malloc(sizeof *got * N);
+    for (int i = 0; i < 2 * N; i++)
+        buf[i] = t_rank * 1000000 + i;
+    MPI_Datatype vec;
+    MPI_Type_vector(N, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    colio_request *r = NULL;
+    CHECK_RC(colio_iwrite_at_all(fh, (MPI_Offset)sizeof(int) * N * t_rank, buf, 1, vec, &r), COLIO_SUCCESS, fh);
+    MPI_Type_free(&vec);
+    for (int k = 0; k < 64; k++) { /* reuse what a freed flattening would have left */
+        void *p = malloc(64);
+        memset(p, 0x55, 64);
+        free(p);
+    }
+    CHECK_RC(colio_wait(&r, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    CHECK_RC(colio_close(&fh), COLIO_SUCCESS, fh);
+    int bad = test_pread(path, got, (int64_t)sizeof *got * N, (int64_t)sizeof *got * N * t_rank) ==
+                      (int64_t)sizeof *got * N
+                  ? 0
+                  : N;
+    for (int i = 0; i < N && bad == 0; i++)
+        bad += got[i] != t_rank * 1000000 + 2 * i;
+    CHECK(bad == 0, "memtype freed while pending: %d ints wrong", bad);
+    free(buf);
+    free(got);
+    MPI_Barrier(MPI_COMM_WORLD);
+    test_unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -561,6 +602,7 @@ int main(int argc, char **argv)
     }
     many_outstanding(info);
     reused_plans(info);
+    memtype_freed_while_pending(info);
     errors_and_edges(info, threaded);
     MPI_Info_free(&info);
     return test_finish("test_nonblocking");
