@@ -281,6 +281,14 @@ typedef struct colio_counts_state {
     int nreq, nrecv;
 } colio_counts_state_t;
 
+/* Which clock reading an operation hands on (op.c): the start of a wait, its end, the operation's end. */
+typedef enum colio_handoff {
+    COLIO_HANDOFF_NONE,
+    COLIO_HANDOFF_TO_WAIT,
+    COLIO_HANDOFF_FROM_WAIT,
+    COLIO_HANDOFF_AT_DONE,
+} colio_handoff_t;
+
 typedef struct colio_op {
     struct colio_file *fh;
     colio_op_args_t args;
@@ -341,6 +349,9 @@ typedef struct colio_op {
     /* statistics */
     colio_op_stats stats;
     double t_start;
+    /* a clock reading a blocking operation hands on instead of reading again (op.c, timed_step) */
+    double t_handoff;
+    colio_handoff_t handoff;
 } colio_op_t;
 
 /* Prepare op; it owns nothing yet. */
