@@ -28,6 +28,18 @@ function(run_client what out)
   endif()
 endfunction()
 
+# The reference run, on the MPI library alone (no colio in the process). Open MPI 4.1.4's
+# own collective and independent writes lost 8 bytes of mpiio_basic once under
+# MPI_THREAD_MULTIPLE on a loaded machine (CI, 2026-11-26): a failed reference is run once
+# more, saying so; colio's run below is never retried.
+function(run_reference out)
+  execute_process(COMMAND ${launch} ${CLIENT} ${DIR}/${out} RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+  if(rc)
+    message(STATUS "the MPI library alone failed (${rc}), running it once more:\n${o}${e}")
+    run_client("without the interposer (second try)" ${out})
+  endif()
+endfunction()
+
 if(MODE STREQUAL "linked")
   run_client("linked, COLIO_DISABLE=1" plain.dat env COLIO_DISABLE=1 ${stats})
   if(EXISTS ${DIR}/stats.jsonl)
@@ -39,7 +51,7 @@ elseif(MODE STREQUAL "interposed")
 elseif(MODE STREQUAL "self")
   run_client("linked with libcolio_mpiio" colio.dat env ${stats})
 else()
-  run_client("without the interposer" plain.dat)
+  run_reference(plain.dat)
   run_client("with the interposer" colio.dat env LD_PRELOAD=${LIB} ${stats})
 endif()
 
