@@ -69,6 +69,8 @@ struct colio_file {
     struct colio_nb_file *nb;   /* nonblocking operations: slot communicators, progress mode (engine/slots.c) */
     int64_t hints_gen;          /* bumped whenever hints change (plan reuse) */
     colio_bufcache_t bufs;      /* large buffers kept between operations */
+    size_t arr_bytes[COLIO_ARR_KINDS]; /* each INIT array's bytes (engine/op.c) */
+    int arr_bytes_for;          /* 1 + the aggregator count they are for; 0: not computed yet */
     colio_plancache_t plans;    /* exchange plans for reuse (colio_plan_cache) */
     int aio_ref;                /* holds a reference on the I/O helper thread (engine/aio.h) until closed */
     colio_subfile_layout_t sub; /* subfiling (core/subfiling.c): nsub == 0 for an ordinary file */

@@ -448,7 +448,7 @@ static int init_access(colio_op_t *op)
 }
 
 /* Bytes of an INIT array of kind (bufcache.h) for this operation's ranks and aggregators. */
-static size_t array_bytes(const colio_op_t *op, int kind)
+static size_t array_bytes_of(const colio_op_t *op, int kind)
 {
     size_t np = (size_t)op->fh->nprocs, na = (size_t)op->arr_naggs;
     switch (kind) {
@@ -477,6 +477,18 @@ static size_t array_bytes(const colio_op_t *op, int kind)
     default: /* COLIO_ARR_PAT_COUNTS, COLIO_ARR_PAT_DISPLS */
         return np * sizeof(int);
     }
+}
+
+/* The same, worked out once per file and aggregator count: a small call takes and gives all fourteen. */
+static size_t array_bytes(const colio_op_t *op, int kind)
+{
+    colio_file *fh = op->fh;
+    if (fh->arr_bytes_for != op->arr_naggs + 1) {
+        for (int k = 0; k < COLIO_ARR_KINDS; k++)
+            fh->arr_bytes[k] = array_bytes_of(op, k);
+        fh->arr_bytes_for = op->arr_naggs + 1;
+    }
+    return fh->arr_bytes[kind];
 }
 
 static void *take_array(colio_op_t *op, int kind) { return colio_array_take(&op->fh->bufs, kind, array_bytes(op, kind)); }
