@@ -22,7 +22,7 @@ typedef struct colio_flat {
     int ordered;       /* pieces start at non-decreasing offsets (may overlap: MPI allows it for reading) */
     int spills;        /* data outside [0, extent) of its instance's span: consecutive instances overlap */
     int nonneg;        /* every displacement >= 0 */
-    int refs;          /* datatypes and views holding it as their cached flattening (atomic; 0: not counted) */
+    int refs;          /* datatypes, views and operations holding it (atomic; 0: not counted) */
 } colio_flat_t;
 
 /* Flatten one instance of type. Caller frees with colio_flat_free. */

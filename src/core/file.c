@@ -680,16 +680,14 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
  * writes that leave holes; with every view contiguous (the default view,
  * IOR's pattern) no span of its can cover colio's bytes, and a small call
  * spares two fcntl calls (issue 23: 1.7 us of a 64-byte write through
- * libcolio_mpiio). A store that cannot change them keeps them on.
+ * libcolio_mpiio). enable and disable stay as the store opened them; a
+ * store that cannot change them keeps them on.
  */
 static void set_write_locks(colio_file *fh, int views_leave_holes)
 {
     const colio_store_ops_t *s = fh->store;
-    int can_switch = s && s->set_locks && fh->st;
-    fh->locks_on = fh->lock_mode == COLIO_ENABLE ||
-                   (fh->lock_mode == COLIO_AUTOMATIC && (views_leave_holes || !can_switch));
-    if (fh->lock_mode == COLIO_AUTOMATIC && can_switch)
-        s->set_locks(fh->st, fh->locks_on);
+    if (fh->lock_mode == COLIO_AUTOMATIC && s && s->set_locks && fh->st)
+        s->set_locks(fh->st, views_leave_holes);
 }
 
 int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_file **fh_p)

@@ -54,8 +54,7 @@ struct colio_file {
     colio_config_t cfg;         /* selected by the hints */
     colio_store_t *st;
     int readable;               /* storage handle can read (read-modify-write possible) */
-    colio_toggle_t lock_mode;   /* colio_lock_writes as at open */
-    int locks_on;               /* writes take byte-range locks now (core/file.c, set_write_locks) */
+    colio_toggle_t lock_mode;   /* colio_lock_writes as at open (core/file.c, set_write_locks) */
     colio_view_t view;
     int64_t fp;                 /* individual file pointer, in etypes */
     int64_t blksize;            /* the file system's block size (rank 0's st_blksize), 0 = unknown */

@@ -465,8 +465,6 @@ void colio_plan_free(colio_op_t *op);
 void colio_place_begin(colio_op_t *op);
 /* With the aggregators known (place_step.c): expose one-sided memory, post the counts Ialltoall. */
 void colio_plan_counts(colio_op_t *op);
-/* Bytes of the runs in an aggregator list. */
-int64_t colio_agg_list_bytes(const colio_agg_list_t *l);
 /* Detach the operation's memory from the file's window (before its buffers are freed). */
 void colio_plan_detach(colio_op_t *op);
 /* The runs meta[first .. first+n) as one datatype over a buffer holding file offset base at 0. */

@@ -21,7 +21,7 @@ static void pattern_row(colio_op_t *op)
     colio_plan_t *p = &op->plan;
     op->pat_n = 0;
     for (int j = 0; j < p->naggs && op->err.code == 0; j++) {
-        int64_t b = colio_agg_list_bytes(&p->to_agg[j]);
+        int64_t b = p->to_agg[j].bytes;
         if (b > 0) {
             op->pat_mine[2 * op->pat_n] = j;
             op->pat_mine[2 * op->pat_n + 1] = b;

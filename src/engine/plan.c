@@ -13,11 +13,6 @@
 #include "engine/op.h"
 #include "engine/plancache.h"
 
-int64_t colio_agg_list_bytes(const colio_agg_list_t *l)
-{
-    return l->bytes;
-}
-
 /* The INIT arrays that describe a pattern, back to the file (a stored plan keeps its own). */
 static void give_pattern_arrays(colio_op_t *op)
 {
@@ -217,7 +212,7 @@ void colio_plan_counts(colio_op_t *op)
     /* a rank that failed sends zero counts and still takes part until READY */
     for (int i = 0; i < p->naggs && op->err.code == 0; i++) {
         p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_RUNS] = p->to_agg[i].n;
-        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_BYTES] = colio_agg_list_bytes(&p->to_agg[i]);
+        p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_BYTES] = p->to_agg[i].bytes;
     }
     if (colio_counts_sparse(op)) {
         colio_counts_start(op);

@@ -410,10 +410,13 @@ int colio_round_cover_next(colio_op_t *op, int64_t *r_p, int64_t *rs_p, int64_t 
         return 0;
     for (int src = 0; src < op->fh->nprocs; src++) {
         const colio_src_list_t *l = &op->plan.from_src[src];
-        for (int64_t k = l->cur; k < l->n && l->meta[COLIO_META_WORDS * k] < re; k++) {
-            colio_run_t run = colio_meta_run(l->meta, k, 0);
-            colio_coverage_add(&op->rnd.cov, &run);
+        int64_t k = l->cur, end = 0;
+        for (const int64_t *m = l->meta + COLIO_META_WORDS * k; k < l->n && m[0] < re; k++, m += COLIO_META_WORDS) {
+            colio_coverage_mark(&op->rnd.cov, m[0], m[1], m[2], m[3]); /* m: off, len, stride, count */
+            end = m[0] + (m[3] - 1) * m[2] + m[1];
         }
+        if (k > l->cur) /* in file order: the first offset, the last end */
+            colio_coverage_span(&op->rnd.cov, l->meta[COLIO_META_WORDS * l->cur], end);
     }
     *r_p = r, *rs_p = rs, *re_p = re;
     return 1;
