@@ -70,12 +70,6 @@ void colio_coverage_span(colio_coverage_t *c, int64_t first, int64_t last)
     }
 }
 
-void colio_coverage_add(colio_coverage_t *c, const colio_run_t *r)
-{
-    colio_coverage_mark(c, r->off, r->len, r->stride, r->count);
-    colio_coverage_span(c, r->off, colio_run_end(r));
-}
-
 /* Next bit at or after x (relative) equal to `set`, or limit. */
 static int64_t next_bit(const colio_coverage_t *c, int64_t x, int64_t limit, int set)
 {

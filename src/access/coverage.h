@@ -24,12 +24,11 @@ typedef struct colio_coverage {
 
 /* Start a round over [lo, lo + size); -1 when out of memory. */
 int colio_coverage_reset(colio_coverage_t *c, int64_t lo, int64_t size);
-/* Mark the pieces of run r (inside the range). */
-void colio_coverage_add(colio_coverage_t *c, const colio_run_t *r);
 /*
- * The same for count pieces of len bytes, stride apart, from off, without
- * widening the covered extent: a caller marking a list in file order widens
- * it once with colio_coverage_span (its first offset, its last end).
+ * Mark count pieces of len bytes, stride apart, from off (inside the range),
+ * without widening the covered extent: a caller marking a list in file
+ * order widens it once with colio_coverage_span (its first offset, its last
+ * end).
  */
 void colio_coverage_mark(colio_coverage_t *c, int64_t off, int64_t len, int64_t stride, int64_t count);
 void colio_coverage_span(colio_coverage_t *c, int64_t first, int64_t last);

@@ -109,7 +109,8 @@ static void coverage(void)
                 r.len = lo + size - r.off, r.stride = r.len;
             if (r.len <= 0)
                 continue;
-            colio_coverage_add(&c, &r);
+            colio_coverage_mark(&c, r.off, r.len, r.stride, r.count);
+            colio_coverage_span(&c, r.off, colio_run_end(&r));
             for (int64_t k = 0; k < r.count; k++)
                 for (int64_t b = 0; b < r.len; b++)
                     overlap |= seen[r.off - lo + k * r.stride + b]++ > 0;
