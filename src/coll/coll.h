@@ -28,6 +28,8 @@
 
 /* Messages a p2p schedule step has in flight at most (a binomial bcast sends log2(p) at once). */
 #define COLIO_COLL_MAXREQ 64
+/* Scratch a schedule finds in the object itself (an operation's agreements: no allocation per call). */
+#define COLIO_COLL_SMALL 256
 
 struct colio_coll_ops;
 
@@ -49,8 +51,9 @@ typedef struct colio_coll {
     MPI_Op op;
     const int *counts, *displs;  /* allgatherv (NULL: count elements from every rank) */
     int dist, pof2, rem, newrank, reduce_from;
-    char *tmp;                   /* scratch of the schedule, freed when it completes */
+    char *tmp;                   /* scratch of the schedule (small, or allocated), given up when it completes */
     int64_t *off;
+    _Alignas(16) char small[COLIO_COLL_SMALL];
 } colio_coll_t;
 
 typedef struct colio_coll_ops {

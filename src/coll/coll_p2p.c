@@ -37,7 +37,8 @@ static int post(colio_coll_t *c, int send, void *buf, int64_t bytes, int peer)
 
 static void finish(colio_coll_t *c)
 {
-    free(c->tmp);
+    if (c->tmp != c->small)
+        free(c->tmp);
     free(c->off);
     c->tmp = NULL, c->off = NULL;
     c->active = 0;
@@ -105,8 +106,11 @@ static int start(colio_coll_t *c, int (*step)(colio_coll_t *), MPI_Datatype t, M
     return drive(c, 0, &done);
 }
 
-/* Scratch of bytes (at least one, so empty buffers are still valid pointers). */
-static char *scratch(int64_t bytes) { return malloc((size_t)bytes + 1); }
+/* Scratch of bytes (at least one, so empty buffers are still valid pointers): the object's own when it fits. */
+static char *scratch(colio_coll_t *c, int64_t bytes)
+{
+    return bytes < COLIO_COLL_SMALL ? c->small : malloc((size_t)bytes + 1);
+}
 
 static int largest_pof2_upto(int n)
 {
@@ -145,7 +149,7 @@ static int allreduce_step(colio_coll_t *c)
     }
     switch (c->phase) {
     case P_BEGIN:
-        if ((c->tmp = scratch(bytes)) == NULL)
+        if ((c->tmp = scratch(c, bytes)) == NULL)
             return MPI_ERR_NO_MEM;
         memcpy(c->out, c->in, (size_t)bytes);
         c->pof2 = largest_pof2_upto(c->size);
@@ -240,7 +244,7 @@ static int allgather_begin(colio_coll_t *c)
     c->off[0] = 0;
     for (int i = 0; i < p; i++)
         c->off[i + 1] = c->off[i] + block_count(c, (c->rank + i) % p) * c->esize;
-    if ((c->tmp = scratch(c->off[p])) == NULL)
+    if ((c->tmp = scratch(c, c->off[p])) == NULL)
         return MPI_ERR_NO_MEM;
     memcpy(c->tmp, c->in, (size_t)c->off[1]);
     c->dist = 1;
@@ -297,7 +301,7 @@ static int alltoall_step(colio_coll_t *c)
     int p = c->size, rc;
     int64_t b = (int64_t)c->count * c->esize;
     if (c->phase == P_BEGIN) {
-        if ((c->tmp = scratch(3 * p * b)) == NULL)
+        if ((c->tmp = scratch(c, 3 * p * b)) == NULL)
             return MPI_ERR_NO_MEM;
         for (int i = 0; i < p; i++)
             memcpy(c->tmp + i * b, (const char *)c->in + (int64_t)((c->rank + i) % p) * b, (size_t)b);

@@ -201,7 +201,26 @@ static void array_keep(colio_bufcache_t *c, int kind, void *p, size_t size, int 
 
 void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size) { array_keep(c, kind, p, size, 0); }
 
-void colio_array_give_unused(colio_bufcache_t *c, int kind, void *p, size_t size) { array_keep(c, kind, p, size, 1); }
+
+int colio_array_take_set(colio_bufcache_t *c, unsigned mask, const size_t *sizes, void **slots[])
+{
+    int missing = 0;
+    for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
+        if (!(mask >> kind & 1u))
+            continue;
+        *slots[kind] = colio_array_take(c, kind, sizes[kind]);
+        missing |= *slots[kind] == NULL;
+    }
+    return missing;
+}
+
+void colio_array_give_unused_set(colio_bufcache_t *c, const size_t *sizes, void **slots[])
+{
+    for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
+        array_keep(c, kind, *slots[kind], sizes[kind], 1);
+        *slots[kind] = NULL;
+    }
+}
 
 void colio_bufcache_free(colio_bufcache_t *c)
 {

@@ -257,7 +257,7 @@ static void finish_slot(colio_op_t *op, colio_direct_slot_t *s, int ran_here)
 static colio_direct_slot_t *oldest_busy(colio_direct_t *d)
 {
     colio_direct_slot_t *o = NULL;
-    for (int j = 0; j < COLIO_DIRECT_SLOTS; j++)
+    for (int j = 0; j < d->nslots; j++)
         if (d->slot[j].busy && (o == NULL || d->slot[j].seq < o->seq))
             o = &d->slot[j];
     return o;
@@ -265,10 +265,14 @@ static colio_direct_slot_t *oldest_busy(colio_direct_t *d)
 
 static colio_direct_slot_t *free_slot(colio_direct_t *d)
 {
-    for (int j = 0; j < COLIO_DIRECT_SLOTS; j++)
+    for (int j = 0; j < d->nslots; j++)
         if (!d->slot[j].busy)
             return &d->slot[j];
-    return NULL;
+    if (d->nslots == COLIO_DIRECT_SLOTS)
+        return NULL;
+    colio_direct_slot_t *s = &d->slot[d->nslots++];
+    memset(s, 0, sizeof *s);
+    return s;
 }
 
 /* Fold the done jobs, oldest first (a later one may finish first; its turn comes after the older). */
@@ -297,8 +301,8 @@ int colio_step_direct(colio_op_t *op)
     op->io_wait = NULL;
     for (;;) {
         collect(op);
-        colio_direct_slot_t *s = free_slot(d);
         int more = d->i < op->acc.n && !op->io_failed;
+        colio_direct_slot_t *s = more ? free_slot(d) : NULL;
         if (!more && oldest_busy(d) == NULL) {
             colio_direct_free(op);
             op->phase = op->early ? COLIO_PH_PROPOSE : COLIO_PH_FINAL;
@@ -327,7 +331,7 @@ int colio_step_direct(colio_op_t *op)
 void colio_direct_free(colio_op_t *op)
 {
     colio_direct_t *d = &op->dir;
-    for (int j = 0; j < COLIO_DIRECT_SLOTS; j++) {
+    for (int j = 0; j < d->nslots; j++) {
         colio_direct_slot_t *s = &d->slot[j];
         if (s->job.calls == NULL && s->copies == NULL && !s->busy)
             continue; /* never used (most calls use one slot, many none) */

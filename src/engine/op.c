@@ -47,7 +47,10 @@ static const colio_step_fn_t steps[COLIO_PH_COUNT_] = {
 
 void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
 {
-    memset(op, 0, sizeof *op);
+    /* all but the direct path's job slots, each zeroed when a job first needs it (a third of the memset) */
+    size_t slots = offsetof(colio_op_t, dir.slot), after = slots + sizeof op->dir.slot;
+    memset(op, 0, slots);
+    memset((char *)op + after, 0, sizeof *op - after);
     op->fh = fh;
     op->args = *args;
     op->phase = COLIO_PH_INIT;
@@ -479,8 +482,8 @@ static size_t array_bytes_of(const colio_op_t *op, int kind)
     }
 }
 
-/* The same, worked out once per file and aggregator count: a small call takes and gives all fourteen. */
-static size_t array_bytes(const colio_op_t *op, int kind)
+/* All of them, worked out once per file and aggregator count: a small call takes and gives all fourteen. */
+static const size_t *array_sizes(const colio_op_t *op)
 {
     colio_file *fh = op->fh;
     if (fh->arr_bytes_for != op->arr_naggs + 1) {
@@ -488,10 +491,10 @@ static size_t array_bytes(const colio_op_t *op, int kind)
             fh->arr_bytes[k] = array_bytes_of(op, k);
         fh->arr_bytes_for = op->arr_naggs + 1;
     }
-    return fh->arr_bytes[kind];
+    return fh->arr_bytes;
 }
 
-static void *take_array(colio_op_t *op, int kind) { return colio_array_take(&op->fh->bufs, kind, array_bytes(op, kind)); }
+static size_t array_bytes(const colio_op_t *op, int kind) { return array_sizes(op)[kind]; }
 
 void colio_op_give_array(colio_op_t *op, int kind, void *p)
 {
@@ -511,8 +514,12 @@ static void init_array_slots(colio_op_t *op, void **slots[COLIO_ARR_KINDS])
     memcpy(slots, all, sizeof all);
 }
 
-/* The sparse counts step's arrays: taken only where that step may run. */
-static int sparse_counts_kind(int kind) { return kind >= COLIO_ARR_CNT_SENDERS; }
+/* The kinds to take: the sparse counts step's arrays only where that step may run. */
+static unsigned init_array_kinds(const colio_file *fh)
+{
+    unsigned all = (1u << COLIO_ARR_KINDS) - 1, sparse_only = all & ~((1u << COLIO_ARR_CNT_SENDERS) - 1);
+    return colio_counts_may_be_sparse(fh) ? all : all & ~sparse_only;
+}
 
 /* Arrays whose size depends only on nprocs and naggs, taken before any collective (kept between calls). */
 static int init_plan_memory(colio_op_t *op)
@@ -520,14 +527,8 @@ static int init_plan_memory(colio_op_t *op)
     void **slots[COLIO_ARR_KINDS];
     init_array_slots(op, slots);
     op->arr_naggs = op->fh->cfg.naggs;
-    int sparse = colio_counts_may_be_sparse(op->fh), missing = 0; /* its memory too: a failure is agreed at SETUP */
-    for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
-        if (sparse_counts_kind(kind) && !sparse)
-            continue;
-        *slots[kind] = take_array(op, kind);
-        missing |= *slots[kind] == NULL;
-    }
-    if (missing)
+    /* their memory too: a failure is agreed at SETUP */
+    if (colio_array_take_set(&op->fh->bufs, init_array_kinds(op->fh), array_sizes(op), slots))
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", op->fh->nprocs);
     return 0;
 }
@@ -1048,10 +1049,7 @@ static void give_init_arrays(colio_op_t *op)
 {
     void **slots[COLIO_ARR_KINDS];
     init_array_slots(op, slots);
-    for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
-        colio_array_give_unused(&op->fh->bufs, kind, *slots[kind], array_bytes(op, kind));
-        *slots[kind] = NULL;
-    }
+    colio_array_give_unused_set(&op->fh->bufs, array_sizes(op), slots);
 }
 
 int colio_op_finish(colio_op_t *op, MPI_Status *status)

@@ -261,6 +261,8 @@ typedef struct colio_direct_slot {
 
 typedef struct colio_direct {
     int started;
+    int nslots;                  /* slot[0..nslots) zeroed and in use so far: colio_op_init leaves them (1.6 KB),
+                                    a job's slot is zeroed when first needed (one for most calls) */
     colio_direct_slot_t slot[COLIO_DIRECT_SLOTS];
     int64_t i, k, part;          /* next piece (run i, piece k) and its bytes already in jobs */
     int64_t plain_i, plain_k;    /* reads: pieces before (run, piece) were judged not worth sieving */

@@ -84,8 +84,38 @@ static void untouched_pages(void)
     colio_bufcache_free(&c);
 }
 
+/* An operation's set: only the kinds asked for are taken; given back unused, the same arrays return, still zero. */
+static void set_round_trip(void)
+{
+    colio_bufcache_t c;
+    memset(&c, 0, sizeof c);
+    size_t sizes[COLIO_ARR_KINDS];
+    void *arr[COLIO_ARR_KINDS], **slots[COLIO_ARR_KINDS];
+    for (int k = 0; k < COLIO_ARR_KINDS; k++)
+        sizes[k] = 16 + 8 * (size_t)k, arr[k] = NULL, slots[k] = &arr[k];
+    unsigned mask = (1u << COLIO_ARR_CNT_SENDERS) - 1; /* all but the sparse counts' kinds */
+    CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0, "a set is taken");
+    void *first[COLIO_ARR_KINDS];
+    for (int k = 0; k < COLIO_ARR_KINDS; k++) {
+        int wanted = (int)(mask >> k & 1u);
+        CHECK((arr[k] != NULL) == wanted, "kind %d taken only when asked for", k);
+        CHECK(!wanted || all_zero(arr[k], sizes[k]), "kind %d taken zeroed", k);
+        first[k] = arr[k];
+    }
+    colio_array_give_unused_set(&c, sizes, slots);
+    for (int k = 0; k < COLIO_ARR_KINDS; k++)
+        CHECK(arr[k] == NULL, "kind %d: its slot emptied when given back", k);
+    CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0, "the set is taken again");
+    for (int k = 0; k < COLIO_ARR_KINDS; k++)
+        CHECK(arr[k] == first[k] && (arr[k] == NULL || all_zero(arr[k], sizes[k])),
+              "kind %d: the kept array comes back, zero", k);
+    colio_array_give_unused_set(&c, sizes, slots);
+    colio_bufcache_free(&c);
+}
+
 int main(void)
 {
+    set_round_trip();
     round_trip(64);
     round_trip(COLIO_ARRAY_MAP_MIN - 1);
     round_trip(COLIO_ARRAY_MAP_MIN);
