@@ -18,6 +18,7 @@ typedef struct colio_err {
 /* Record the first error only: later failures are usually consequences. */
 int colio_err_set(colio_err_t *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* No error: what per-call code uses instead of = {0}, which zeroes all 516 bytes. */
 static inline void colio_err_clear(colio_err_t *e) { e->code = 0; e->msg[0] = '\0'; }
 
 /* Map an errno value (positive) to a colio code. */

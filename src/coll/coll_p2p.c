@@ -89,7 +89,7 @@ static int p2p_wait(colio_coll_t *c)
     return drive(c, 1, &done);
 }
 
-/* Common start: the arguments, the element size, the first step run at once. */
+/* Common start: the arguments, the element size, the first step run at once (its messages posted, not yet tested: the caller's test or wait comes next). */
 static int start(colio_coll_t *c, int (*step)(colio_coll_t *), MPI_Datatype t, MPI_Comm comm)
 {
     int rc = MPI_Comm_rank(comm, &c->rank);
@@ -102,8 +102,8 @@ static int start(colio_coll_t *c, int (*step)(colio_coll_t *), MPI_Datatype t, M
     c->comm = comm, c->type = t;
     c->step = step, c->phase = P_BEGIN, c->active = 1, c->nreq = 0;
     c->tmp = NULL, c->off = NULL;
-    int done;
-    return drive(c, 0, &done);
+    rc = c->step(c);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : fail(c, rc);
 }
 
 /* Scratch of bytes (at least one, so empty buffers are still valid pointers): the object's own when it fits. */

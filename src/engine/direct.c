@@ -337,9 +337,10 @@ void colio_direct_free(colio_op_t *op)
             continue; /* never used (most calls use one slot, many none) */
         if (s->busy) /* abandoned with a job in flight: the executor still uses its memory */
             colio_aio_wait(&s->job);
-        colio_aio_job_free(&s->job);
+        colio_aio_job_free(&s->job); /* what fill_job does not set again for the slot's next job */
         free(s->copies);
-        memset(s, 0, sizeof *s);
+        s->copies = NULL, s->ncopies = s->copies_cap = 0;
+        s->busy = 0;
     }
     colio_buf_give(&op->fh->bufs, d->bounce, d->bounce_cap);
     d->bounce = NULL, d->bounce_cap = 0, d->bounce_owner = -1;

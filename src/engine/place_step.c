@@ -62,7 +62,8 @@ static int pattern_build(const colio_op_t *op, colio_pattern_t *pat)
 static int choose_aggs(colio_op_t *op, const colio_place_input_t *in)
 {
     colio_plan_t *p = &op->plan;
-    colio_err_t e = {0};
+    colio_err_t e;
+    colio_err_clear(&e);
     p->aggs_owned = malloc(sizeof(int) * (size_t)p->naggs);
     p->xctx_owned = calloc(1, sizeof *p->xctx_owned);
     if (!p->aggs_owned || !p->xctx_owned)

@@ -192,7 +192,8 @@ int colio_step_plan(colio_op_t *op)
     if (fh->cfg.domain->plan(&in, &p->dom) != 0)
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory planning file domains");
     else {
-        colio_err_t e = {0};
+        colio_err_t e;
+        colio_err_clear(&e);
         if (colio_split_by_domain(&op->acc, &p->dom, p->to_agg, &e) != 0)
             colio_op_fail(op, e.code, "%s", e.msg);
     }

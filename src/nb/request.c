@@ -327,7 +327,8 @@ int colio_request_get_mpi(colio_request *req, MPI_Request *mreq)
         *mreq = req->mreq;
     } else if (!req->fh->nb->threaded || !colio_nb_thread_running()) {
         code = COLIO_ERR_UNSUPPORTED;
-        colio_err_t e = {0};
+        colio_err_t e;
+        colio_err_clear(&e);
         colio_err_set(&e, code, "colio_request_get_mpi: needs colio_progress=thread (MPI_THREAD_MULTIPLE): "
                       "nothing else would complete the MPI request");
         colio_file_result(req->fh, &e);
