@@ -56,7 +56,9 @@ static void zero_op(colio_op_t *op)
     } skip[] = {
         /* the error message: "" is all a code of 0 needs (colio_err_set writes it whole) */
         {offsetof(colio_op_t, err.msg) + 1, sizeof op->err.msg - 1},
-        {offsetof(colio_op_t, coll), sizeof op->coll},         /* colio_coll_init, below */
+        {offsetof(colio_op_t, coll), sizeof op->coll}, /* colio_coll_init, below */
+        /* the rounds' state but for the INIT arrays it holds: colio_round_state_zero when PLAN starts */
+        {offsetof(colio_op_t, rnd), offsetof(colio_round_t, req_slices)},
         {offsetof(colio_op_t, dir.slot), sizeof op->dir.slot}, /* free_slot (direct.c), one job slot at a time */
     };
     size_t from = 0;
@@ -68,8 +70,14 @@ static void zero_op(colio_op_t *op)
 }
 
 _Static_assert(offsetof(colio_op_t, err) < offsetof(colio_op_t, coll) &&
-                   offsetof(colio_op_t, coll) < offsetof(colio_op_t, dir),
+                   offsetof(colio_op_t, coll) < offsetof(colio_op_t, rnd) &&
+                   offsetof(colio_op_t, rnd) < offsetof(colio_op_t, dir),
                "zero_op skips members in their order in colio_op_t");
+
+void colio_round_state_zero(colio_op_t *op)
+{
+    memset(&op->rnd, 0, offsetof(colio_round_t, req_slices));
+}
 
 void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
 {
@@ -1003,9 +1011,10 @@ int64_t colio_op_memory(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
     const colio_round_t *r = &op->rnd;
-    int64_t m = (op->acc.n + op->key_n) * (int64_t)sizeof(colio_run_t) + (int64_t)p->meta_pool_cap + (int64_t)r->cbuf_cap +
-                (int64_t)r->stage_cap + r->agg_stage_size + r->cov.cap_words * 8 +
-                r->cov.cap_runs * (int64_t)sizeof(colio_piece_t);
+    int64_t m = (op->acc.n + op->key_n) * (int64_t)sizeof(colio_run_t) + (int64_t)p->meta_pool_cap;
+    if (op->planned) /* the rounds' state is set from PLAN on */
+        m += (int64_t)r->cbuf_cap + (int64_t)r->stage_cap + r->agg_stage_size + r->cov.cap_words * 8 +
+             r->cov.cap_runs * (int64_t)sizeof(colio_piece_t);
     for (int i = 0; p->to_agg && i < p->naggs; i++)
         m += p->to_agg[i].cap * (COLIO_META_BYTES + 2 * (int64_t)sizeof(int64_t));
     return m;

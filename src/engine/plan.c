@@ -176,6 +176,7 @@ int colio_step_plan(colio_op_t *op)
     colio_file *fh = op->fh;
     colio_plan_t *p = &op->plan;
     op->planned = 1;
+    colio_round_state_zero(op);
     if (op->reuse)
         return borrow_plan(op);
     p->naggs = fh->cfg.naggs;
