@@ -38,7 +38,7 @@ static int step_until_job(colio_op_t *op)
 {
     for (int guard = 0; guard < 10000 && op->phase != COLIO_PH_DONE; guard++) {
         int st = colio_op_step(op);
-        if (op->rnd.buf[0].busy || op->rnd.buf[1].busy)
+        if (op->planned && (op->rnd.buf[0].busy || op->rnd.buf[1].busy)) /* the rounds' state is set from PLAN on */
             return 1;
         if (st == COLIO_STEP_WAIT) {
             MPI_Request *reqs;
