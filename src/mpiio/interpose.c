@@ -416,6 +416,35 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     return rc;
 }
 
+/*
+ * Size changes are the MPI library's; colio's operations in flight end
+ * first (both calls are collective, as colio_complete is): a truncation
+ * must not race a pending write, and ROMIO's preallocate reads and
+ * rewrites the bytes already in the file, which would put back what a
+ * colio write in flight is changing.
+ */
+static void complete_before_resize(MPI_File fh)
+{
+    managed_t *m = inside ? NULL : find(fh);
+    if (m == NULL)
+        return;
+    inside = 1;
+    colio_complete(m->cf);
+    inside = 0;
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+    complete_before_resize(fh);
+    return colio_real()->File_set_size(fh, size);
+}
+
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+    complete_before_resize(fh);
+    return colio_real()->File_preallocate(fh, size);
+}
+
 int MPI_File_sync(MPI_File fh)
 {
     const colio_real_t *r = colio_real();

@@ -57,6 +57,8 @@
     X(File_set_info, (MPI_File fh, MPI_Info info))                                                             \
     X(File_set_atomicity, (MPI_File fh, int flag))                                                             \
     X(File_sync, (MPI_File fh))                                                                                \
+    X(File_set_size, (MPI_File fh, MPI_Offset size))                                                           \
+    X(File_preallocate, (MPI_File fh, MPI_Offset size))                                                        \
     X(File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status))                                  \
     X(File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status))                                         \
     X(File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status))                               \
