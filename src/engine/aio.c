@@ -5,17 +5,13 @@
  */
 #include "engine/aio.h"
 
+#include "base/clock.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-double colio_aio_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts); /* no MPI_Wtime: executors make no MPI calls */
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double colio_aio_now(void) { return colio_clock_wall(); } /* never MPI_Wtime: executors make no MPI calls */
 
 void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const colio_store_ops_t *ops,
                          colio_store_t *st, int *chain_failed)

@@ -3,6 +3,7 @@
  * agreement, the FINAL error agreement and the end of an operation.
  */
 #include "base/bigmem.h"
+#include "base/clock.h"
 #include "engine/op.h"
 
 #include <errno.h>
@@ -96,7 +97,7 @@ void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
     op->tag_data = op->tag_meta + COLIO_XCHG_TAGS;
     op->tag_counts = 2 * COLIO_XCHG_TAGS * 2048 + 1 + 2048 + slot; /* after the agreements' 2048 */
     colio_coll_init(&op->coll, fh->cfg.coll, 2 * COLIO_XCHG_TAGS * 2048 + 1 + slot);
-    op->t_start = MPI_Wtime();
+    op->t_start = colio_clock_now();
 }
 
 int colio_op_step(colio_op_t *op) { return steps[op->phase](op); }
@@ -202,7 +203,7 @@ static double clock_now(colio_op_t *op, colio_handoff_t kind)
 {
     int handed = op->handoff == kind;
     op->handoff = COLIO_HANDOFF_NONE;
-    return handed ? op->t_handoff : MPI_Wtime();
+    return handed ? op->t_handoff : colio_clock_now();
 }
 
 static void clock_hand_on(colio_op_t *op, colio_handoff_t kind, double t)
@@ -216,7 +217,7 @@ void colio_op_wait_phase(colio_op_t *op)
     double t0 = clock_now(op, COLIO_HANDOFF_TO_WAIT), io0 = op->stats.time.io;
     double *clock = phase_clock(op, op->phase);
     wait_phase(op);
-    double t1 = MPI_Wtime();
+    double t1 = colio_clock_now();
     *clock += t1 - t0 - (op->stats.time.io - io0); /* storage waits are counted as io only */
     clock_hand_on(op, COLIO_HANDOFF_FROM_WAIT, t1);
 }
@@ -256,7 +257,7 @@ static int timed_step(colio_op_t *op, colio_clock_mark_t *m)
     double *clock = phase_clock(op, ph);
     if (rc != COLIO_STEP_WAIT && op->phase != COLIO_PH_DONE && phase_clock(op, op->phase) == clock)
         return rc;
-    double t1 = MPI_Wtime();
+    double t1 = colio_clock_now();
     *clock += t1 - m->t - (op->stats.time.io - m->io);
     *m = clock_mark(op, t1);
     if (rc == COLIO_STEP_WAIT || op->phase == COLIO_PH_DONE) /* the wait's start, or the operation's end */
@@ -396,10 +397,10 @@ int colio_op_io_pending(const colio_op_t *op) { return op->io_wait != NULL; }
 
 void colio_op_io_wait(colio_op_t *op)
 {
-    double t0 = MPI_Wtime();
+    double t0 = colio_clock_now();
     op->io_wait->waited = 1;
     colio_aio_wait(op->io_wait); /* folded by the next step */
-    op->stats.time.io += MPI_Wtime() - t0;
+    op->stats.time.io += colio_clock_now() - t0;
     op->io_wait = NULL;
 }
 
