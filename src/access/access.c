@@ -6,6 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Free the run list unless it is the access's own single run. */
+static void release_runs(colio_access_t *acc)
+{
+    if (acc->runs != &acc->one)
+        colio_mem_free(acc->runs);
+}
+
 /* Adopt a run vector as the access. */
 static void access_take(colio_access_t *acc, colio_runs_t *v)
 {
@@ -125,29 +132,31 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
                              "one access must stay within one tile", (long long)tile, (long long)last_tile);
     if (f->extent > 0 && last_tile > (INT64_MAX - view->disp - colio_run_end(&f->runs.r[f->runs.n - 1])) / f->extent)
         return colio_err_set(err, COLIO_ERR_ARG, "access ends beyond the largest 64-bit file offset");
+    if (colio_flat_dense(f)) { /* dense filetype: tiles abut, one piece, held in the access itself */
+        acc->one = colio_piece(view->disp + tile * f->extent + f->runs.r[0].off + within, nbytes, 0);
+        acc->runs = &acc->one;
+        acc->n = acc->npieces = 1;
+        acc->nbytes = nbytes;
+        acc->end = colio_run_end(&acc->one);
+        return 0;
+    }
     colio_runs_t v = {0};
-    int rc = 0;
     int64_t pieces = 0; /* the runs' counts, summed as they are listed */
-    if (colio_flat_dense(f)) { /* dense filetype: tiles abut, one piece */
-        rc = colio_runs_append(&v, colio_piece(view->disp + tile * f->extent + f->runs.r[0].off + within, nbytes, 0));
-        pieces = 1;
-    } else {
-        int64_t i = find_run(f, within), from = within - f->runs.r[i].pos;
-        rc = colio_runs_reserve(&v, (last_tile - tile + 1) * f->runs.n + 4); /* cut ends add at most 4 */
-        for (int64_t done = 0; done < nbytes && rc == 0;) {
-            colio_run_t r = tile_run(view, i, tile, sbyte);
-            int64_t to = colio_run_bytes(&r) - from < nbytes - done ? colio_run_bytes(&r) : from + nbytes - done;
-            if (from == 0 && to == colio_run_bytes(&r) && i > 0 && v.n > 0) {
-                v.r[v.n++] = r; /* a whole run after another of its tile: the flattening merged what it could */
-                pieces += r.count;
-            } else {
-                pieces += slice_counted(&r, from, to, &v, &rc);
-            }
-            done += to - from;
-            from = 0;
-            if (++i == f->runs.n)
-                i = 0, tile++;
+    int64_t i = find_run(f, within), from = within - f->runs.r[i].pos;
+    int rc = colio_runs_reserve(&v, (last_tile - tile + 1) * f->runs.n + 4); /* cut ends add at most 4 */
+    for (int64_t done = 0; done < nbytes && rc == 0;) {
+        colio_run_t r = tile_run(view, i, tile, sbyte);
+        int64_t to = colio_run_bytes(&r) - from < nbytes - done ? colio_run_bytes(&r) : from + nbytes - done;
+        if (from == 0 && to == colio_run_bytes(&r) && i > 0 && v.n > 0) {
+            v.r[v.n++] = r; /* a whole run after another of its tile: the flattening merged what it could */
+            pieces += r.count;
+        } else {
+            pieces += slice_counted(&r, from, to, &v, &rc);
         }
+        done += to - from;
+        from = 0;
+        if (++i == f->runs.n)
+            i = 0, tile++;
     }
     if (rc != 0) {
         colio_runs_free(&v);
@@ -251,15 +260,32 @@ int colio_access_clip(colio_access_t *acc, int64_t eof)
         colio_runs_free(&v);
         return rc;
     }
-    colio_mem_free(acc->runs);
+    release_runs(acc);
     access_take(acc, &v);
     return 0;
 }
 
 void colio_access_free(colio_access_t *acc)
 {
-    colio_mem_free(acc->runs);
+    release_runs(acc);
     memset(acc, 0, sizeof *acc);
+}
+
+void colio_access_drop_runs(colio_access_t *acc)
+{
+    release_runs(acc);
+    acc->runs = NULL;
+    acc->n = 0;
+}
+
+colio_run_t *colio_access_give_runs(colio_access_t *acc)
+{
+    colio_run_t *r = acc->runs;
+    if (r == &acc->one && (r = colio_mem_alloc(sizeof *r)) != NULL)
+        *r = acc->one;
+    acc->runs = NULL;
+    acc->n = 0;
+    return r;
 }
 
 void colio_pieces_sort(colio_piece_t *p, int64_t n, colio_piece_t *tmp)

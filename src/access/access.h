@@ -27,6 +27,7 @@ typedef struct colio_access {
     int64_t end;           /* the largest run end (the last run's, unless a read-only view overlaps) */
     int overlaps;          /* a run starts before an earlier one ends (read-only views): no two-phase */
     int stream_order;      /* stream positions increase with file offsets (always for views) */
+    colio_run_t one;       /* where runs points for an access of one run (no allocation per small call) */
 } colio_access_t;
 
 /* The view of an open file (MPI_File_set_view with datarep "native"). */
@@ -59,6 +60,15 @@ int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offse
 int colio_access_clip(colio_access_t *acc, int64_t eof);
 
 void colio_access_free(colio_access_t *acc);
+/*
+ * The run list as an allocation of its own (colio_mem_*), for a caller that
+ * keeps it past the access: the list itself, or a copy of an access's
+ * single run (held in the access); NULL when out of memory. The access
+ * keeps its totals and no runs, as after colio_access_drop_runs (which
+ * frees them).
+ */
+colio_run_t *colio_access_give_runs(colio_access_t *acc);
+void colio_access_drop_runs(colio_access_t *acc);
 
 /* Sort pieces by offset (stable LSD radix sort; tmp holds n pieces). */
 void colio_pieces_sort(colio_piece_t *p, int64_t n, colio_piece_t *tmp);

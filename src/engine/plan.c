@@ -47,9 +47,7 @@ static int borrow_plan(colio_op_t *op)
         p->from_src[s].cur = 0;
     op->stats.aggregators = p->naggs;
     op->stats.is_aggregator = p->my_agg >= 0;
-    colio_mem_free(op->acc.runs); /* the lists hold it all, as after a split */
-    op->acc.runs = NULL;
-    op->acc.n = 0;
+    colio_access_drop_runs(&op->acc); /* the lists hold it all, as after a split */
     op->phase = COLIO_PH_COUNTS; /* no counts to exchange: op->coll is idle, so COUNTS moves on */
     return COLIO_STEP_NEXT;
 }
@@ -59,14 +57,12 @@ static void drop_runs(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     if (colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) && !op->key_cut && op->err.code == 0) {
-        op->key_runs = op->acc.runs;
-        op->key_n = op->acc.n;
-        op->key_ok = 1;
-    } else {
-        colio_mem_free(op->acc.runs);
+        int64_t n = op->acc.n;
+        op->key_runs = colio_access_give_runs(&op->acc);
+        op->key_ok = op->key_runs != NULL || n == 0; /* a single run's copy may fail: then no plan is stored */
+        op->key_n = op->key_ok ? n : 0;
     }
-    op->acc.runs = NULL;
-    op->acc.n = 0;
+    colio_access_drop_runs(&op->acc);
 }
 
 /* Bytes of the largest round of my file domain: the collective buffer's size. */
