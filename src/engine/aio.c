@@ -28,6 +28,7 @@ void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const coli
     job->keep_past_eof = 0;
     job->eof_seen = INT64_MAX;
     job->seconds = 0;
+    job->t0 = 0;
     job->ran_by_caller = 0;
     job->waited = 0;
     job->exec = NULL;

@@ -208,8 +208,13 @@ int colio_array_take_set(colio_bufcache_t *c, unsigned mask, const size_t *sizes
     for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
         if (!(mask >> kind & 1u))
             continue;
-        *slots[kind] = colio_array_take(c, kind, sizes[kind]);
-        missing |= *slots[kind] == NULL;
+        void *p = c->arr[kind];
+        if (p && c->arr_size[kind] == sizes[kind] && c->arr_clean[kind]) /* the small call's case, inline */
+            c->arr[kind] = NULL;
+        else
+            p = colio_array_take(c, kind, sizes[kind]);
+        *slots[kind] = p;
+        missing |= p == NULL;
     }
     return missing;
 }

@@ -271,7 +271,10 @@ static colio_direct_slot_t *free_slot(colio_direct_t *d)
     if (d->nslots == COLIO_DIRECT_SLOTS)
         return NULL;
     colio_direct_slot_t *s = &d->slot[d->nslots++];
-    memset(s, 0, sizeof *s);
+    /* what fill_job does not set (colio_aio_job_reset and the slot's per-job fields do the rest) */
+    s->busy = 0, s->seq = 0;
+    s->copies = NULL, s->ncopies = s->copies_cap = 0;
+    s->job.calls = NULL, s->job.ncalls = s->job.cap = 0;
     return s;
 }
 
