@@ -42,7 +42,7 @@ static int kernel_uses_tsc(void)
     return ok;
 }
 
-/* Seconds that n reads of each clock take: the TSC must be the cheaper one to be worth it. */
+/* Whether N reads of the TSC take clearly less than N of clock_gettime (a hypervisor may trap the TSC). */
 static int tsc_is_cheaper(void)
 {
     enum { N = 256 };

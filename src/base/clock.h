@@ -17,7 +17,7 @@
 double colio_clock_wall(void);
 /* An operation's clock: colio_clock_wall, or MPI_Wtime under SMPI (the simulated time). */
 double colio_clock_now(void);
-/* 1 when colio_clock_wall reads the TSC (for tests and the statistics' notes). */
+/* 1 when colio_clock_wall reads the TSC (the unit test says which it checked). */
 int colio_clock_uses_tsc(void);
 
 #endif

@@ -89,7 +89,8 @@ static int p2p_wait(colio_coll_t *c)
     return drive(c, 1, &done);
 }
 
-/* Common start: the arguments, the element size, the first step run at once (its messages posted, not yet tested: the caller's test or wait comes next). */
+/* Common start: the arguments, the element size, the first step run at once (its messages posted,
+   not tested: the caller's test or wait comes next). */
 static int start(colio_coll_t *c, int (*step)(colio_coll_t *), MPI_Datatype t, MPI_Comm comm)
 {
     int rc = MPI_Comm_rank(comm, &c->rank);

@@ -382,7 +382,7 @@ int main(int argc, char **argv)
     case_pointer(fh);
     case_eof(fh);
     case_queries(fh);
-#ifndef OPEN_MPI /* OMPIO alone (4.1.4) fails this at 4 ranks: its preallocate and set_size with its own write pending */
+#ifndef OPEN_MPI /* OMPIO alone (4.1.4) fails this at 4 ranks: preallocate and set_size with its write pending */
     case_resize_in_flight(fh);
 #endif
     MPI_OK(MPI_File_close(&fh));
