@@ -58,16 +58,33 @@ static int tsc_is_cheaper(void)
     return t1 - t0 < 0.75 * (t2 - t1);
 }
 
+/*
+ * A CLOCK_MONOTONIC reading and the TSC at the same moment: the reading
+ * between two TSC reads, the tightest of a few tries (a preemption between
+ * the reads would otherwise skew the factor for the whole process).
+ */
+static void reading_pair(double *t, uint64_t *c)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 16; i++) {
+        uint64_t before = __rdtsc();
+        double m = monotonic();
+        uint64_t after = __rdtsc();
+        if (after - before < best)
+            best = after - before, *t = m, *c = before + (after - before) / 2;
+    }
+}
+
 static int tsc_factor(void)
 {
     if (!kernel_uses_tsc() || !tsc_is_cheaper())
         return 0;
-    double a = monotonic(), b;
-    uint64_t c0 = __rdtsc(), c1;
-    do { /* 1 ms: the factor within about 1e-4 */
-        b = monotonic();
-        c1 = __rdtsc();
-    } while (b - a < 1e-3);
+    double a = 0, b = 0;
+    uint64_t c0 = 0, c1 = 0;
+    reading_pair(&a, &c0);
+    do /* 1 ms: the factor within about 1e-4 */
+        reading_pair(&b, &c1);
+    while (b - a < 1e-3);
     if (c1 <= c0)
         return 0;
     tsc0 = c0;

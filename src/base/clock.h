@@ -9,6 +9,8 @@
  * (about 10 ns) and scales it by a factor measured once against
  * CLOCK_MONOTONIC (1 ms, at the first read); anywhere else, or when the TSC
  * is not the cheaper read (a hypervisor that traps it), clock_gettime.
+ * The first read of a process pays the calibration (1 ms and a read of
+ * sysfs), in the first operation's start.
  */
 #ifndef COLIO_BASE_CLOCK_H
 #define COLIO_BASE_CLOCK_H

@@ -46,9 +46,13 @@ static void finish(colio_coll_t *c)
 }
 
 /*
- * An MPI error ends the schedule on this rank; the operation reports it. The
- * scratch is left allocated (a lost allocation on an error path): requests
- * that were posted may still point into it.
+ * An MPI error ends the schedule on this rank; the operation reports it. An
+ * allocated scratch is left allocated (a lost allocation on an error path):
+ * requests that were posted may still point into it. The object's own
+ * scratch (c->small) cannot be kept so: like the caller's in and out
+ * buffers, it lives in the operation, which the caller gives up after the
+ * error while such a request might still land in it (an MPI library that
+ * returns errors from a communication has usually lost the job anyway).
  */
 static int fail(colio_coll_t *c, int rc)
 {

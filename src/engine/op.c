@@ -785,6 +785,8 @@ int colio_step_propose(colio_op_t *op)
 void colio_op_start_errmsg(colio_op_t *op, int64_t key)
 {
     op->err_key = key;
+    size_t len = strlen(op->err.msg); /* the root sends the whole buffer: no unset bytes past the text */
+    memset(op->err.msg + len, 0, sizeof op->err.msg - len);
     int rc = colio_coll_bcast(&op->coll, op->err.msg, COLIO_ERRMSG_LEN, MPI_CHAR, colio_err_key_rank(key), op->comm);
     if (rc != MPI_SUCCESS) { /* no message then; the operation still ends, with its error code */
         colio_coll_init(&op->coll, op->coll.ops, op->coll.tag);

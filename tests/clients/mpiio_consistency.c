@@ -333,6 +333,7 @@ static void case_queries(MPI_File fh)
     MPI_OK(MPI_Info_free(&info));
 }
 
+#ifndef OPEN_MPI /* OMPIO alone (4.1.4) fails (g) at 4 ranks: preallocate and set_size with its write pending */
 /*
  * (g) a nonblocking collective write in flight while the size changes: a
  * preallocate below the end of file (ROMIO's reads the bytes and writes
@@ -360,6 +361,7 @@ static void case_resize_in_flight(MPI_File fh)
     MPI_OK(MPI_File_get_size(fh, &now));
     CHECK(now == size + 4096, "size %lld, expected %lld", (long long)now, (long long)(size + 4096));
 }
+#endif
 
 int main(int argc, char **argv)
 {
@@ -382,7 +384,7 @@ int main(int argc, char **argv)
     case_pointer(fh);
     case_eof(fh);
     case_queries(fh);
-#ifndef OPEN_MPI /* OMPIO alone (4.1.4) fails this at 4 ranks: preallocate and set_size with its write pending */
+#ifndef OPEN_MPI
     case_resize_in_flight(fh);
 #endif
     MPI_OK(MPI_File_close(&fh));

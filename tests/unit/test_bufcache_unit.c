@@ -109,6 +109,13 @@ static void set_round_trip(void)
     for (int k = 0; k < COLIO_ARR_KINDS; k++)
         CHECK(arr[k] == first[k] && (arr[k] == NULL || all_zero(arr[k], sizes[k])),
               "kind %d: the kept array comes back, zero", k);
+    /* an array written and given back as used comes back zeroed from the set's take */
+    memset(arr[0], 0xab, sizes[0]);
+    colio_array_give(&c, 0, arr[0], sizes[0]);
+    arr[0] = NULL;
+    colio_array_give_unused_set(&c, sizes, slots);
+    CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0 && arr[0] == first[0] && all_zero(arr[0], sizes[0]),
+          "a written array comes back zeroed");
     colio_array_give_unused_set(&c, sizes, slots);
     colio_bufcache_free(&c);
 }
