@@ -201,7 +201,6 @@ static void array_keep(colio_bufcache_t *c, int kind, void *p, size_t size, int 
 
 void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size) { array_keep(c, kind, p, size, 0); }
 
-
 int colio_array_take_set(colio_bufcache_t *c, unsigned mask, const size_t *sizes, void **slots[])
 {
     int missing = 0;

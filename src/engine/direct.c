@@ -263,6 +263,15 @@ static colio_direct_slot_t *oldest_busy(colio_direct_t *d)
     return o;
 }
 
+/* A slot with no job and no buffers: what fill_job does not set (colio_aio_job_reset and the
+   per-job fields do the rest). */
+static void slot_clear(colio_direct_slot_t *s)
+{
+    s->busy = 0, s->seq = 0;
+    s->copies = NULL, s->ncopies = s->copies_cap = 0;
+    s->job.calls = NULL, s->job.ncalls = s->job.cap = 0;
+}
+
 static colio_direct_slot_t *free_slot(colio_direct_t *d)
 {
     for (int j = 0; j < d->nslots; j++)
@@ -271,10 +280,7 @@ static colio_direct_slot_t *free_slot(colio_direct_t *d)
     if (d->nslots == COLIO_DIRECT_SLOTS)
         return NULL;
     colio_direct_slot_t *s = &d->slot[d->nslots++];
-    /* what fill_job does not set (colio_aio_job_reset and the slot's per-job fields do the rest) */
-    s->busy = 0, s->seq = 0;
-    s->copies = NULL, s->ncopies = s->copies_cap = 0;
-    s->job.calls = NULL, s->job.ncalls = s->job.cap = 0;
+    slot_clear(s);
     return s;
 }
 
@@ -340,10 +346,9 @@ void colio_direct_free(colio_op_t *op)
             continue; /* never used (most calls use one slot, many none) */
         if (s->busy) /* abandoned with a job in flight: the executor still uses its memory */
             colio_aio_wait(&s->job);
-        colio_aio_job_free(&s->job); /* what fill_job does not set again for the slot's next job */
+        colio_aio_job_free(&s->job);
         free(s->copies);
-        s->copies = NULL, s->ncopies = s->copies_cap = 0;
-        s->busy = 0;
+        slot_clear(s);
     }
     colio_buf_give(&op->fh->bufs, d->bounce, d->bounce_cap);
     d->bounce = NULL, d->bounce_cap = 0, d->bounce_owner = -1;

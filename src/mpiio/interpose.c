@@ -401,15 +401,20 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     return rc;
 }
 
+/* colio's operations in flight on m end (collective, as the calls that ask for it are). */
+static void complete_in_flight(managed_t *m)
+{
+    inside = 1;
+    colio_complete(m->cf);
+    inside = 0;
+}
+
 int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
     const colio_real_t *r = colio_real();
     managed_t *m = inside ? NULL : find(fh);
-    if (m && flag && !m->atomic) { /* collective: colio's operations end before the MPI library's writes begin */
-        inside = 1;
-        colio_complete(m->cf);
-        inside = 0;
-    }
+    if (m && flag && !m->atomic) /* colio's operations end before the MPI library's writes begin */
+        complete_in_flight(m);
     int rc = r->File_set_atomicity(fh, flag);
     if (rc == MPI_SUCCESS && m)
         m->atomic = flag; /* colio takes no locks: atomic mode is MPI-IO's */
@@ -418,19 +423,15 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 
 /*
  * Size changes are the MPI library's; colio's operations in flight end
- * first (both calls are collective, as colio_complete is): a truncation
- * must not race a pending write, and ROMIO's preallocate reads and
- * rewrites the bytes already in the file, which would put back what a
- * colio write in flight is changing.
+ * first: a truncation must not race a pending write, and ROMIO's
+ * preallocate reads and rewrites the bytes already in the file, which
+ * would put back what a colio write in flight is changing.
  */
 static void complete_before_resize(MPI_File fh)
 {
     managed_t *m = inside ? NULL : find(fh);
-    if (m == NULL)
-        return;
-    inside = 1;
-    colio_complete(m->cf);
-    inside = 0;
+    if (m)
+        complete_in_flight(m);
 }
 
 int MPI_File_set_size(MPI_File fh, MPI_Offset size)
