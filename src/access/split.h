@@ -36,5 +36,12 @@ static inline colio_run_t colio_meta_run(const int64_t *meta, int64_t i, int64_t
 int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
                           colio_agg_list_t *lists, colio_err_t *err);
 void colio_agg_lists_free(colio_agg_list_t *lists, int n);
+/*
+ * At most how many parts colio_split_by_domain deals to each list, added to
+ * count[0..dom->naggs): a run inside one (aggregator, round) segment is one,
+ * a run cut at boundaries three a segment. Without overlapping runs the
+ * access is counted a segment at a time (binary searches), else run by run.
+ */
+void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, int64_t *count);
 
 #endif

@@ -250,6 +250,31 @@ void colio_round_poke(colio_op_t *op)
 
 #define COLIO_POKE_BYTES (512 << 10) /* local copying between two looks at the exchange */
 
+/*
+ * Runs [first, first + n) of my own list between the collective buffer and
+ * a user stream contiguous at base: addresses by arithmetic, the copy
+ * inline (a call per run to map the stream cost more than the bytes of the
+ * climate maps' 13-byte pieces).
+ */
+static void own_runs_contig(colio_op_t *op, const colio_agg_list_t *l, int64_t first, int64_t n, int to_cbuf,
+                            int64_t *since)
+{
+    char *cbuf = op->rnd.cbuf;
+    int64_t rs = op->rnd.rs;
+    const int64_t *m = l->meta + COLIO_META_WORDS * first;
+    for (int64_t k = first; k < first + n; k++, m += COLIO_META_WORDS) { /* m: off, len, stride, count */
+        char *at = cbuf + (m[0] - rs), *user = colio_addr(op->mem.base, l->pos[k]);
+        if (to_cbuf)
+            colio_copy_strided(at, m[2], user, m[1], m[1], m[3]);
+        else
+            colio_copy_strided(user, m[1], at, m[2], m[1], m[3]);
+        if ((*since += m[1] * m[3]) >= COLIO_POKE_BYTES) {
+            colio_round_poke(op);
+            *since = 0;
+        }
+    }
+}
+
 void colio_round_own_runs(colio_op_t *op, int to_cbuf)
 {
     const colio_round_t *rd = &op->rnd;
@@ -259,7 +284,13 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf)
     int64_t since = 0;
     for (int i = 0; i < rd->nagg; i++) {
         const colio_slice_t *s = &rd->agg_slices[i];
-        for (int64_t k = s->first; s->peer == op->fh->rank && k < s->first + s->n; k++) {
+        if (s->peer != op->fh->rank)
+            continue;
+        if (op->mem.flat == NULL) {
+            own_runs_contig(op, l, s->first, s->n, to_cbuf, &since);
+            continue;
+        }
+        for (int64_t k = s->first; k < s->first + s->n; k++) {
             colio_run_t r = colio_meta_run(l->meta, k, l->pos[k]);
             colio_round_cbuf_mem(op, &r, to_cbuf);
             if ((since += colio_run_bytes(&r)) >= COLIO_POKE_BYTES) {

@@ -135,11 +135,29 @@ static void romio_placement(void)
     colio_topo_free(&t);
 }
 
+/*
+ * The lists' sizing (colio_split_count): segment by segment it counts what
+ * the pass over every run counts (the rule for runs that may overlap), and
+ * neither is below the parts the split dealt to a list.
+ */
+static int count_problems(const colio_access_t *acc, const colio_domains_t *d, const colio_agg_list_t *lists)
+{
+    int64_t by_segment[8] = {0}, by_run[8] = {0};
+    colio_access_t overlapping = *acc;
+    overlapping.overlaps = 1;
+    colio_split_count(acc, d, by_segment);
+    colio_split_count(&overlapping, d, by_run);
+    int bad = 0;
+    for (int a = 0; a < d->naggs; a++)
+        bad += by_segment[a] != by_run[a] || lists[a].n > by_segment[a];
+    return bad;
+}
+
 /* Splitting runs by domain keeps every byte once, in order, inside one round, with its stream position. */
 static void split(void)
 {
-    const colio_domain_ops_t *ops = colio_domain_find("even");
-    for (int round = 0; round < 200; round++) {
+    for (int round = 0; round < 400; round++) {
+        const colio_domain_ops_t *ops = colio_domain_find(round % 4 == 3 ? "stripe" : "even");
         colio_runs_t v = {0};
         int64_t at = (int64_t)(next() % 50), first = -1;
         for (int i = 0, n = 1 + (int)(next() % 30); i < n; i++) {
@@ -157,12 +175,14 @@ static void split(void)
         }
         colio_access_t acc = {.runs = v.r, .n = v.n};
         colio_domain_input_t in = {.naggs = 1 + (int)(next() % 5), .lo = first, .hi = at,
-                                   .round_size = 1 + (int64_t)(next() % 64)};
+                                   .round_size = 1 + (int64_t)(next() % 64),
+                                   .striping_unit = 1 + (int64_t)(next() % 24)};
         colio_domains_t d = {.ops = ops, .naggs = in.naggs, .lo = in.lo, .hi = in.hi, .round_size = in.round_size};
         ops->plan(&in, &d);
         colio_agg_list_t lists[8];
         colio_err_t e = {0};
         CHECK(colio_split_by_domain(&acc, &d, lists, &e) == 0, "split");
+        CHECK(count_problems(&acc, &d, lists) == 0, "split case %d: the lists' sizing", round);
         /* expected: every byte of every run, with its stream position */
         int64_t want = 0, got = 0, bad = 0;
         for (int64_t i = 0; i < v.n; i++)
