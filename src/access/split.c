@@ -8,7 +8,7 @@
 
 static int list_grow_to(colio_agg_list_t *l, int64_t cap)
 {
-    int64_t *m = colio_mem_realloc(l->meta, sizeof *m * (size_t)(COLIO_META_WORDS * cap));
+    int64_t *m = colio_mem_realloc(l->meta, sizeof *m * (size_t)(l->words * cap));
     if (m)
         l->meta = m;
     int64_t *p = m ? colio_mem_realloc(l->pos, sizeof *p * (size_t)cap) : NULL;
@@ -27,8 +27,10 @@ static int list_push(colio_agg_list_t *l, colio_run_t b, int64_t round)
 {
     if (l->n == l->cap && list_grow_to(l, l->cap ? 2 * l->cap : 16) != 0)
         return -1;
-    int64_t *m = l->meta + COLIO_META_WORDS * l->n;
-    m[0] = b.off, m[1] = b.len, m[2] = b.stride, m[3] = b.count;
+    int64_t *m = l->meta + l->words * l->n;
+    m[0] = b.off, m[1] = b.len;
+    if (l->words == COLIO_META_WORDS)
+        m[2] = b.stride, m[3] = b.count;
     l->pos[l->n] = b.pos;
     l->round[l->n] = round;
     l->n++;
@@ -36,13 +38,22 @@ static int list_push(colio_agg_list_t *l, colio_run_t b, int64_t round)
     return 0;
 }
 
-/* Append a part, extending the last run of the same round when the part continues it. */
+/*
+ * Append a part, extending the last run of the same round when the part
+ * continues it: any way colio_run_extend allows, or in a list of single
+ * pieces only where the part abuts it in file and stream (one longer piece).
+ */
 static int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round)
 {
     if (l->n > 0 && l->round[l->n - 1] == round) {
-        colio_run_t a = colio_meta_run(l->meta, l->n - 1, l->pos[l->n - 1]);
-        if (colio_run_extend(&a, &b)) {
-            int64_t *m = l->meta + COLIO_META_WORDS * (l->n - 1);
+        int64_t *m = l->meta + l->words * (l->n - 1);
+        colio_run_t a = colio_meta_run(l->meta, l->words, l->n - 1, l->pos[l->n - 1]);
+        if (l->words == COLIO_META_PIECE_WORDS && b.count == 1 && b.off == a.off + a.len && b.pos == a.pos + a.len) {
+            m[1] += b.len;
+            l->bytes += b.len;
+            return 0;
+        }
+        if (l->words == COLIO_META_WORDS && colio_run_extend(&a, &b)) {
             m[0] = a.off, m[1] = a.len, m[2] = a.stride, m[3] = a.count;
             l->bytes += b.len * b.count;
             return 0;
@@ -109,6 +120,19 @@ static int split_run(const colio_run_t *r, const colio_domains_t *dom, colio_agg
     return 0;
 }
 
+/* A strided run dealt to two-word lists piece by piece. */
+static int split_pieces(const colio_run_t *r, const colio_domains_t *dom, colio_agg_list_t *lists, colio_runs_t *tmp,
+                        segment_t *seg)
+{
+    int rc = 0;
+    for (int64_t k = 0; k < r->count && rc == 0; k++) {
+        colio_run_t piece = colio_piece(r->off + k * r->stride, r->len, r->pos + k * r->len);
+        seg->whole_to = -1; /* each piece may continue the one before it: list_append */
+        rc = split_run(&piece, dom, lists, tmp, seg);
+    }
+    return rc;
+}
+
 /* At most how many parts each list gets: a run in one segment is one, a run cut at boundaries three a segment. */
 static void count_parts(const colio_run_t *r, const colio_domains_t *dom, int64_t *count, segment_t *seg)
 {
@@ -137,34 +161,61 @@ static int64_t first_ending_after(const colio_run_t *runs, int64_t i, int64_t n,
     return i;
 }
 
+/* count_parts for a run dealt piece by piece (split_pieces): the pieces with a byte in each segment, at most. */
+static void count_piece_parts(const colio_run_t *r, const colio_domains_t *dom, int64_t *count, segment_t *seg)
+{
+    int64_t end = colio_run_end(r);
+    for (int64_t at = r->off; at < end; at = next_byte(r, at)) {
+        locate(dom, seg, at);
+        if (at == r->off && end <= seg->end) {
+            count[seg->agg] += r->count;
+            return;
+        }
+        int64_t upto = seg->end < end ? seg->end : end, touched = (upto - at + r->stride - 1) / r->stride + 1;
+        count[seg->agg] += (touched < r->count ? touched : r->count);
+        at = seg->end;
+    }
+}
+
 /*
  * count_parts over an access in file order, none overlapping another, a
  * segment at a time: the runs wholly inside a segment are found by a binary
  * search on their ends, so a few hundred segments cost a few thousand
  * looks instead of a pass over every run (a million in the climate maps).
+ * In two-word lists a strided run takes a record per piece: a list that
+ * gets runs may get every extra piece of the access (npieces - n), added
+ * once per list.
  */
-static void count_by_segments(const colio_access_t *acc, const colio_domains_t *dom, int64_t *count)
+static void count_by_segments(const colio_access_t *acc, const colio_domains_t *dom, int words, int64_t *count)
 {
     segment_t seg = {0, 0, 0, 0, -1};
     for (int64_t i = 0; i < acc->n;) {
         locate(dom, &seg, acc->runs[i].off);
         int64_t j = first_ending_after(acc->runs, i, acc->n, seg.end);
         count[seg.agg] += j - i;
-        if (j < acc->n && acc->runs[j].off < seg.end) /* run j crosses the segment's end */
+        if (j < acc->n && acc->runs[j].off < seg.end && words == COLIO_META_PIECE_WORDS) /* run j crosses the end */
+            count_piece_parts(&acc->runs[j++], dom, count, &seg);
+        else if (j < acc->n && acc->runs[j].off < seg.end)
             count_parts(&acc->runs[j++], dom, count, &seg);
         i = j;
     }
+    for (int a = 0; words == COLIO_META_PIECE_WORDS && a < dom->naggs; a++)
+        if (count[a] > 0)
+            count[a] += acc->npieces - acc->n;
 }
 
-void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, int64_t *count)
+void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, int words, int64_t *count)
 {
     segment_t seg = {0, 0, 0, 0, -1};
     if (!acc->overlaps) {
-        count_by_segments(acc, dom, count);
+        count_by_segments(acc, dom, words, count);
         return;
     }
     for (int64_t i = 0; i < acc->n; i++)
-        count_parts(&acc->runs[i], dom, count, &seg);
+        if (words == COLIO_META_PIECE_WORDS)
+            count_piece_parts(&acc->runs[i], dom, count, &seg);
+        else
+            count_parts(&acc->runs[i], dom, count, &seg);
 }
 
 /*
@@ -172,14 +223,14 @@ void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, in
  * segments, or a pass with the segment cache where runs may overlap), since growing them by doubling
  * copied and faulted in their memory.
  */
-static int size_lists(const colio_access_t *acc, const colio_domains_t *dom, colio_agg_list_t *lists)
+static int size_lists(const colio_access_t *acc, const colio_domains_t *dom, int words, colio_agg_list_t *lists)
 {
-    if (dom->naggs == 1)
-        return acc->n > 0 ? list_grow_to(&lists[0], acc->n + 16) : 0;
+    if (dom->naggs == 1) /* (in two-word lists a strided run takes a record per piece) */
+        return acc->n > 0 ? list_grow_to(&lists[0], (words == COLIO_META_PIECE_WORDS ? acc->npieces : acc->n) + 16) : 0;
     int64_t *count = calloc((size_t)dom->naggs, sizeof *count);
     if (count == NULL)
         return -1;
-    colio_split_count(acc, dom, count);
+    colio_split_count(acc, dom, words, count);
     int rc = 0;
     for (int a = 0; a < dom->naggs && rc == 0; a++)
         rc = count[a] ? list_grow_to(&lists[a], count[a] + 1) : 0;
@@ -187,15 +238,19 @@ static int size_lists(const colio_access_t *acc, const colio_domains_t *dom, col
     return rc;
 }
 
-int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
+int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom, int words,
                           colio_agg_list_t *lists, colio_err_t *err)
 {
     memset(lists, 0, sizeof *lists * (size_t)dom->naggs);
+    for (int a = 0; a < dom->naggs; a++)
+        lists[a].words = words;
     colio_runs_t tmp = {0};
     segment_t seg = {0, 0, 0, 0, -1};
-    int rc = size_lists(acc, dom, lists);
+    int rc = size_lists(acc, dom, words, lists);
     for (int64_t i = 0; i < acc->n && rc == 0; i++)
-        rc = split_run(&acc->runs[i], dom, lists, &tmp, &seg);
+        rc = words == COLIO_META_PIECE_WORDS && acc->runs[i].count > 1
+                 ? split_pieces(&acc->runs[i], dom, lists, &tmp, &seg)
+                 : split_run(&acc->runs[i], dom, lists, &tmp, &seg);
     colio_runs_free(&tmp);
     if (rc != 0) {
         colio_agg_lists_free(lists, dom->naggs);

@@ -7,41 +7,58 @@
 #include "access/access.h"
 #include "place/place.h"
 
-/* Metadata record of a run as sent to an aggregator: off, len, stride, count. */
+/*
+ * Metadata record of a run as sent to an aggregator: off, len, stride,
+ * count; or off, len (COLIO_META_PIECE_WORDS), a record per piece, in a
+ * call where that takes no more room on any rank (the climate maps'
+ * millions of 13-byte pieces, a few of them in strided runs: half the
+ * bytes to write, send and read in every pass over them).
+ */
 #define COLIO_META_WORDS 4
-#define COLIO_META_BYTES ((int64_t)sizeof(int64_t) * COLIO_META_WORDS)
+#define COLIO_META_PIECE_WORDS 2
+static inline int64_t colio_meta_bytes(int words, int64_t n) { return (int64_t)sizeof(int64_t) * words * n; }
 
 /* This rank's runs destined to one aggregator, in file order, each inside one round. */
 typedef struct colio_agg_list {
     int64_t n, cap;
-    int64_t *meta;   /* COLIO_META_WORDS per run: the metadata sent to the aggregator */
+    int words;       /* metadata words per run: COLIO_META_WORDS or COLIO_META_PIECE_WORDS */
+    int64_t *meta;   /* words per run: the metadata sent to the aggregator */
     int64_t *pos;    /* n: stream position of each run's first piece */
     int64_t *round;  /* n: the aggregator's round of each run */
     int64_t cur;     /* first run not yet exchanged */
     int64_t bytes;   /* the runs' bytes, summed as they are dealt */
 } colio_agg_list_t;
 
-/* Run i of a metadata array (stream position pos). */
-static inline colio_run_t colio_meta_run(const int64_t *meta, int64_t i, int64_t pos)
+/* Run i of a metadata array of words per run (stream position pos). */
+static inline colio_run_t colio_meta_run(const int64_t *meta, int words, int64_t i, int64_t pos)
 {
-    const int64_t *m = meta + COLIO_META_WORDS * i;
+    const int64_t *m = meta + words * i;
+    if (words == COLIO_META_PIECE_WORDS)
+        return (colio_run_t){m[0], m[1], m[1], 1, pos};
     return (colio_run_t){m[0], m[1], m[2], m[3], pos};
 }
 
+/* The file offset of run i's first piece. */
+static inline int64_t colio_meta_off(const int64_t *meta, int words, int64_t i) { return meta[words * i]; }
+
 /*
  * Cut every run at file-domain and round boundaries (pieces too, where a
- * boundary falls inside one) and deal the parts to lists[0..dom->naggs).
- * On failure the lists are left empty.
+ * boundary falls inside one) and deal the parts to lists[0..dom->naggs),
+ * words metadata words per run (COLIO_META_PIECE_WORDS: strided runs are
+ * dealt piece by piece, and parts merged only where they abut). On
+ * failure the lists are left empty.
  */
-int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
+int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom, int words,
                           colio_agg_list_t *lists, colio_err_t *err);
 void colio_agg_lists_free(colio_agg_list_t *lists, int n);
 /*
- * At most how many parts colio_split_by_domain deals to each list, added to
- * count[0..dom->naggs): a run inside one (aggregator, round) segment is one,
- * a run cut at boundaries three a segment. Without overlapping runs the
- * access is counted a segment at a time (binary searches), else run by run.
+ * At most how many parts colio_split_by_domain deals to each list of words
+ * per run, added to count[0..dom->naggs): a run inside one (aggregator,
+ * round) segment is one, a run cut at boundaries three a segment (in
+ * two-word lists a strided run counts its pieces). Without overlapping or
+ * strided-in-two-words runs the access is counted a segment at a time
+ * (binary searches), else run by run.
  */
-void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, int64_t *count);
+void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, int words, int64_t *count);
 
 #endif

@@ -771,6 +771,7 @@ int colio_step_propose(colio_op_t *op)
         .pieces_max_neg = -acc->npieces,
         .bytes_max_neg = -acc->nbytes,
         .extent_max_neg = acc->n ? -(acc->end - acc->runs[0].off) : 0,
+        .piece_meta = acc->npieces <= 2 * acc->n,
         .extent_sum = acc->n ? acc->end - acc->runs[0].off : 0,
         .bytes_sum = acc->nbytes,
         .pieces_sum = acc->npieces,
@@ -1019,7 +1020,7 @@ int64_t colio_op_memory(const colio_op_t *op)
         m += (int64_t)r->cbuf_cap + (int64_t)r->stage_cap + r->agg_stage_size + r->cov.cap_words * 8 +
              r->cov.cap_runs * (int64_t)sizeof(colio_piece_t);
     for (int i = 0; p->to_agg && i < p->naggs; i++)
-        m += p->to_agg[i].cap * (COLIO_META_BYTES + 2 * (int64_t)sizeof(int64_t));
+        m += colio_meta_bytes(p->to_agg[i].words, p->to_agg[i].cap) + p->to_agg[i].cap * 2 * (int64_t)sizeof(int64_t);
     return m;
 }
 

@@ -109,10 +109,12 @@ typedef struct colio_setup_words {
     int64_t plan_id, plan_id_neg; /* the stored plan proposed (plancache.h): the same everywhere when equal */
     int64_t plan_shift, plan_shift_neg; /* ... at this offset from it (INT64_MAX both: a rank with no pieces) */
     int64_t pieces_max_neg, bytes_max_neg, extent_max_neg; /* the busiest rank's (engine/strategy.h) */
+    int64_t piece_meta;           /* 1: my pieces as two words each take no more room than my runs as four
+                                     -> two-word metadata when so on every rank (access/split.h) */
     int64_t extent_sum, bytes_sum, pieces_sum; /* SUM: every rank's extent, bytes and pieces */
 } colio_setup_words_t;
-#define COLIO_SETUP_MIN 12
-#define COLIO_SETUP_WORDS 15
+#define COLIO_SETUP_MIN 13
+#define COLIO_SETUP_WORDS 16
 
 typedef struct colio_ready_words {
     int64_t err_key;
@@ -148,9 +150,10 @@ enum { COLIO_CW_RUNS, COLIO_CW_BYTES, COLIO_CW_CBUF, COLIO_CW_META };
 /* Step results. */
 enum { COLIO_STEP_NEXT = 0, COLIO_STEP_WAIT = 1 };
 
-/* At an aggregator: one source's runs (received metadata, COLIO_META_WORDS per run). */
+/* At an aggregator: one source's runs (received metadata, words per run: access/split.h). */
 typedef struct colio_src_list {
     int64_t n;
+    int words;
     const int64_t *meta;
     int64_t cur;
 } colio_src_list_t;
@@ -165,6 +168,7 @@ typedef struct colio_plan {
     const colio_xchg_ctx_t *xctx;    /* exchange context for these aggregators */
     colio_xchg_ctx_t *xctx_owned;    /* ... when built for aggs_owned */
     colio_place_metrics_t metrics;   /* of the placement (statistics) */
+    int meta_words;             /* metadata words per run of every list, agreed at SETUP (access/split.h) */
     colio_agg_list_t *to_agg;   /* naggs */
     int64_t *send_counts;       /* COLIO_COUNT_WORDS per rank: runs and bytes I send to each rank */
     int64_t *recv_counts;       /* COLIO_COUNT_WORDS per rank: runs and bytes each rank sends me */
@@ -472,7 +476,7 @@ void colio_plan_counts(colio_op_t *op);
 /* Detach the operation's memory from the file's window (before its buffers are freed). */
 void colio_plan_detach(colio_op_t *op);
 /* The runs meta[first .. first+n) as one datatype over a buffer holding file offset base at 0. */
-int colio_runs_type(const int64_t *meta, int64_t first, int64_t n, int64_t base, MPI_Datatype *t);
+int colio_runs_type(const int64_t *meta, int words, int64_t first, int64_t n, int64_t base, MPI_Datatype *t);
 void colio_round_free(colio_op_t *op);
 
 /* Kind-specific parts of a round (round_write.c, round_read.c): begin before

@@ -155,7 +155,7 @@ static void rma_expose(colio_op_t *op)
             p->send_counts[COLIO_COUNT_WORDS * s + COLIO_CW_CBUF] = addr;
     for (int i = 0; p->rma_meta && i < p->naggs && op->err.code == 0; i++)
         if (i != p->my_agg && p->to_agg[i].n > 0 &&
-            rma_attach(op, p->to_agg[i].meta, COLIO_META_BYTES * p->to_agg[i].n, &addr) == 0)
+            rma_attach(op, p->to_agg[i].meta, colio_meta_bytes(p->meta_words, p->to_agg[i].n), &addr) == 0)
             p->send_counts[COLIO_COUNT_WORDS * p->aggs[i] + COLIO_CW_META] = addr;
 }
 
@@ -191,7 +191,8 @@ int colio_step_plan(colio_op_t *op)
     else {
         colio_err_t e;
         colio_err_clear(&e);
-        if (colio_split_by_domain(&op->acc, &p->dom, p->to_agg, &e) != 0)
+        p->meta_words = op->agree_out.setup.piece_meta ? COLIO_META_PIECE_WORDS : COLIO_META_WORDS;
+        if (colio_split_by_domain(&op->acc, &p->dom, p->meta_words, p->to_agg, &e) != 0)
             colio_op_fail(op, e.code, "%s", e.msg);
     }
     /* the per-domain lists hold it all now: drop the run list, keep its totals */
@@ -230,19 +231,21 @@ static int alloc_metadata(colio_op_t *op)
     for (int s = 0; s < fh->nprocs; s++)
         if (s != fh->rank)
             total += p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS];
-    p->meta_pool = colio_buf_take(&fh->bufs, sizeof(int64_t) * (size_t)(COLIO_META_WORDS * total + 1), &p->meta_pool_cap);
+    p->meta_pool = colio_buf_take(&fh->bufs, (size_t)colio_meta_bytes(p->meta_words, total) + sizeof(int64_t),
+                                  &p->meta_pool_cap);
     if (p->meta_pool == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %lld metadata entries", (long long)total);
     int64_t at = 0;
     for (int s = 0; s < fh->nprocs; s++) {
         colio_src_list_t *src = &p->from_src[s];
+        src->words = p->meta_words;
         if (s == fh->rank) { /* my own runs: no message */
             src->n = p->to_agg[p->my_agg].n;
             src->meta = p->to_agg[p->my_agg].meta;
             continue;
         }
         src->n = p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS];
-        src->meta = p->meta_pool + COLIO_META_WORDS * at;
+        src->meta = p->meta_pool + p->meta_words * at;
         at += src->n;
     }
     return 0;
@@ -259,7 +262,8 @@ static int64_t requester_stage_size(const colio_op_t *op)
         const colio_agg_list_t *l = &p->to_agg[i];
         int64_t best = 0, cur = 0;
         for (int64_t k = 0; k < l->n; k++) {
-            int64_t bytes = l->meta[COLIO_META_WORDS * k + 1] * l->meta[COLIO_META_WORDS * k + 3];
+            colio_run_t r = colio_meta_run(l->meta, l->words, k, 0);
+            int64_t bytes = colio_run_bytes(&r);
             cur = (k > 0 && l->round[k] == l->round[k - 1]) ? cur + bytes : bytes;
             best = cur > best ? cur : best;
         }
@@ -291,10 +295,11 @@ static int reserve_requests(colio_op_t *op)
     int64_t meta = 0;
     for (int i = 0; i < p->naggs; i++)
         if (i != p->my_agg && p->to_agg[i].n > 0)
-            meta += colio_xchg_chunks(COLIO_META_BYTES * p->to_agg[i].n);
+            meta += colio_xchg_chunks(colio_meta_bytes(p->meta_words, p->to_agg[i].n));
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
         if (s != fh->rank && p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS] > 0)
-            meta += colio_xchg_chunks(COLIO_META_BYTES * p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS]);
+            meta += colio_xchg_chunks(
+                colio_meta_bytes(p->meta_words, p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS]));
     /* a round: at most one message per aggregator and one per source, each within a round */
     int64_t data = (int64_t)(p->naggs + fh->nprocs) * colio_xchg_chunks(fh->hints.cb_buffer_size);
     /* what the kernels add on top (TAM: headers, segments and a local aggregator's traffic) */
@@ -342,7 +347,7 @@ static void exchange_shape(const colio_op_t *op, colio_ready_words_t *w)
     int64_t share = p->my_agg >= 0 ? domain_share(op) : 0;
     int64_t rounds = share > 0 ? (share + p->dom.round_size - 1) / p->dom.round_size : 1;
     w->peers_neg = -peers;
-    w->meta_bytes_neg = peers ? -(COLIO_META_BYTES * runs / peers) : 0;
+    w->meta_bytes_neg = peers ? -(colio_meta_bytes(p->meta_words, runs) / peers) : 0;
     w->data_bytes_neg = peers ? -(bytes / (peers * rounds)) : 0;
 }
 
@@ -375,13 +380,14 @@ static void start_meta_exchange(colio_op_t *op)
     int ns = 0, nr = 0;
     for (int i = 0; i < p->naggs; i++)
         if (i != p->my_agg && p->to_agg[i].n > 0)
-            p->msgs[ns++] = (colio_xchg_msg_t){p->aggs[i], (char *)p->to_agg[i].meta, COLIO_META_BYTES * p->to_agg[i].n,
-                                               MPI_BYTE, .ttype = MPI_BYTE};
+            p->msgs[ns++] = (colio_xchg_msg_t){p->aggs[i], (char *)p->to_agg[i].meta,
+                                               colio_meta_bytes(p->meta_words, p->to_agg[i].n), MPI_BYTE,
+                                               .ttype = MPI_BYTE};
     qsort(p->msgs, (size_t)ns, sizeof *p->msgs, by_peer);
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
         if (s != fh->rank && p->from_src[s].n > 0)
-            p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].meta, COLIO_META_BYTES * p->from_src[s].n,
-                                                    MPI_BYTE, (MPI_Aint)p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_META],
+            p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].meta,
+                                                    colio_meta_bytes(p->meta_words, p->from_src[s].n), MPI_BYTE, (MPI_Aint)p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_META],
                                                     MPI_BYTE};
     colio_xchg_t *x = &op->meta; /* keeps the requests reserved in COUNTS */
     colio_op_xchg_setup(op, x, op->tag_meta, op->kern_meta, 1);

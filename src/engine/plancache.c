@@ -79,13 +79,13 @@ void colio_plan_move(colio_plan_entry_t *e, int64_t delta, int nprocs, int my_ra
         p->dom.start[a] += delta, p->dom.end[a] += delta;
     for (int i = 0; i < p->naggs; i++)
         for (int64_t k = 0; k < p->to_agg[i].n; k++)
-            p->to_agg[i].meta[COLIO_META_WORDS * k] += delta;
+            p->to_agg[i].meta[p->to_agg[i].words * k] += delta;
     for (int s = 0; p->my_agg >= 0 && p->from_src && s < nprocs; s++) {
         if (s == my_rank) /* my own list is to_agg[my_agg], moved above */
             continue;
         int64_t *meta = (int64_t *)p->from_src[s].meta; /* in the plan's own meta_pool */
         for (int64_t k = 0; k < p->from_src[s].n; k++)
-            meta[COLIO_META_WORDS * k] += delta;
+            meta[p->from_src[s].words * k] += delta;
     }
     for (int64_t k = 0; k < e->nruns; k++)
         e->runs[k].off += delta;

@@ -30,7 +30,7 @@ static int64_t agg_next_round(const colio_op_t *op)
     for (int s = 0; op->plan.my_agg >= 0 && s < op->fh->nprocs; s++) {
         const colio_src_list_t *l = &op->plan.from_src[s];
         if (l->cur < l->n) {
-            int64_t r = round_of(op, l->meta[COLIO_META_WORDS * l->cur]);
+            int64_t r = round_of(op, colio_meta_off(l->meta, l->words, l->cur));
             best = r < best ? r : best;
         }
     }
@@ -73,7 +73,7 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
         *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .contig = 1, .type = MPI_BYTE,
                              .ttype = MPI_BYTE};
         for (; l->cur < l->n && l->round[l->cur] == r; l->cur++, s->n++) {
-            colio_run_t run = colio_meta_run(l->meta, l->cur, l->pos[l->cur]);
+            colio_run_t run = colio_meta_run(l->meta, l->words, l->cur, l->pos[l->cur]);
             if (l->cur > s->first && run.pos != l->pos[s->first] + s->bytes)
                 s->contig = 0;
             s->bytes += colio_run_bytes(&run);
@@ -116,6 +116,34 @@ static int read_ahead_round(const colio_op_t *op)
     return op->rnd.pipelined && b->ahead && b->round == op->rnd.r;
 }
 
+/*
+ * One source's runs inside the round extent: the slice's totals, whether
+ * they are one file run, and (mark) their coverage. Inlined per metadata
+ * format, so the loop over a million runs knows its record's size.
+ */
+static inline __attribute__((always_inline)) void take_source_runs(colio_round_t *rd, colio_src_list_t *l,
+                                                                   colio_slice_t *s, int mark, int words)
+{
+    const int64_t *meta = l->meta;
+    int64_t k = l->cur, next_off = colio_meta_off(meta, words, k), bytes = 0, pieces = 0;
+    int contig = 1;
+    for (; k < l->n; k++) {
+        colio_run_t r = colio_meta_run(meta, words, k, 0);
+        if (r.off >= rd->re)
+            break;
+        contig &= r.count == 1 && r.off == next_off; /* one file run */
+        next_off = colio_run_end(&r);
+        bytes += colio_run_bytes(&r);
+        pieces += r.count;
+        if (mark)
+            colio_coverage_mark(&rd->cov, r.off, r.len, r.stride, r.count);
+    }
+    if (mark) /* the list is in file order: its first offset, its last end */
+        colio_coverage_span(&rd->cov, colio_meta_off(meta, words, l->cur), next_off);
+    s->n = k - l->cur, s->bytes = bytes, s->pieces = pieces, s->contig = contig;
+    l->cur = k;
+}
+
 /* Aggregator side: every source's runs inside my round extent, and the coverage they make. */
 static void cut_aggregator_slices(colio_op_t *op)
 {
@@ -127,27 +155,19 @@ static void cut_aggregator_slices(colio_op_t *op)
         coverage_begin(op, rd->r, rd->rs, rd->re);
     for (int src = 0; src < op->fh->nprocs; src++) {
         colio_src_list_t *l = &p->from_src[src];
-        if (l->cur >= l->n || l->meta[COLIO_META_WORDS * l->cur] >= rd->re)
+        if (l->cur >= l->n || colio_meta_off(l->meta, l->words, l->cur) >= rd->re)
             continue;
         colio_slice_t *s = &rd->agg_slices[rd->nagg++];
-        *s = (colio_slice_t){.peer = src, .list = src, .first = l->cur, .contig = 1, .type = MPI_BYTE};
+        *s = (colio_slice_t){.peer = src, .list = src, .first = l->cur, .type = MPI_BYTE};
         int mark = cover && !op->io_failed;
-        int64_t next_off = l->meta[COLIO_META_WORDS * l->cur];
-        for (const int64_t *m = l->meta + COLIO_META_WORDS * l->cur; l->cur < l->n && m[0] < rd->re;
-             l->cur++, s->n++, m += COLIO_META_WORDS) { /* m: off, len, stride, count */
-            s->contig &= m[3] == 1 && m[0] == next_off; /* one file run */
-            next_off = m[0] + (m[3] - 1) * m[2] + m[1];
-            s->bytes += m[3] * m[1];
-            s->pieces += m[3];
-            if (mark)
-                colio_coverage_mark(&rd->cov, m[0], m[1], m[2], m[3]);
-        }
-        if (mark) /* the list is in file order: its first offset, its last end */
-            colio_coverage_span(&rd->cov, l->meta[COLIO_META_WORDS * s->first], next_off);
+        if (l->words == COLIO_META_PIECE_WORDS)
+            take_source_runs(rd, l, s, mark, COLIO_META_PIECE_WORDS);
+        else
+            take_source_runs(rd, l, s, mark, COLIO_META_WORDS);
     }
 }
 
-int colio_runs_type(const int64_t *meta, int64_t first, int64_t nruns, int64_t base, MPI_Datatype *t)
+int colio_runs_type(const int64_t *meta, int words, int64_t first, int64_t nruns, int64_t base, MPI_Datatype *t)
 {
     int n = (int)nruns, *bl = calloc((size_t)n, sizeof(int)), ok = bl != NULL;
     MPI_Aint *disp = calloc((size_t)n, sizeof(MPI_Aint)); /* calloc: no may-be-uninitialized once inlined */
@@ -155,7 +175,7 @@ int colio_runs_type(const int64_t *meta, int64_t first, int64_t nruns, int64_t b
     ok = ok && disp && types;
     int built = 0;
     for (int i = 0; ok && i < n; i++, built++) {
-        colio_run_t r = colio_meta_run(meta, first + i, 0);
+        colio_run_t r = colio_meta_run(meta, words, first + i, 0);
         disp[i] = (MPI_Aint)(r.off - base);
         bl[i] = r.count > 1 ? 1 : (int)r.len;
         types[i] = MPI_BYTE;
@@ -180,7 +200,8 @@ static int type_over_cbuf(colio_op_t *op, colio_slice_t *s)
     if (s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) || s->bytes / s->pieces < op->fh->hints.typed_min)
         return 0;
     MPI_Datatype t;
-    if (colio_runs_type(op->plan.from_src[s->list].meta, s->first, s->n, op->rnd.rs, &t) != 0)
+    const colio_src_list_t *l = &op->plan.from_src[s->list];
+    if (colio_runs_type(l->meta, l->words, s->first, s->n, op->rnd.rs, &t) != 0)
         return 0;
     s->type = t;
     s->buf = op->rnd.cbuf;
@@ -256,19 +277,20 @@ void colio_round_poke(colio_op_t *op)
  * inline (a call per run to map the stream cost more than the bytes of the
  * climate maps' 13-byte pieces).
  */
-static void own_runs_contig(colio_op_t *op, const colio_agg_list_t *l, int64_t first, int64_t n, int to_cbuf,
-                            int64_t *since)
+static inline __attribute__((always_inline)) void own_runs_contig(colio_op_t *op, const colio_agg_list_t *l,
+                                                                   int64_t first, int64_t n, int to_cbuf,
+                                                                   int64_t *since, int words)
 {
     char *cbuf = op->rnd.cbuf;
     int64_t rs = op->rnd.rs;
-    const int64_t *m = l->meta + COLIO_META_WORDS * first;
-    for (int64_t k = first; k < first + n; k++, m += COLIO_META_WORDS) { /* m: off, len, stride, count */
-        char *at = cbuf + (m[0] - rs), *user = colio_addr(op->mem.base, l->pos[k]);
+    for (int64_t k = first; k < first + n; k++) {
+        colio_run_t r = colio_meta_run(l->meta, words, k, 0);
+        char *at = cbuf + (r.off - rs), *user = colio_addr(op->mem.base, l->pos[k]);
         if (to_cbuf)
-            colio_copy_strided(at, m[2], user, m[1], m[1], m[3]);
+            colio_copy_strided(at, r.stride, user, r.len, r.len, r.count);
         else
-            colio_copy_strided(user, m[1], at, m[2], m[1], m[3]);
-        if ((*since += m[1] * m[3]) >= COLIO_POKE_BYTES) {
+            colio_copy_strided(user, r.len, at, r.stride, r.len, r.count);
+        if ((*since += colio_run_bytes(&r)) >= COLIO_POKE_BYTES) {
             colio_round_poke(op);
             *since = 0;
         }
@@ -286,12 +308,16 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf)
         const colio_slice_t *s = &rd->agg_slices[i];
         if (s->peer != op->fh->rank)
             continue;
+        if (op->mem.flat == NULL && l->words == COLIO_META_PIECE_WORDS) {
+            own_runs_contig(op, l, s->first, s->n, to_cbuf, &since, COLIO_META_PIECE_WORDS);
+            continue;
+        }
         if (op->mem.flat == NULL) {
-            own_runs_contig(op, l, s->first, s->n, to_cbuf, &since);
+            own_runs_contig(op, l, s->first, s->n, to_cbuf, &since, COLIO_META_WORDS);
             continue;
         }
         for (int64_t k = s->first; k < s->first + s->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, k, l->pos[k]);
+            colio_run_t r = colio_meta_run(l->meta, l->words, k, l->pos[k]);
             colio_round_cbuf_mem(op, &r, to_cbuf);
             if ((since += colio_run_bytes(&r)) >= COLIO_POKE_BYTES) {
                 colio_round_poke(op);
@@ -328,7 +354,8 @@ void colio_round_place_agg_slices(colio_op_t *op, int in_place)
         colio_slice_t *s = &rd->agg_slices[i];
         if (s->peer == op->fh->rank)
             continue;
-        int64_t off0 = op->plan.from_src[s->list].meta[COLIO_META_WORDS * s->first];
+        const colio_src_list_t *l = &op->plan.from_src[s->list];
+        int64_t off0 = colio_meta_off(l->meta, l->words, s->first);
         if (in_place && s->contig) {
             s->buf = rd->cbuf + (off0 - rd->rs);
         } else if (!in_place || !type_over_cbuf(op, s)) {
@@ -370,16 +397,16 @@ static void rma_target(colio_op_t *op, colio_slice_t *s)
     MPI_Aint base = (MPI_Aint)p->recv_counts[COLIO_COUNT_WORDS * s->peer + COLIO_CW_CBUF];
     int contig = 1;
     for (int64_t k = s->first; k < s->first + s->n && contig; k++) {
-        colio_run_t run = colio_meta_run(l->meta, k, 0);
+        colio_run_t run = colio_meta_run(l->meta, l->words, k, 0);
         contig = (next < 0 || run.off == next) && colio_run_end(&run) - run.off == colio_run_bytes(&run);
         next = colio_run_end(&run);
     }
     s->ttype = MPI_BYTE;
-    s->tdisp = base + (MPI_Aint)(l->meta[COLIO_META_WORDS * s->first] - rs);
+    s->tdisp = base + (MPI_Aint)(colio_meta_off(l->meta, l->words, s->first) - rs);
     if (contig)
         return;
     if (s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) ||
-        colio_runs_type(l->meta, s->first, s->n, rs, &s->ttype) != 0) {
+        colio_runs_type(l->meta, l->words, s->first, s->n, rs, &s->ttype) != 0) {
         s->ttype = MPI_BYTE;
         colio_op_fail(op, COLIO_ERR_NOMEM, "cannot describe %lld runs to aggregator %d as a datatype",
                       (long long)s->n, s->peer);
@@ -442,12 +469,15 @@ int colio_round_cover_next(colio_op_t *op, int64_t *r_p, int64_t *rs_p, int64_t 
     for (int src = 0; src < op->fh->nprocs; src++) {
         const colio_src_list_t *l = &op->plan.from_src[src];
         int64_t k = l->cur, end = 0;
-        for (const int64_t *m = l->meta + COLIO_META_WORDS * k; k < l->n && m[0] < re; k++, m += COLIO_META_WORDS) {
-            colio_coverage_mark(&op->rnd.cov, m[0], m[1], m[2], m[3]); /* m: off, len, stride, count */
-            end = m[0] + (m[3] - 1) * m[2] + m[1];
+        for (; k < l->n; k++) {
+            colio_run_t r = colio_meta_run(l->meta, l->words, k, 0);
+            if (r.off >= re)
+                break;
+            colio_coverage_mark(&op->rnd.cov, r.off, r.len, r.stride, r.count);
+            end = colio_run_end(&r);
         }
         if (k > l->cur) /* in file order: the first offset, the last end */
-            colio_coverage_span(&op->rnd.cov, l->meta[COLIO_META_WORDS * l->cur], end);
+            colio_coverage_span(&op->rnd.cov, colio_meta_off(l->meta, l->words, l->cur), end);
     }
     *r_p = r, *rs_p = rs, *re_p = re;
     return 1;

@@ -42,7 +42,7 @@ static void pack_requester_slices(colio_op_t *op)
         const colio_agg_list_t *l = &op->plan.to_agg[s->list];
         char *at = s->buf;
         for (int64_t k = s->first; k < s->first + s->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, k, l->pos[k]);
+            colio_run_t r = colio_meta_run(l->meta, l->words, k, l->pos[k]);
             colio_mem_gather(&op->mem, r.pos, colio_run_bytes(&r), at); /* a run's stream bytes are consecutive */
             at += colio_run_bytes(&r);
         }
@@ -78,7 +78,7 @@ static void unpack_incoming(colio_op_t *op)
         const colio_src_list_t *l = &op->plan.from_src[s->list];
         const char *at = s->buf;
         for (int64_t k = s->first; k < s->first + s->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, k, 0);
+            colio_run_t r = colio_meta_run(l->meta, l->words, k, 0);
             colio_round_cbuf_unpack(op, &r, at);
             at += colio_run_bytes(&r);
         }
