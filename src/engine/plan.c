@@ -387,7 +387,8 @@ static void start_meta_exchange(colio_op_t *op)
     for (int s = 0; s < fh->nprocs && p->my_agg >= 0; s++)
         if (s != fh->rank && p->from_src[s].n > 0)
             p->msgs[ns + nr++] = (colio_xchg_msg_t){s, (char *)p->from_src[s].meta,
-                                                    colio_meta_bytes(p->meta_words, p->from_src[s].n), MPI_BYTE, (MPI_Aint)p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_META],
+                                                    colio_meta_bytes(p->meta_words, p->from_src[s].n), MPI_BYTE,
+                                                    (MPI_Aint)p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_META],
                                                     MPI_BYTE};
     colio_xchg_t *x = &op->meta; /* keeps the requests reserved in COUNTS */
     colio_op_xchg_setup(op, x, op->tag_meta, op->kern_meta, 1);

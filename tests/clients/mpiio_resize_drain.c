@@ -94,7 +94,7 @@ static void joined(pthread_t t)
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
-/* The gate closed, its opener armed, then this rank's nonblocking collective write of out (PIECE salted bytes at at). */
+/* The gate closed, its opener armed, then this rank's nonblocking collective write of out (PIECE bytes at at). */
 static pthread_t start_gated_write(MPI_File fh, long at, int salt, unsigned char *out, MPI_Request *req)
 {
     pthread_t t = close_gate_and_arm();
