@@ -59,6 +59,30 @@ static colio_run_t tile_run(const colio_view_t *view, int64_t i, int64_t t, int6
     return r;
 }
 
+/*
+ * Runs i .. last of tile t, whole, after another run of that tile (the
+ * flattening merged what it could): copied and moved in one tight loop,
+ * room reserved by the caller. Their stream bytes; their pieces added to
+ * *pieces.
+ */
+static int64_t rest_of_tile(const colio_view_t *view, int64_t i, int64_t t, int64_t sbyte, colio_runs_t *v,
+                            int64_t *pieces)
+{
+    const colio_flat_t *f = view->ftype;
+    const colio_run_t *src = f->runs.r;
+    colio_run_t *dst = v->r + v->n;
+    int64_t shift = view->disp + t * f->extent, pshift = t * f->size - sbyte, count = 0;
+    for (int64_t j = i; j < f->runs.n; j++, dst++) {
+        *dst = src[j];
+        dst->off += shift;
+        dst->pos += pshift;
+        count += src[j].count;
+    }
+    v->n += f->runs.n - i;
+    *pieces += count;
+    return f->size - src[i].pos;
+}
+
 /* The filetype run holding stream byte `within` of a tile. */
 static int64_t find_run(const colio_flat_t *f, int64_t within)
 {
@@ -145,6 +169,11 @@ int colio_access_from_view(const colio_view_t *view, int64_t start, int64_t nbyt
     int64_t i = find_run(f, within), from = within - f->runs.r[i].pos;
     int rc = colio_runs_reserve(&v, (last_tile - tile + 1) * f->runs.n + 4); /* cut ends add at most 4 */
     for (int64_t done = 0; done < nbytes && rc == 0;) {
+        if (from == 0 && i > 0 && v.n > 0 && nbytes - done >= f->size - f->runs.r[i].pos) {
+            done += rest_of_tile(view, i, tile, sbyte, &v, &pieces); /* the tile's other runs, whole */
+            i = 0, tile++;
+            continue;
+        }
         colio_run_t r = tile_run(view, i, tile, sbyte);
         int64_t to = colio_run_bytes(&r) - from < nbytes - done ? colio_run_bytes(&r) : from + nbytes - done;
         if (from == 0 && to == colio_run_bytes(&r) && i > 0 && v.n > 0) {

@@ -145,6 +145,13 @@ static int sieve_chunk_ends(colio_op_t *op, int64_t *ei, int64_t *ek, int64_t *e
     colio_piece_t first = piece_at(acc, d->i, d->k);
     int64_t i = d->i, k = d->k, n = 0, bytes = 0, end = first.off;
     while (i < acc->n) {
+        const colio_run_t *r = &acc->runs[i];
+        if (k == 0 && colio_run_end(r) - first.off <= tmp_size) { /* the whole run fits: no look at each piece */
+            n += r->count, bytes += colio_run_bytes(r);
+            end = colio_run_end(r) > end ? colio_run_end(r) : end;
+            i++;
+            continue;
+        }
         colio_piece_t p = piece_at(acc, i, k);
         if (p.off + p.len - first.off > tmp_size)
             break;
@@ -230,7 +237,8 @@ static void copy_out(colio_op_t *op, colio_direct_slot_t *s)
         const colio_run_t *r = &acc->runs[i];
         int64_t last = i == s->ei ? s->ek - 1 : r->count - 1, count = last - k + 1;
         colio_piece_t p = piece_at(acc, i, k);
-        char *m = colio_mem_contig(&op->mem, p.pos, count * r->len);
+        char *m = op->mem.flat == NULL ? colio_addr(op->mem.base, p.pos) /* no call per run: the common case */
+                                       : colio_mem_contig(&op->mem, p.pos, count * r->len);
         if (m)
             colio_copy_strided(m, r->len, op->dir.bounce + (p.off - s->base), r->stride, r->len, count);
         else

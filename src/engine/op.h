@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "access/access.h"
+#include "access/copy.h"
 #include "access/coverage.h"
 #include "access/split.h"
 #include "coll/coll.h"
@@ -454,8 +455,14 @@ int colio_op_post_agreement(colio_op_t *op, colio_phase_t next);
 int colio_op_post_agreement_n(colio_op_t *op, colio_phase_t next, int nwords);
 /* Copies of one run's pieces (round.c): between the collective buffer (file layout of the
    round) and a packed buffer, and between the collective buffer and user memory. */
-void colio_round_cbuf_pack(const colio_op_t *op, const colio_run_t *r, char *packed);
-void colio_round_cbuf_unpack(colio_op_t *op, const colio_run_t *r, const char *packed);
+static inline void colio_round_cbuf_pack(const colio_op_t *op, const colio_run_t *r, char *packed)
+{
+    colio_copy_strided(packed, r->len, op->rnd.cbuf + (r->off - op->rnd.rs), r->stride, r->len, r->count);
+}
+static inline void colio_round_cbuf_unpack(colio_op_t *op, const colio_run_t *r, const char *packed)
+{
+    colio_copy_strided(op->rnd.cbuf + (r->off - op->rnd.rs), r->stride, packed, r->len, r->len, r->count);
+}
 void colio_round_cbuf_mem(colio_op_t *op, const colio_run_t *r, int to_cbuf);
 /* All of the aggregator's own runs of this round between user memory and the collective buffer, poking
    the exchange every so often so MPI moves data meanwhile. */

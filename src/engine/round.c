@@ -223,16 +223,6 @@ static void free_slice_types(colio_round_t *rd)
     }
 }
 
-void colio_round_cbuf_pack(const colio_op_t *op, const colio_run_t *r, char *packed)
-{
-    colio_copy_strided(packed, r->len, op->rnd.cbuf + (r->off - op->rnd.rs), r->stride, r->len, r->count);
-}
-
-void colio_round_cbuf_unpack(colio_op_t *op, const colio_run_t *r, const char *packed)
-{
-    colio_copy_strided(op->rnd.cbuf + (r->off - op->rnd.rs), r->stride, packed, r->len, r->len, r->count);
-}
-
 void colio_round_cbuf_mem(colio_op_t *op, const colio_run_t *r, int to_cbuf)
 {
     char *at = op->rnd.cbuf + (r->off - op->rnd.rs);
