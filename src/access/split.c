@@ -196,9 +196,11 @@ static void count_piece_parts(const colio_run_t *r, const colio_domains_t *dom, 
  * segment at a time: the runs wholly inside a segment are found by a binary
  * search on their ends, so a few hundred segments cost a few thousand
  * looks instead of a pass over every run (a million in the climate maps).
- * In two-word lists a strided run takes a record per piece: a list that
- * gets runs may get every extra piece of the access (npieces - n), added
- * once per list.
+ * In two-word lists a strided run takes a record per piece: a list is
+ * given room for as many more pieces as it has runs, at most the access's
+ * extra pieces (npieces - n); one whose runs average more than two pieces
+ * grows by doubling. (A bound, every extra piece to every list, reserved
+ * hundreds of megabytes among many aggregators.)
  */
 static void count_by_segments(const colio_access_t *acc, const colio_domains_t *dom, int words, int64_t *count)
 {
@@ -213,9 +215,10 @@ static void count_by_segments(const colio_access_t *acc, const colio_domains_t *
             count_parts(&acc->runs[j++], dom, count, &seg);
         i = j;
     }
-    for (int a = 0; words == COLIO_META_PIECE_WORDS && a < dom->naggs; a++)
-        if (count[a] > 0)
-            count[a] += acc->npieces - acc->n;
+    for (int a = 0; words == COLIO_META_PIECE_WORDS && a < dom->naggs; a++) {
+        int64_t extra = acc->npieces - acc->n; /* pieces beyond one a run: a list's share, as many as its runs */
+        count[a] += extra < count[a] ? extra : count[a];
+    }
 }
 
 void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, int words, int64_t *count)

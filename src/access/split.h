@@ -52,12 +52,14 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
                           colio_agg_list_t *lists, colio_err_t *err);
 void colio_agg_lists_free(colio_agg_list_t *lists, int n);
 /*
- * At most how many parts colio_split_by_domain deals to each list of words
- * per run, added to count[0..dom->naggs): a run inside one (aggregator,
- * round) segment is one, a run cut at boundaries three a segment (in
- * two-word lists a strided run counts its pieces). Without overlapping or
- * strided-in-two-words runs the access is counted a segment at a time
- * (binary searches), else run by run.
+ * How many parts colio_split_by_domain deals to each list of words per
+ * run, added to count[0..dom->naggs), for sizing the lists: a run inside
+ * one (aggregator, round) segment is one, a run cut at boundaries three a
+ * segment (in two-word lists a strided run counts its pieces). An access
+ * whose runs may overlap is counted run by run: at most the parts. One in
+ * file order is counted a segment at a time (binary searches): the same
+ * with four words; with two, each list's extra pieces are estimated (as
+ * many as its runs, at most the access's), a list may need more.
  */
 void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, int words, int64_t *count);
 

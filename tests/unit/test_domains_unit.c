@@ -138,8 +138,9 @@ static void romio_placement(void)
 /*
  * The lists' sizing (colio_split_count): segment by segment it counts what
  * the pass over every run counts (the rule for runs that may overlap), and
- * neither is below the parts the split dealt to a list (two-word lists:
- * only the latter).
+ * neither is below the parts the split dealt to a list; two-word lists:
+ * the pass over every run is a bound, by segment too when every run is one
+ * piece (strided runs' pieces are estimated there).
  */
 static int count_problems(const colio_access_t *acc, const colio_domains_t *d, int words,
                           const colio_agg_list_t *lists)
@@ -150,8 +151,9 @@ static int count_problems(const colio_access_t *acc, const colio_domains_t *d, i
     colio_split_count(acc, d, words, by_segment);
     colio_split_count(&overlapping, d, words, by_run);
     int bad = 0;
-    for (int a = 0; a < d->naggs; a++) /* (two-word lists: the segments' count bounds strided runs more loosely) */
-        bad += (words == COLIO_META_WORDS && by_segment[a] != by_run[a]) || lists[a].n > by_segment[a] ||
+    for (int a = 0; a < d->naggs; a++) /* (two-word lists: by segment an estimate of the strided runs' pieces) */
+        bad += (words == COLIO_META_WORDS && (by_segment[a] != by_run[a] || lists[a].n > by_segment[a])) ||
+               (words == COLIO_META_PIECE_WORDS && acc->npieces == acc->n && lists[a].n > by_segment[a]) ||
                lists[a].n > by_run[a];
     return bad;
 }
@@ -160,7 +162,7 @@ static int count_problems(const colio_access_t *acc, const colio_domains_t *d, i
 static void split(void)
 {
     for (int round = 0; round < 400; round++) {
-        const colio_domain_ops_t *ops = colio_domain_find(round % 4 == 3 ? "stripe" : "even");
+        const colio_domain_ops_t *ops = colio_domain_find(round % 4 == 3 || round % 8 == 6 ? "stripe" : "even");
         colio_runs_t v = {0};
         int64_t at = (int64_t)(next() % 50), first = -1;
         for (int i = 0, n = 1 + (int)(next() % 30); i < n; i++) {
@@ -180,14 +182,15 @@ static void split(void)
         for (int64_t i = 0; i < v.n; i++)
             acc.npieces += v.r[i].count;
         colio_domain_input_t in = {.naggs = 1 + (int)(next() % 5), .lo = first, .hi = at,
-                                   .round_size = 1 + (int64_t)(next() % 64),
+                                   .round_size = 1 + (int64_t)(next() % (round % 3 ? 64 : 4096)),
                                    .striping_unit = 1 + (int64_t)(next() % 24)};
         colio_domains_t d = {.ops = ops, .naggs = in.naggs, .lo = in.lo, .hi = in.hi, .round_size = in.round_size};
         ops->plan(&in, &d);
         colio_agg_list_t lists[8];
         colio_err_t e = {0};
-        /* two-word lists: for single pieces, and (rounds 5 mod 8) strided runs dealt piece by piece */
-        int words = (round % 4 == 2 || round % 8 == 5) ? COLIO_META_PIECE_WORDS : COLIO_META_WORDS;
+        /* two-word lists: single pieces (rounds 2 mod 4; 6 mod 8 in stripes), and strided runs dealt piece by
+           piece (5 mod 8; 3 mod 8 in stripes) */
+        int words = (round % 4 == 2 || round % 8 == 5 || round % 8 == 3) ? COLIO_META_PIECE_WORDS : COLIO_META_WORDS;
         CHECK(colio_split_by_domain(&acc, &d, words, lists, &e) == 0, "split");
         CHECK(count_problems(&acc, &d, words, lists) == 0, "split case %d: the lists' sizing", round);
         /* expected: every byte of every run, with its stream position */
