@@ -147,17 +147,24 @@ static int split_pieces(const colio_run_t *r, const colio_domains_t *dom, colio_
     return rc;
 }
 
-/* At most how many parts each list gets: a run in one segment is one, a run cut at boundaries three a segment. */
-static void count_parts(const colio_run_t *r, const colio_domains_t *dom, int64_t *count, segment_t *seg)
+/*
+ * At most how many parts each list gets of run r: a run in one segment is
+ * one, a run cut at boundaries three a segment; in two-word lists (dealt
+ * piece by piece) its pieces, or those with a byte in each segment it
+ * crosses.
+ */
+static void count_parts(const colio_run_t *r, const colio_domains_t *dom, int words, int64_t *count, segment_t *seg)
 {
+    int pieces = words == COLIO_META_PIECE_WORDS;
     int64_t end = colio_run_end(r);
     for (int64_t at = r->off; at < end; at = next_byte(r, at)) {
         locate(dom, seg, at);
         if (at == r->off && end <= seg->end) {
-            count[seg->agg]++;
+            count[seg->agg] += pieces ? r->count : 1;
             return;
         }
-        count[seg->agg] += 3;
+        int64_t upto = seg->end < end ? seg->end : end, touched = (upto - at + r->stride - 1) / r->stride + 1;
+        count[seg->agg] += !pieces ? 3 : touched < r->count ? touched : r->count;
         at = seg->end;
     }
 }
@@ -173,22 +180,6 @@ static int64_t first_ending_after(const colio_run_t *runs, int64_t i, int64_t n,
             i = mid + 1;
     }
     return i;
-}
-
-/* count_parts for a run dealt piece by piece (split_pieces): the pieces with a byte in each segment, at most. */
-static void count_piece_parts(const colio_run_t *r, const colio_domains_t *dom, int64_t *count, segment_t *seg)
-{
-    int64_t end = colio_run_end(r);
-    for (int64_t at = r->off; at < end; at = next_byte(r, at)) {
-        locate(dom, seg, at);
-        if (at == r->off && end <= seg->end) {
-            count[seg->agg] += r->count;
-            return;
-        }
-        int64_t upto = seg->end < end ? seg->end : end, touched = (upto - at + r->stride - 1) / r->stride + 1;
-        count[seg->agg] += (touched < r->count ? touched : r->count);
-        at = seg->end;
-    }
 }
 
 /*
@@ -209,10 +200,8 @@ static void count_by_segments(const colio_access_t *acc, const colio_domains_t *
         locate(dom, &seg, acc->runs[i].off);
         int64_t j = first_ending_after(acc->runs, i, acc->n, seg.end);
         count[seg.agg] += j - i;
-        if (j < acc->n && acc->runs[j].off < seg.end && words == COLIO_META_PIECE_WORDS) /* run j crosses the end */
-            count_piece_parts(&acc->runs[j++], dom, count, &seg);
-        else if (j < acc->n && acc->runs[j].off < seg.end)
-            count_parts(&acc->runs[j++], dom, count, &seg);
+        if (j < acc->n && acc->runs[j].off < seg.end) /* run j crosses the segment's end */
+            count_parts(&acc->runs[j++], dom, words, count, &seg);
         i = j;
     }
     for (int a = 0; words == COLIO_META_PIECE_WORDS && a < dom->naggs; a++) {
@@ -229,10 +218,7 @@ void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, in
         return;
     }
     for (int64_t i = 0; i < acc->n; i++)
-        if (words == COLIO_META_PIECE_WORDS)
-            count_piece_parts(&acc->runs[i], dom, count, &seg);
-        else
-            count_parts(&acc->runs[i], dom, count, &seg);
+        count_parts(&acc->runs[i], dom, words, count, &seg);
 }
 
 /*

@@ -13,46 +13,18 @@
  * (it is in flight during the call); otherwise the interposer completes it
  * at initiation and the checks hold trivially.
  */
-#define _GNU_SOURCE /* RTLD_DEFAULT */
-#include <dlfcn.h>
+#define _GNU_SOURCE /* RTLD_DEFAULT, in client_check.h */
 #include <fcntl.h>
-#include <mpi.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "client_check.h"
 #include "client_init.h"
 
 enum { PIECE = 64, BASE = 16384, GATE_MS = 300 };
 
-static int rank, nprocs, failures;
-static const char *scase = "setup";
 static char gate[4096], gate_timeout[4096 + 16];
-
-#define CHECK(cond, ...)                                                                                      \
-    do {                                                                                                      \
-        if (!(cond)) {                                                                                        \
-            fprintf(stderr, "[rank %d] case %s, line %d: ", rank, scase, __LINE__);                           \
-            fprintf(stderr, __VA_ARGS__);                                                                     \
-            fputc('\n', stderr);                                                                              \
-            failures++;                                                                                       \
-        }                                                                                                     \
-    } while (0)
-
-static void mpi_ok(int rc, const char *call, int line)
-{
-    if (rc == MPI_SUCCESS)
-        return;
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "[rank %d] case %s, line %d: %s failed: %s\n", rank, scase, line, call, msg);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-}
-#define MPI_OK(call) mpi_ok((call), #call, __LINE__)
 
 static unsigned char bval(long off, int salt) { return (unsigned char)(off * 13 + salt * 29 + 7); }
 
@@ -74,12 +46,12 @@ static void *open_gate_later(void *unused)
 static pthread_t close_gate_and_arm(void)
 {
     pthread_t t = 0;
-    if (rank == 0) {
+    if (client_rank == 0) {
         unlink(gate);
         unlink(gate_timeout);
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 0 && pthread_create(&t, NULL, open_gate_later, NULL) != 0) {
+    if (client_rank == 0 && pthread_create(&t, NULL, open_gate_later, NULL) != 0) {
         fprintf(stderr, "cannot start the gate's thread\n");
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
@@ -88,7 +60,7 @@ static pthread_t close_gate_and_arm(void)
 
 static void joined(pthread_t t)
 {
-    if (rank == 0)
+    if (client_rank == 0)
         pthread_join(t, NULL);
     CHECK(!exists(gate_timeout), "the gate timed out: some storage call was never let through");
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -117,9 +89,9 @@ static void expect_bytes(MPI_File fh, long at, int salt)
 /* (a) set_size shrinks the file below a write in flight: the write ends first, the file ends at the new size. */
 static void case_set_size(MPI_File fh)
 {
-    scase = "a (set_size below a nonblocking write in flight)";
+    client_case = "a (set_size below a nonblocking write in flight)";
     MPI_OK(MPI_File_set_size(fh, BASE));
-    long at = BASE + 4096 + (long)PIECE * rank;
+    long at = BASE + 4096 + (long)PIECE * client_rank;
     unsigned char out[PIECE];
     MPI_Request req;
     pthread_t t = start_gated_write(fh, at, 1, out, &req);
@@ -137,9 +109,9 @@ static void case_set_size(MPI_File fh)
    write's bytes must survive. */
 static void case_preallocate(MPI_File fh)
 {
-    scase = "b (preallocate over a nonblocking write in flight)";
+    client_case = "b (preallocate over a nonblocking write in flight)";
     MPI_OK(MPI_File_set_size(fh, BASE));
-    long at = BASE / 4 + (long)PIECE * rank;
+    long at = BASE / 4 + (long)PIECE * client_rank;
     unsigned char out[PIECE];
     MPI_Request req;
     pthread_t t = start_gated_write(fh, at, 2, out, &req);
@@ -154,8 +126,8 @@ static void case_preallocate(MPI_File fh)
 /* (c) atomic mode on with a write in flight: colio's write ends before the MPI library's calls begin. */
 static void case_atomicity(MPI_File fh)
 {
-    scase = "c (set_atomicity with a nonblocking write in flight)";
-    long at = BASE / 2 + (long)PIECE * rank;
+    client_case = "c (set_atomicity with a nonblocking write in flight)";
+    long at = BASE / 2 + (long)PIECE * client_rank;
     unsigned char out[PIECE];
     MPI_Request req;
     pthread_t t = start_gated_write(fh, at, 3, out, &req);
@@ -170,16 +142,14 @@ static void case_atomicity(MPI_File fh)
 int main(int argc, char **argv)
 {
     client_init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &client_rank);
     if (argc < 2) {
-        if (rank == 0)
+        if (client_rank == 0)
             fprintf(stderr, "usage: mpiio_resize_drain PATH\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    const char *off = getenv("COLIO_DISABLE");
-    if (dlsym(RTLD_DEFAULT, "colio_mpiio_interposer") == NULL || (off && *off && strcmp(off, "0") != 0)) {
-        if (rank == 0)
+    if (!client_through_colio()) {
+        if (client_rank == 0)
             printf("mpiio_resize_drain: skipped (needs libcolio_mpiio preloaded)\n");
         MPI_Finalize();
         return 0;
@@ -203,12 +173,9 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     case_atomicity(fh);
     MPI_OK(MPI_File_close(&fh));
-    if (rank == 0)
+    if (client_rank == 0)
         unlink(gate), unlink(gate_timeout);
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("mpiio_resize_drain on %d ranks: %s\n", nprocs, all ? "FAIL" : "PASS");
+    int rc = client_result("mpiio_resize_drain");
     MPI_Finalize();
-    return all ? 1 : 0;
+    return rc;
 }
