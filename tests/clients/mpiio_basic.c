@@ -117,10 +117,12 @@ int main(int argc, char **argv)
     MPI_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
     memset(back, 0xEE, (size_t)size);
     MPI_OK(MPI_File_read_at_all(fh, 0, back, (int)size, MPI_BYTE, MPI_STATUS_IGNORE));
-    long bad = 0;
+    long bad = 0, first = -1;
     for (long i = 0; i < size; i++)
-        bad += back[i] != model[i];
-    CHECK(bad == 0, "%ld bytes differ from the model after the writes", bad);
+        if (back[i] != model[i] && bad++ == 0)
+            first = i;
+    CHECK(bad == 0, "%ld bytes differ from the model after the writes, the first at %ld (read %d, expected %d)", bad,
+          first, first < 0 ? 0 : back[first], first < 0 ? 0 : model[first]);
 
     /* 5. at the file pointer past the end of file: a short read */
     MPI_OK(MPI_File_seek(fh, size - 10, MPI_SEEK_SET));
