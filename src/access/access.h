@@ -18,9 +18,17 @@ typedef struct colio_piece {
     int64_t off, len, pos;
 } colio_piece_t;
 
-/* A rank's access as strided runs in file order, none overlapping another. */
+/*
+ * A rank's access as strided runs in file order, none overlapping another.
+ * Run i is runs[i] moved by shift bytes in the file (colio_access_run): an
+ * access of exactly one whole tile of a view borrows the view's flattening
+ * (its runs as they are, the tile's place in the file as the shift) instead
+ * of listing a copy; borrowed runs are read-only.
+ */
 typedef struct colio_access {
-    colio_run_t *runs;
+    const colio_run_t *runs;
+    int64_t shift;         /* file bytes added to every run's offset (0 unless borrowed) */
+    colio_flat_t *borrowed; /* the held flattening whose runs these are, or NULL (runs are the access's own) */
     int64_t n;             /* runs */
     int64_t nbytes;        /* sum of the runs' bytes */
     int64_t npieces;       /* sum of the runs' counts */
@@ -29,6 +37,14 @@ typedef struct colio_access {
     int stream_order;      /* stream positions increase with file offsets (always for views) */
     colio_run_t one;       /* where runs points for an access of one run (no allocation per small call) */
 } colio_access_t;
+
+/* Run i of the access in file offsets. */
+static inline colio_run_t colio_access_run(const colio_access_t *acc, int64_t i)
+{
+    colio_run_t r = acc->runs[i];
+    r.off += acc->shift;
+    return r;
+}
 
 /* The view of an open file (MPI_File_set_view with datarep "native"). */
 typedef struct colio_view {
@@ -60,14 +76,36 @@ int colio_access_from_list(int64_t n, const MPI_Offset *offsets, const MPI_Offse
 int colio_access_clip(colio_access_t *acc, int64_t eof);
 
 void colio_access_free(colio_access_t *acc);
+
 /*
- * The run list as an allocation of its own (colio_mem_*), for a caller that
- * keeps it past the access: the list itself, or a copy of an access's
- * single run (held in the access); NULL when out of memory. The access
- * keeps its totals and no runs, as after colio_access_drop_runs (which
- * frees them).
+ * An access's runs kept past it (the key of a plan stored for reuse):
+ * runs moved by shift, either the key's own allocation (colio_mem_*) or
+ * those of a held flattening (flat, borrowed as the access had them).
  */
-colio_run_t *colio_access_give_runs(colio_access_t *acc);
+typedef struct colio_access_key {
+    const colio_run_t *runs;
+    int64_t n, shift;
+    colio_flat_t *flat;
+} colio_access_key_t;
+
+/* Run i of a key in file offsets. */
+static inline colio_run_t colio_key_run(const colio_access_key_t *key, int64_t i)
+{
+    colio_run_t r = key->runs[i];
+    r.off += key->shift;
+    return r;
+}
+
+/*
+ * Move the access's runs into *key (an access's single run is copied; a
+ * borrowed flattening changes holder); the access keeps its totals and no
+ * runs, as after colio_access_drop_runs. -1 when out of memory (key empty).
+ */
+int colio_access_give_key(colio_access_t *acc, colio_access_key_t *key);
+/* The access's runs as a key of their own: a borrowed flattening held once more, own runs copied; -1: no memory. */
+int colio_access_copy_key(const colio_access_t *acc, colio_access_key_t *key);
+void colio_access_key_free(colio_access_key_t *key);
+/* Free the runs (let a borrowed flattening go); the access keeps its totals. */
 void colio_access_drop_runs(colio_access_t *acc);
 
 /* Sort pieces by offset (stable LSD radix sort; tmp holds n pieces). */

@@ -543,8 +543,10 @@ static void flat_classify(colio_flat_t *f)
     f->monotonic = 1;
     f->ordered = 1;
     f->nonneg = 1;
+    f->npieces = 0;
     for (int64_t i = 0; i < v->n; i++) {
         const colio_run_t *r = &v->r[i];
+        f->npieces += r->count;
         if (r->off < 0)
             f->nonneg = 0;
         if (i > 0 && r->off < colio_run_end(&v->r[i - 1]))

@@ -16,6 +16,7 @@
 typedef struct colio_flat {
     colio_runs_t runs; /* typemap order; pos: stream position within one instance */
     int64_t size;      /* MPI_Type_size */
+    int64_t npieces;   /* the runs' counts summed (colio_flat_create) */
     int64_t lb;        /* MPI lower bound */
     int64_t extent;    /* MPI extent: instance k starts at k * extent */
     int monotonic;     /* pieces of one instance in increasing, non-overlapping order */

@@ -197,11 +197,13 @@ static void count_by_segments(const colio_access_t *acc, const colio_domains_t *
 {
     segment_t seg = {0, 0, 0, 0, -1};
     for (int64_t i = 0; i < acc->n;) {
-        locate(dom, &seg, acc->runs[i].off);
-        int64_t j = first_ending_after(acc->runs, i, acc->n, seg.end);
+        locate(dom, &seg, acc->runs[i].off + acc->shift);
+        int64_t j = first_ending_after(acc->runs, i, acc->n, seg.end - acc->shift);
         count[seg.agg] += j - i;
-        if (j < acc->n && acc->runs[j].off < seg.end) /* run j crosses the segment's end */
-            count_parts(&acc->runs[j++], dom, words, count, &seg);
+        if (j < acc->n && acc->runs[j].off + acc->shift < seg.end) { /* run j crosses the segment's end */
+            colio_run_t r = colio_access_run(acc, j++);
+            count_parts(&r, dom, words, count, &seg);
+        }
         i = j;
     }
     for (int a = 0; words == COLIO_META_PIECE_WORDS && a < dom->naggs; a++) {
@@ -217,8 +219,10 @@ void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, in
         count_by_segments(acc, dom, words, count);
         return;
     }
-    for (int64_t i = 0; i < acc->n; i++)
-        count_parts(&acc->runs[i], dom, words, count, &seg);
+    for (int64_t i = 0; i < acc->n; i++) {
+        colio_run_t r = colio_access_run(acc, i);
+        count_parts(&r, dom, words, count, &seg);
+    }
 }
 
 /*
@@ -250,10 +254,11 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
     colio_runs_t tmp = {0};
     segment_t seg = {0, 0, 0, 0, -1};
     int rc = size_lists(acc, dom, words, lists);
-    for (int64_t i = 0; i < acc->n && rc == 0; i++)
-        rc = words == COLIO_META_PIECE_WORDS && acc->runs[i].count > 1
-                 ? split_pieces(&acc->runs[i], dom, lists, &tmp, &seg)
-                 : split_run(&acc->runs[i], dom, lists, &tmp, &seg);
+    for (int64_t i = 0; i < acc->n && rc == 0; i++) {
+        colio_run_t r = colio_access_run(acc, i);
+        rc = words == COLIO_META_PIECE_WORDS && r.count > 1 ? split_pieces(&r, dom, lists, &tmp, &seg)
+                                                            : split_run(&r, dom, lists, &tmp, &seg);
+    }
     colio_runs_free(&tmp);
     if (rc != 0) {
         colio_agg_lists_free(lists, dom->naggs);

@@ -33,8 +33,8 @@
 /* Piece k of run i. */
 static colio_piece_t piece_at(const colio_access_t *acc, int64_t i, int64_t k)
 {
-    const colio_run_t *r = &acc->runs[i];
-    return (colio_piece_t){r->off + k * r->stride, r->len, r->pos + k * r->len};
+    colio_run_t r = colio_access_run(acc, i);
+    return (colio_piece_t){r.off + k * r.stride, r.len, r.pos + k * r.len};
 }
 
 static void next_piece(const colio_access_t *acc, int64_t *i, int64_t *k)
@@ -145,10 +145,10 @@ static int sieve_chunk_ends(colio_op_t *op, int64_t *ei, int64_t *ek, int64_t *e
     colio_piece_t first = piece_at(acc, d->i, d->k);
     int64_t i = d->i, k = d->k, n = 0, bytes = 0, end = first.off;
     while (i < acc->n) {
-        const colio_run_t *r = &acc->runs[i];
-        if (k == 0 && colio_run_end(r) - first.off <= tmp_size) { /* the whole run fits: no look at each piece */
-            n += r->count, bytes += colio_run_bytes(r);
-            end = colio_run_end(r) > end ? colio_run_end(r) : end;
+        colio_run_t r = colio_access_run(acc, i);
+        if (k == 0 && colio_run_end(&r) - first.off <= tmp_size) { /* the whole run fits: no look at each piece */
+            n += r.count, bytes += colio_run_bytes(&r);
+            end = colio_run_end(&r) > end ? colio_run_end(&r) : end;
             i++;
             continue;
         }
@@ -234,7 +234,7 @@ static void copy_out(colio_op_t *op, colio_direct_slot_t *s)
         return;
     const colio_access_t *acc = &op->acc;
     for (int64_t i = s->si, k = s->sk; i != s->ei || k != s->ek;) { /* run by run: pieces k .. last of run i */
-        const colio_run_t *r = &acc->runs[i];
+        const colio_run_t *r = &acc->runs[i]; /* its length, stride and count (piece_at moves it) */
         int64_t last = i == s->ei ? s->ek - 1 : r->count - 1, count = last - k + 1;
         colio_piece_t p = piece_at(acc, i, k);
         char *m = op->mem.flat == NULL ? colio_addr(op->mem.base, p.pos) /* no call per run: the common case */
@@ -391,7 +391,7 @@ int colio_direct_early(const colio_op_t *op)
         return 0; /* where the end of file cannot be seen while reading, it must be agreed first */
     if ((reading ? h->cb_read : h->cb_write) == COLIO_ENABLE || h->no_indep_rw)
         return 0;
-    return colio_order_may_access_range(op, acc->runs[0].off, acc->end);
+    return colio_order_may_access_range(op, colio_access_run(acc, 0).off, acc->end);
 }
 
 void colio_direct_early_done(colio_op_t *op)

@@ -644,15 +644,12 @@ static int64_t plan_candidate(colio_op_t *op, int64_t *shift_p)
     if (!colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) || op->err.code != 0)
         return 0;
     int64_t id = 0;
-    if (colio_plancache_may_match(&fh->plans, op->acc.n, op->args.kind, op->nbytes)) {
-        op->key_hash = colio_plan_hash(op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
-        op->key_hashed = 1;
-        id = colio_plancache_find(&fh->plans, op->key_hash, op->acc.runs, op->acc.n, op->args.kind, op->nbytes);
-    }
+    colio_access_key_t key = {op->acc.runs, op->acc.n, op->acc.shift, op->acc.borrowed};
+    if (colio_plancache_may_match(&fh->plans, op->acc.n, op->args.kind, op->nbytes))
+        id = colio_plancache_find(&fh->plans, &key, op->args.kind, op->nbytes, &op->key_hash, &op->key_hashed);
     if (id == 0 && op->acc.n > 0 && may_move_plan(fh, 0)) {
         int64_t delta = 0;
-        id = colio_plancache_find_moved(&fh->plans, op->acc.runs, op->acc.n, op->args.kind, op->nbytes,
-                                        fh->hints.striping_unit, &delta);
+        id = colio_plancache_find_moved(&fh->plans, &key, op->args.kind, op->nbytes, fh->hints.striping_unit, &delta);
         if (id > 0)
             *shift_p = delta;
     }
@@ -682,12 +679,7 @@ static void keep_read_key(colio_op_t *op)
         op->acc.n == 0 || op->acc.end <= op->eof)
         return;
     op->key_cut = 1;
-    op->key_runs = colio_mem_alloc(sizeof *op->key_runs * (size_t)op->acc.n);
-    if (op->key_runs) {
-        memcpy(op->key_runs, op->acc.runs, sizeof *op->key_runs * (size_t)op->acc.n);
-        op->key_n = op->acc.n;
-        op->key_ok = 1;
-    }
+    op->key_ok = colio_access_copy_key(&op->acc, &op->key) == 0;
 }
 
 /*
@@ -760,7 +752,7 @@ int colio_step_propose(colio_op_t *op)
     int64_t shift, cand = plan_candidate(op, &shift);
     op->agree_in.setup = (colio_setup_words_t){
         .err_key = colio_err_key(op->err.code, fh->rank),
-        .lo = acc->n ? acc->runs[0].off : INT64_MAX,
+        .lo = acc->n ? colio_access_run(acc, 0).off : INT64_MAX,
         .hi_neg = acc->n ? -acc->end : INT64_MAX,
         .eof_neg = eof,
         .direct = direct_eligible(op),
@@ -770,9 +762,9 @@ int colio_step_propose(colio_op_t *op)
         .plan_shift_neg = shift == PLAN_SHIFT_ANY ? PLAN_SHIFT_ANY : -shift,
         .pieces_max_neg = -acc->npieces,
         .bytes_max_neg = -acc->nbytes,
-        .extent_max_neg = acc->n ? -(acc->end - acc->runs[0].off) : 0,
+        .extent_max_neg = acc->n ? -(acc->end - colio_access_run(acc, 0).off) : 0,
         .piece_meta = acc->npieces <= 2 * acc->n,
-        .extent_sum = acc->n ? acc->end - acc->runs[0].off : 0,
+        .extent_sum = acc->n ? acc->end - colio_access_run(acc, 0).off : 0,
         .bytes_sum = acc->nbytes,
         .pieces_sum = acc->npieces,
     };
@@ -1015,7 +1007,8 @@ int64_t colio_op_memory(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
     const colio_round_t *r = &op->rnd;
-    int64_t m = (op->acc.n + op->key_n) * (int64_t)sizeof(colio_run_t) + (int64_t)p->meta_pool_cap;
+    int64_t own_runs = (op->acc.borrowed ? 0 : op->acc.n) + (op->key.flat ? 0 : op->key.n);
+    int64_t m = own_runs * (int64_t)sizeof(colio_run_t) + (int64_t)p->meta_pool_cap;
     if (op->planned) /* the rounds' state is set from PLAN on */
         m += (int64_t)r->cbuf_cap + (int64_t)r->stage_cap + r->agg_stage_size + r->cov.cap_words * 8 +
              r->cov.cap_runs * (int64_t)sizeof(colio_piece_t);
@@ -1045,8 +1038,7 @@ static void keep_plan(colio_op_t *op)
                colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data)) {
         colio_plancache_store(&fh->plans, fh->hints.plan_cache, op, &fh->bufs);
     }
-    colio_mem_free(op->key_runs);
-    op->key_runs = NULL;
+    colio_access_key_free(&op->key);
 }
 
 /* The placement's metrics (two-phase operations only: the direct path has no aggregators). */

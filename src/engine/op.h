@@ -338,9 +338,8 @@ typedef struct colio_op {
     struct colio_plan_entry *reuse; /* the stored plan this call borrows (plancache.h), or NULL */
     struct colio_plan_entry *pinned; /* the stored plan this call proposed, until SETUP agrees */
     int64_t reuse_shift;         /* the agreed offset of this call's access from the borrowed plan's */
-    colio_run_t *key_runs;       /* the access as asked, kept to store the plan for reuse */
-    int64_t key_n;
-    int key_ok;                  /* key_runs hold the whole access (a copy may fail) */
+    colio_access_key_t key;      /* the access as asked, kept to store the plan for reuse */
+    int key_ok;                  /* key holds the whole access (a copy may fail) */
     int key_cut;                 /* a read cut at the end of file: only a copy made before is its key */
     uint64_t key_hash;           /* colio_plan_hash of the access as asked, when key_hashed */
     int key_hashed;

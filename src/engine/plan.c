@@ -57,10 +57,7 @@ static void drop_runs(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     if (colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) && !op->key_cut && op->err.code == 0) {
-        int64_t n = op->acc.n;
-        op->key_runs = colio_access_give_runs(&op->acc);
-        op->key_ok = op->key_runs != NULL || n == 0; /* a single run's copy may fail: then no plan is stored */
-        op->key_n = op->key_ok ? n : 0;
+        op->key_ok = colio_access_give_key(&op->acc, &op->key) == 0; /* a single run's copy may fail: no plan stored */
     }
     colio_access_drop_runs(&op->acc);
 }

@@ -13,56 +13,67 @@ int colio_plancache_enabled(int plan_cache, const colio_xchg_ops_t *data_kernel)
 }
 
 /*
- * A multiplicative hash of the run list and the call's shape: a quick
- * filter before the exact comparison. Four independent lanes of words, so
- * the multiplies overlap (one chain of them was 4 % of an E3SM write).
+ * A multiplicative hash of the run list: five independent lanes, one per
+ * field, so the multiplies overlap (one chain of them was 4 % of an E3SM
+ * write); offsets are taken from the first run's, so a key hashes the same
+ * however it is moved.
  */
-uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes)
+uint64_t colio_plan_hash(const colio_access_key_t *key)
 {
-    uint64_t lane[4] = {0x9E3779B97F4A7C15ULL ^ (uint64_t)nbytes ^ ((uint64_t)kind << 62), 0xC2B2AE3D27D4EB4FULL,
-                        0x165667B19E3779F9ULL, 0x27D4EB2F165667C5ULL};
-    const int64_t *w = (const int64_t *)runs;
-    size_t words = (size_t)n * (sizeof *runs / sizeof *w), i = 0;
-    for (; i + 4 <= words; i += 4)
-        for (int k = 0; k < 4; k++) {
-            lane[k] = (lane[k] ^ (uint64_t)w[i + k]) * 0xFF51AFD7ED558CCDULL;
+    uint64_t lane[5] = {0x9E3779B97F4A7C15ULL, 0xC2B2AE3D27D4EB4FULL, 0x165667B19E3779F9ULL, 0x27D4EB2F165667C5ULL,
+                        0x85EBCA77C2B2AE63ULL};
+    int64_t base = key->n > 0 ? key->runs[0].off : 0;
+    for (int64_t i = 0; i < key->n; i++) {
+        const colio_run_t *r = &key->runs[i];
+        uint64_t w[5] = {(uint64_t)(r->off - base), (uint64_t)r->len, (uint64_t)r->stride, (uint64_t)r->count,
+                         (uint64_t)r->pos};
+        for (int k = 0; k < 5; k++) {
+            lane[k] = (lane[k] ^ w[k]) * 0xFF51AFD7ED558CCDULL;
             lane[k] ^= lane[k] >> 32;
         }
-    uint64_t h = lane[0];
-    for (int k = 1; k < 4; k++)
-        h = (h ^ lane[k]) * 0xFF51AFD7ED558CCDULL;
-    for (; i < words; i++) {
-        h = (h ^ (uint64_t)w[i]) * 0xFF51AFD7ED558CCDULL;
-        h ^= h >> 32;
     }
+    uint64_t h = lane[0] ^ (uint64_t)key->n;
+    for (int k = 1; k < 5; k++)
+        h = (h ^ lane[k]) * 0xFF51AFD7ED558CCDULL;
     return h;
 }
 
-/* Whether runs are e's runs moved by delta (every field but the offset equal). */
-static int moved_access(const colio_plan_entry_t *e, const colio_run_t *runs, int64_t n, int64_t delta)
+/*
+ * Whether the key's runs are e's moved by delta bytes (0: the same runs):
+ * by the shifts alone where both borrow the same flattening, by one memcmp
+ * where their shifts differ by delta, else run by run.
+ */
+static int moved_by(const colio_plan_entry_t *e, const colio_access_key_t *key, int64_t delta)
 {
-    for (int64_t i = 0; i < n; i++) {
-        const colio_run_t *a = &e->runs[i], *b = &runs[i];
-        if (b->off - a->off != delta || a->len != b->len || a->stride != b->stride || a->count != b->count ||
-            a->pos != b->pos)
+    const colio_access_key_t *a = &e->key;
+    if (a->n != key->n)
+        return 0;
+    if (a->runs == key->runs)
+        return key->shift - a->shift == delta;
+    if (key->shift - a->shift == delta)
+        return a->n == 0 || memcmp(a->runs, key->runs, sizeof *a->runs * (size_t)a->n) == 0;
+    for (int64_t i = 0; i < a->n; i++) {
+        const colio_run_t *x = &a->runs[i], *y = &key->runs[i];
+        if ((y->off + key->shift) - (x->off + a->shift) != delta || x->len != y->len || x->stride != y->stride ||
+            x->count != y->count || x->pos != y->pos)
             return 0;
     }
     return 1;
 }
 
-int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_run_t *runs, int64_t n, int kind,
+int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_access_key_t *key, int kind,
                                    int64_t nbytes, int64_t unit, int64_t *delta_p)
 {
     const colio_plan_entry_t *best = NULL; /* the most recently used: the one a rank without pieces proposes */
-    for (int i = 0; i < c->n && n > 0; i++) {
+    for (int i = 0; i < c->n && key->n > 0; i++) {
         const colio_plan_entry_t *e = &c->e[i];
-        if (e->busy || e->kind != kind || e->nbytes != nbytes || e->nruns != n ||
+        if (e->busy || e->kind != kind || e->nbytes != nbytes || e->key.n != key->n ||
             (e->kind == COLIO_OP_READ && e->asked_ghi > e->eof) ||
             (best && e->last_used < best->last_used))
             continue;
         int64_t delta;
-        if (__builtin_sub_overflow(runs[0].off, e->runs[0].off, &delta) || (unit > 0 && delta % unit != 0) ||
-            !moved_access(e, runs, n, delta))
+        if (__builtin_sub_overflow(colio_key_run(key, 0).off, colio_key_run(&e->key, 0).off, &delta) ||
+            (unit > 0 && delta % unit != 0) || !moved_by(e, key, delta))
             continue;
         *delta_p = delta;
         best = e;
@@ -87,24 +98,16 @@ void colio_plan_move(colio_plan_entry_t *e, int64_t delta, int nprocs, int my_ra
         for (int64_t k = 0; k < p->from_src[s].n; k++)
             meta[p->from_src[s].words * k] += delta;
     }
-    for (int64_t k = 0; k < e->nruns; k++)
-        e->runs[k].off += delta;
+    e->key.shift += delta; /* its hash stays: offsets are hashed from the first run's */
     e->glo += delta;
     e->ghi += delta;
     e->asked_ghi += delta;
-    e->hash_known = 0; /* hashed again when a call of its size looks for a plan */
-}
-
-static int same_access(const colio_plan_entry_t *e, const colio_run_t *runs, int64_t n, int kind, int64_t nbytes)
-{
-    return e->kind == kind && e->nbytes == nbytes && e->nruns == n &&
-           (n == 0 || memcmp(e->runs, runs, sizeof *runs * (size_t)n) == 0);
 }
 
 int colio_plancache_may_match(const colio_plancache_t *c, int64_t n, int kind, int64_t nbytes)
 {
     for (int i = 0; i < c->n; i++)
-        if (c->e[i].kind == kind && c->e[i].nbytes == nbytes && c->e[i].nruns == n)
+        if (c->e[i].kind == kind && c->e[i].nbytes == nbytes && c->e[i].key.n == n)
             return 1;
     return 0;
 }
@@ -113,22 +116,33 @@ int colio_plancache_may_match(const colio_plancache_t *c, int64_t n, int kind, i
 static uint64_t entry_hash(colio_plan_entry_t *e)
 {
     if (!e->hash_known)
-        e->hash = colio_plan_hash(e->runs, e->nruns, e->kind, e->nbytes), e->hash_known = 1;
+        e->hash = colio_plan_hash(&e->key), e->hash_known = 1;
     return e->hash;
 }
 
-int64_t colio_plancache_find(colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
-                             int64_t nbytes)
+/* Whether key is e's access: the same flattening at the same shift, or (hashes first) the same runs. */
+static int same_access(colio_plan_entry_t *e, const colio_access_key_t *key, uint64_t *hash_p, int *hashed_p)
 {
-    const colio_plan_entry_t *best = NULL;
-    for (int i = 0; i < c->n; i++)
-        if (!c->e[i].busy && c->e[i].kind == kind && c->e[i].nbytes == nbytes && c->e[i].nruns == n &&
-            entry_hash(&c->e[i]) == h && (!best || c->e[i].last_used > best->last_used) &&
-            same_access(&c->e[i], runs, n, kind, nbytes)) {
-            best = &c->e[i];
-            if (n > 0)
-                break; /* the first stored: what a rank whose access changed since still finds */
-        }
+    if (e->key.runs == key->runs || e->key.n == 0)
+        return moved_by(e, key, 0);
+    if (!*hashed_p)
+        *hash_p = colio_plan_hash(key), *hashed_p = 1;
+    return entry_hash(e) == *hash_p && moved_by(e, key, 0);
+}
+
+int64_t colio_plancache_find(colio_plancache_t *c, const colio_access_key_t *key, int kind, int64_t nbytes,
+                             uint64_t *hash_p, int *hashed_p)
+{
+    colio_plan_entry_t *best = NULL;
+    for (int i = 0; i < c->n; i++) {
+        colio_plan_entry_t *e = &c->e[i];
+        if (e->busy || e->kind != kind || e->nbytes != nbytes || e->key.n != key->n ||
+            (best && e->last_used <= best->last_used) || !same_access(e, key, hash_p, hashed_p))
+            continue;
+        best = e;
+        if (key->n > 0)
+            break; /* the first stored: what a rank whose access changed since still finds */
+    }
     return best ? best->id : 0;
 }
 
@@ -162,7 +176,7 @@ void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs)
 static void entry_free(colio_plan_entry_t *e, colio_bufcache_t *bufs)
 {
     colio_plan_release(&e->plan, bufs);
-    colio_mem_free(e->runs);
+    colio_access_key_free(&e->key);
     memset(e, 0, sizeof *e);
 }
 
@@ -227,13 +241,11 @@ void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_
     e->glo = op->glo;
     e->ghi = op->ghi;
     e->asked_ghi = op->asked_ghi;
-    e->runs = op->key_runs;
-    e->nruns = op->key_n;
+    e->key = op->key;
     e->hash = op->key_hash; /* the hash of the access as asked, when the call computed it looking for a plan */
     e->hash_known = op->key_hashed;
     e->last_used = ++c->clock;
-    op->key_runs = NULL;
-    op->key_n = 0;
+    op->key = (colio_access_key_t){0};
     op->key_ok = 0;
     move_plan(&e->plan, &op->plan);
 }

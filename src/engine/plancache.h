@@ -37,13 +37,12 @@
 
 typedef struct colio_plan_entry {
     int64_t id;           /* > 0, the same on every rank */
-    uint64_t hash;
+    uint64_t hash;        /* colio_plan_hash of the key (moving it does not change it) */
     int hash_known;       /* hash is computed (lazily: colio_plancache_find) */
     int kind;
     int64_t nbytes, eof, glo, ghi;
     int64_t asked_ghi;    /* ghi before a read clipped it at eof (== ghi when it did not) */
-    colio_run_t *runs;    /* the access as the call asked (before clipping at the end of file) */
-    int64_t nruns;
+    colio_access_key_t key; /* the access as the call asked (before clipping at the end of file) */
     colio_plan_t plan;    /* msgs unused */
     int64_t last_used;
     int busy;             /* borrowed, or proposed, by an operation in flight: not offered, not evicted */
@@ -58,24 +57,34 @@ typedef struct colio_plancache {
 /* Whether plans are stored and reused: colio_plan_cache > 0 and the data kernel is not one-sided (its
    puts target each call's own collective buffers, whose addresses travel with the counts). */
 int colio_plancache_enabled(int plan_cache, const colio_xchg_ops_t *data_kernel);
-uint64_t colio_plan_hash(const colio_run_t *runs, int64_t n, int kind, int64_t nbytes);
 /*
- * Id of a stored plan for exactly this access (h: its colio_plan_hash), or
- * 0: the first stored of those that match, which every rank whose access
- * did not change since finds too; for an empty access, which matches every
- * plan in which this rank had no pieces, the most recently used, which is
- * what ranks with pieces find when the access moved
- * (colio_plancache_find_moved). Either rule only decides how often plans
- * are reused: a rank that proposes another plan makes everyone plan afresh.
+ * A hash of a key's runs, the same wherever in the file they are (offsets
+ * from the first run's) and however the key holds them (own runs or a
+ * borrowed flattening moved by a shift): a quick filter before the exact
+ * comparison.
  */
-int64_t colio_plancache_find(colio_plancache_t *c, uint64_t h, const colio_run_t *runs, int64_t n, int kind,
-                             int64_t nbytes);
+uint64_t colio_plan_hash(const colio_access_key_t *key);
+/*
+ * Id of a stored plan for exactly this access (key: its runs, borrowed
+ * from the access), or 0: the first stored of those that match, which
+ * every rank whose access did not change since finds too; for an empty
+ * access, which matches every plan in which this rank had no pieces, the
+ * most recently used, which is what ranks with pieces find when the access
+ * moved (colio_plancache_find_moved). Either rule only decides how often
+ * plans are reused: a rank that proposes another plan makes everyone plan
+ * afresh. A key borrowing the same flattening as an entry is compared by
+ * its shift alone; otherwise the key's hash is computed once (*hash_p,
+ * *hashed_p) where an entry of its size needs it, then runs are compared.
+ */
+int64_t colio_plancache_find(colio_plancache_t *c, const colio_access_key_t *key, int kind, int64_t nbytes,
+                             uint64_t *hash_p, int *hashed_p);
 /* Whether some stored plan has this size (kind, bytes, runs): else no exact match exists and no hash is needed. */
 int colio_plancache_may_match(const colio_plancache_t *c, int64_t n, int kind, int64_t nbytes);
 /* Id of the most recently used stored plan whose access moved by *delta_p, a multiple of unit (0: any), is
-   this one (n > 0), or 0; never a read's plan clipped at the end of file. Entries of another size are skipped at once; a comparison stops at the first run
-   that differs, so a miss costs little and a hit as much as one pass over the runs. */
-int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_run_t *runs, int64_t n, int kind,
+   this one (n > 0), or 0; never a read's plan clipped at the end of file. Entries of another size are skipped
+   at once; a comparison stops at the first run that differs, so a miss costs little and a hit as much as one
+   pass over the runs (none for a key borrowing the same flattening). */
+int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_access_key_t *key, int kind,
                                    int64_t nbytes, int64_t unit, int64_t *delta_p);
 /* Move a stored plan and its key by delta bytes (its borrower's access). */
 void colio_plan_move(colio_plan_entry_t *e, int64_t delta, int nprocs, int my_rank);

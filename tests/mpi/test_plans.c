@@ -291,6 +291,118 @@ static void views(const char *path)
     colio_close(&fh);
 }
 
+/* ---- one tile of a view: the access borrows the flattening -------------------------------- */
+
+#define TILE_SPAN (SIZE / 2) /* the pattern's first half: the view may move by up to as much */
+
+/* This rank's pieces of pattern 0 below TILE_SPAN, as a list (returned) and as a filetype (*ftype). */
+static int64_t tile_pieces(MPI_Offset *off, MPI_Offset *len, MPI_Datatype *ftype)
+{
+    int64_t n = pieces(0, -1, off, len), m = 0;
+    while (m < n && off[m] + len[m] <= TILE_SPAN)
+        m++;
+    int *blens = malloc(sizeof *blens * (size_t)(m + 1));
+    MPI_Aint *disps = malloc(sizeof *disps * (size_t)(m + 1));
+    for (int64_t i = 0; i < m; i++)
+        blens[i] = (int)len[i], disps[i] = (MPI_Aint)off[i];
+    MPI_Type_create_hindexed((int)m, blens, disps, MPI_BYTE, ftype);
+    MPI_Type_commit(ftype);
+    free(blens);
+    free(disps);
+    return m;
+}
+
+/* Write this rank's tile pieces at disp with salt through a view of ftype (freed after set_view). */
+static void write_tile(colio_file *fh, MPI_Datatype *ftype, int64_t n, const MPI_Offset *off, const MPI_Offset *len,
+                       int64_t disp, int salt)
+{
+    int64_t total = 0;
+    unsigned char *buf = malloc(TILE_SPAN + 1);
+    for (int64_t i = 0; i < n; i++)
+        for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+            buf[total++] = value(x + disp, salt);
+    if (*ftype != MPI_DATATYPE_NULL) {
+        CHECK_RC(colio_set_view(fh, disp, MPI_BYTE, *ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
+        MPI_Type_free(ftype); /* the view holds its flattening, and a stored plan too */
+    }
+    CHECK_RC(tu_write_at_all(fh, 0, buf, total, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    free(buf);
+}
+
+/* expected[] after every rank wrote its tile pieces at disp with salt. */
+static void expect_tile(unsigned char *expected, int64_t disp, int salt)
+{
+    MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
+    int me = t_rank;
+    for (int r = 0; r < t_nprocs; r++) {
+        MPI_Datatype t;
+        t_rank = r;
+        int64_t n = tile_pieces(off, len, &t);
+        MPI_Type_free(&t);
+        for (int64_t i = 0; i < n; i++)
+            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+                expected[x + disp] = value(x + disp, salt);
+    }
+    t_rank = me;
+    free(off);
+    free(len);
+}
+
+/*
+ * A filetype holding a whole irregular pattern, written one tile a call
+ * (the climate maps' way): the access borrows the view's flattening
+ * instead of listing a copy, and a stored plan keeps it as its key. The
+ * same call again reuses the plan; the view moved on every rank reuses it
+ * moved; the same pieces as an explicit list (runs of its own) and a new
+ * filetype of the same layout (another flattening) reuse it too. Every
+ * filetype is freed right after set_view.
+ */
+static void one_tile_views(const char *path)
+{
+    unsigned char expected[SIZE];
+    test_prefill(path, SIZE);
+    for (int64_t x = 0; x < SIZE; x++)
+        expected[x] = pattern_old(x);
+    colio_file *fh = open_file(path, "4", "256");
+    MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
+    MPI_Datatype ftype, none = MPI_DATATYPE_NULL;
+    int64_t n = tile_pieces(off, len, &ftype);
+    write_tile(fh, &ftype, n, off, len, 0, 1);
+    expect_tile(expected, 0, 1);
+    expect_reuse(fh, 0, "one tile, first write");
+    write_tile(fh, &none, n, off, len, 0, 2);
+    expect_tile(expected, 0, 2);
+    expect_reuse(fh, 1, "one tile, the same call again");
+    check_file(path, expected, "one tile, written twice");
+    tile_pieces(off, len, &ftype);
+    write_tile(fh, &ftype, n, off, len, 64, 3);
+    expect_tile(expected, 64, 3);
+    expect_reuse(fh, 1, "one tile, the view moved by 64 bytes");
+    check_file(path, expected, "one tile, moved");
+    write_pieces(fh, n, off, len, 64, 4); /* (moves off by 64) */
+    expect_tile(expected, 64, 4);
+    expect_reuse(fh, 1, "the same pieces as a list");
+    tile_pieces(off, len, &ftype);
+    write_tile(fh, &ftype, n, off, len, 64, 5);
+    expect_tile(expected, 64, 5);
+    expect_reuse(fh, 1, "a new filetype of the same layout");
+    check_file(path, expected, "one tile, every way");
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++)
+        total += len[i];
+    unsigned char *back = malloc((size_t)total + 1);
+    CHECK_RC(tu_read_at_all(fh, 0, back, total, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    int bad = 0;
+    for (int64_t i = 0, k = 0; i < n; i++)
+        for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+            bad += back[k++] != expected[x + 64];
+    CHECK(bad == 0, "one tile read back through the view: %d wrong bytes", bad);
+    free(back);
+    free(off);
+    free(len);
+    colio_close(&fh);
+}
+
 /* ---- the same access elsewhere in the file ------------------------------------------------- */
 
 #define MOVED_SIZE (5 * SIZE)
@@ -412,6 +524,7 @@ int main(int argc, char **argv)
     lists(path);
     grown_file(path);
     views(path);
+    one_tile_views(path);
     moved(path, "0");
     moved(path, "64");
     test_unlink(path);
