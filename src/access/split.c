@@ -245,6 +245,61 @@ static int size_lists(const colio_access_t *acc, const colio_domains_t *dom, int
     return rc;
 }
 
+/*
+ * Runs [i, j) of an access in file order, every one inside the (list,
+ * round) segment: the first may continue the list's last part; a later
+ * one is pushed, since the access is merged (a run never continues the
+ * one before it), unless it follows a strided run dealt piece by piece,
+ * whose last piece it may abut.
+ */
+static int deal_segment(const colio_access_t *acc, int64_t i, int64_t j, colio_agg_list_t *l, int64_t round)
+{
+    int pieces = l->words == COLIO_META_PIECE_WORDS, rc = 0, may_continue = 1;
+    for (int64_t k = i; k < j && rc == 0; k++) {
+        colio_run_t r = colio_access_run(acc, k);
+        if (pieces && r.count > 1) {
+            rc = may_continue ? list_append(l, colio_piece(r.off, r.len, r.pos), round)
+                              : list_push(l, colio_piece(r.off, r.len, r.pos), round);
+            for (int64_t q = 1; q < r.count && rc == 0; q++)
+                rc = list_push(l, colio_piece(r.off + q * r.stride, r.len, r.pos + q * r.len), round);
+            may_continue = 1;
+            continue;
+        }
+        rc = may_continue ? list_append(l, r, round) : list_push(l, r, round);
+        may_continue = 0;
+    }
+    return rc;
+}
+
+/*
+ * The split of an access in file order, none overlapping another, a
+ * segment at a time: the runs wholly inside a segment (found by a binary
+ * search on their ends) are dealt in one tight loop with no lookup per
+ * run; a run across a segment's end is cut as split_run does.
+ */
+static int split_by_segments(const colio_access_t *acc, const colio_domains_t *dom, colio_agg_list_t *lists,
+                             colio_runs_t *tmp)
+{
+    segment_t seg = {0, 0, 0, 0, -1};
+    int rc = 0;
+    for (int64_t i = 0; i < acc->n && rc == 0;) {
+        colio_run_t r = colio_access_run(acc, i);
+        locate(dom, &seg, r.off);
+        int64_t j = first_ending_after(acc->runs, i, acc->n, seg.end - acc->shift);
+        if (j > i) {
+            rc = deal_segment(acc, i, j, &lists[seg.agg], seg.round);
+            i = j;
+            continue;
+        }
+        seg.whole_to = -1; /* the part in this segment may continue the list */
+        rc = lists[0].words == COLIO_META_PIECE_WORDS && r.count > 1 ? split_pieces(&r, dom, lists, tmp, &seg)
+                                                                     : split_run(&r, dom, lists, tmp, &seg);
+        seg.whole_to = -1;
+        i++;
+    }
+    return rc;
+}
+
 int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom, int words,
                           colio_agg_list_t *lists, colio_err_t *err)
 {
@@ -254,7 +309,9 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
     colio_runs_t tmp = {0};
     segment_t seg = {0, 0, 0, 0, -1};
     int rc = size_lists(acc, dom, words, lists);
-    for (int64_t i = 0; i < acc->n && rc == 0; i++) {
+    if (rc == 0 && !acc->overlaps)
+        rc = split_by_segments(acc, dom, lists, &tmp);
+    for (int64_t i = 0; i < acc->n && rc == 0 && acc->overlaps; i++) {
         colio_run_t r = colio_access_run(acc, i);
         rc = words == COLIO_META_PIECE_WORDS && r.count > 1 ? split_pieces(&r, dom, lists, &tmp, &seg)
                                                             : split_run(&r, dom, lists, &tmp, &seg);
