@@ -12,14 +12,27 @@ static int list_grow_to(colio_agg_list_t *l, int64_t cap)
     if (m)
         l->meta = m;
     int64_t *p = m ? colio_mem_realloc(l->pos, sizeof *p * (size_t)cap) : NULL;
-    if (p)
-        l->pos = p;
-    int64_t *r = p ? colio_mem_realloc(l->round, sizeof *r * (size_t)cap) : NULL;
-    if (!r)
+    if (!p)
         return -1;
-    l->round = r;
+    l->pos = p;
     l->cap = cap;
     return 0;
+}
+
+/* A new stretch for round at the list's end; NULL when out of memory. */
+static colio_list_stretch_t *stretch_open(colio_agg_list_t *l, int64_t round, int64_t pos)
+{
+    if (l->nst == l->cap_st) {
+        int64_t cap = l->cap_st ? 2 * l->cap_st : 8;
+        colio_list_stretch_t *st = realloc(l->st, sizeof *st * (size_t)cap);
+        if (st == NULL)
+            return NULL;
+        l->st = st;
+        l->cap_st = cap;
+    }
+    colio_list_stretch_t *t = &l->st[l->nst++];
+    *t = (colio_list_stretch_t){.round = round, .first = l->n, .next_pos = pos, .contig = 1};
+    return t;
 }
 
 /* Append a part as a run of its own. (The split's three helpers are inlined: a call per run of a million-run
@@ -28,14 +41,19 @@ static inline __attribute__((always_inline)) int list_push(colio_agg_list_t *l, 
 {
     if (l->n == l->cap && list_grow_to(l, l->cap ? 2 * l->cap : 16) != 0)
         return -1;
+    colio_list_stretch_t *t = l->nst > 0 ? &l->st[l->nst - 1] : NULL;
+    if ((t == NULL || t->round != round) && (t = stretch_open(l, round, b.pos)) == NULL)
+        return -1;
     int64_t *m = l->meta + l->words * l->n;
     m[0] = b.off, m[1] = b.len;
     if (l->words == COLIO_META_WORDS)
         m[2] = b.stride, m[3] = b.count;
     l->pos[l->n] = b.pos;
-    l->round[l->n] = round;
     l->n++;
-    l->bytes += b.len * b.count;
+    int64_t bytes = b.len * b.count;
+    l->bytes += bytes;
+    t->contig &= b.pos == t->next_pos;
+    t->n++, t->bytes += bytes, t->pieces += b.count, t->next_pos = b.pos + bytes;
     return 0;
 }
 
@@ -46,17 +64,21 @@ static inline __attribute__((always_inline)) int list_push(colio_agg_list_t *l, 
  */
 static inline __attribute__((always_inline)) int list_append(colio_agg_list_t *l, colio_run_t b, int64_t round)
 {
-    if (l->n > 0 && l->round[l->n - 1] == round) {
-        int64_t *m = l->meta + l->words * (l->n - 1);
+    colio_list_stretch_t *t = l->nst > 0 ? &l->st[l->nst - 1] : NULL;
+    if (t && t->round == round) { /* (a part continues its stream: next_pos moves, contig stays) */
+        int64_t *m = l->meta + l->words * (l->n - 1), bytes = b.len * b.count;
         colio_run_t a = colio_meta_run(l->meta, l->words, l->n - 1, l->pos[l->n - 1]);
         if (l->words == COLIO_META_PIECE_WORDS && b.count == 1 && b.off == a.off + a.len && b.pos == a.pos + a.len) {
             m[1] += b.len;
             l->bytes += b.len;
+            t->bytes += b.len, t->next_pos += b.len;
             return 0;
         }
+        int64_t count0 = a.count;
         if (l->words == COLIO_META_WORDS && colio_run_extend(&a, &b)) {
             m[0] = a.off, m[1] = a.len, m[2] = a.stride, m[3] = a.count;
-            l->bytes += b.len * b.count;
+            l->bytes += bytes;
+            t->bytes += bytes, t->pieces += a.count - count0, t->next_pos = b.pos + bytes;
             return 0;
         }
     }
@@ -331,7 +353,7 @@ void colio_agg_lists_free(colio_agg_list_t *lists, int n)
     for (int a = 0; a < n; a++) {
         colio_mem_free(lists[a].meta);
         colio_mem_free(lists[a].pos);
-        colio_mem_free(lists[a].round);
+        free(lists[a].st);
     }
     memset(lists, 0, sizeof *lists * (size_t)n);
 }

@@ -18,16 +18,45 @@
 #define COLIO_META_PIECE_WORDS 2
 static inline int64_t colio_meta_bytes(int words, int64_t n) { return (int64_t)sizeof(int64_t) * words * n; }
 
+/*
+ * A list's runs of one round, in order: what the requester sends the
+ * aggregator in that round, summed as the split deals them (a round reads
+ * no run to know its message).
+ */
+typedef struct colio_list_stretch {
+    int64_t round;    /* the aggregator's round */
+    int64_t first, n; /* runs [first, first + n) of the list */
+    int64_t bytes, pieces;
+    int64_t next_pos; /* the stream position after the last run */
+    int contig;       /* each run follows the one before in the stream: one stretch of it */
+} colio_list_stretch_t;
+
 /* This rank's runs destined to one aggregator, in file order, each inside one round. */
 typedef struct colio_agg_list {
     int64_t n, cap;
     int words;       /* metadata words per run: COLIO_META_WORDS or COLIO_META_PIECE_WORDS */
     int64_t *meta;   /* words per run: the metadata sent to the aggregator */
     int64_t *pos;    /* n: stream position of each run's first piece */
-    int64_t *round;  /* n: the aggregator's round of each run */
+    colio_list_stretch_t *st; /* nst: the runs by round, in list order */
+    int64_t nst, cap_st;
     int64_t cur;     /* first run not yet exchanged */
+    int64_t scur;    /* its stretch */
     int64_t bytes;   /* the runs' bytes, summed as they are dealt */
 } colio_agg_list_t;
+
+/* The round of run k of a list (a search over its stretches). */
+static inline int64_t colio_agg_list_round(const colio_agg_list_t *l, int64_t k)
+{
+    int64_t lo = 0, hi = l->nst - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (l->st[mid].first <= k)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return l->st[lo].round;
+}
 
 /* Run i of a metadata array of words per run (stream position pos). */
 static inline colio_run_t colio_meta_run(const int64_t *meta, int words, int64_t i, int64_t pos)

@@ -42,7 +42,7 @@ static int borrow_plan(colio_op_t *op)
     p->attached = mine.attached;
     p->nattached = 0;
     for (int i = 0; i < p->naggs; i++)
-        p->to_agg[i].cur = 0;
+        p->to_agg[i].cur = p->to_agg[i].scur = 0;
     for (int s = 0; p->my_agg >= 0 && s < op->fh->nprocs; s++)
         p->from_src[s].cur = 0;
     op->stats.aggregators = p->naggs;
@@ -257,13 +257,9 @@ static int64_t requester_stage_size(const colio_op_t *op)
     int64_t total = 0;
     for (int i = 0; i < p->naggs; i++) {
         const colio_agg_list_t *l = &p->to_agg[i];
-        int64_t best = 0, cur = 0;
-        for (int64_t k = 0; k < l->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, l->words, k, 0);
-            int64_t bytes = colio_run_bytes(&r);
-            cur = (k > 0 && l->round[k] == l->round[k - 1]) ? cur + bytes : bytes;
-            best = cur > best ? cur : best;
-        }
+        int64_t best = 0;
+        for (int64_t k = 0; k < l->nst; k++)
+            best = l->st[k].bytes > best ? l->st[k].bytes : best;
         total += best; /* a round never needs more than each aggregator's largest round */
     }
     return total;

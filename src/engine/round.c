@@ -51,8 +51,8 @@ static int64_t next_round(const colio_op_t *op)
         return op->rnd.r + 1 < p->dom.nrounds ? op->rnd.r + 1 : INT64_MAX;
     for (int i = 0; i < p->naggs; i++) {
         const colio_agg_list_t *l = &p->to_agg[i];
-        if (i != p->my_agg && l->cur < l->n && l->round[l->cur] < best)
-            best = l->round[l->cur];
+        if (i != p->my_agg && l->cur < l->n && l->st[l->scur].round < best)
+            best = l->st[l->scur].round;
     }
     int64_t agg = agg_next_round(op);
     return agg < best ? agg : best;
@@ -67,18 +67,13 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
     rd->stage_used = 0;
     for (int i = 0; i < p->naggs; i++) {
         colio_agg_list_t *l = &p->to_agg[i];
-        if (i == p->my_agg || l->cur >= l->n || l->round[l->cur] != r)
+        if (i == p->my_agg || l->cur >= l->n || l->st[l->scur].round != r)
             continue;
+        const colio_list_stretch_t *t = &l->st[l->scur++]; /* the round's runs, summed by the split */
         colio_slice_t *s = &rd->req_slices[rd->nreq++];
-        *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .contig = 1, .type = MPI_BYTE,
-                             .ttype = MPI_BYTE};
-        for (; l->cur < l->n && l->round[l->cur] == r; l->cur++, s->n++) {
-            colio_run_t run = colio_meta_run(l->meta, l->words, l->cur, l->pos[l->cur]);
-            if (l->cur > s->first && run.pos != l->pos[s->first] + s->bytes)
-                s->contig = 0;
-            s->bytes += colio_run_bytes(&run);
-            s->pieces += run.count;
-        }
+        *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .n = t->n, .bytes = t->bytes,
+                             .pieces = t->pieces, .contig = t->contig, .type = MPI_BYTE, .ttype = MPI_BYTE};
+        l->cur += t->n;
         char *direct = s->contig ? colio_mem_contig(&op->mem, l->pos[s->first], s->bytes) : NULL;
         if (direct) {
             s->buf = direct;

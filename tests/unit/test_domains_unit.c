@@ -136,6 +136,32 @@ static void romio_placement(void)
 }
 
 /*
+ * A list's stretches against its runs: they cover runs [0, n) in order,
+ * the next of another round than the one before, with the bytes, pieces
+ * and stream contiguity of their runs.
+ */
+static int stretch_problems(const colio_agg_list_t *l)
+{
+    int bad = 0;
+    int64_t k = 0;
+    for (int64_t t = 0; t < l->nst; t++) {
+        const colio_list_stretch_t *st = &l->st[t];
+        int64_t bytes = 0, pieces = 0, next = 0;
+        int contig = 1;
+        bad += st->first != k || st->n <= 0 || (t > 0 && st->round == l->st[t - 1].round);
+        for (int64_t q = st->first; q < st->first + st->n && q < l->n; q++) {
+            colio_run_t r = colio_meta_run(l->meta, l->words, q, l->pos[q]);
+            contig &= q == st->first || r.pos == next;
+            next = r.pos + colio_run_bytes(&r);
+            bytes += colio_run_bytes(&r), pieces += r.count;
+        }
+        bad += bytes != st->bytes || pieces != st->pieces || contig != st->contig || next != st->next_pos;
+        k += st->n;
+    }
+    return bad + (k != l->n);
+}
+
+/*
  * The lists' sizing (colio_split_count): segment by segment it counts what
  * the pass over every run counts (the rule for runs that may overlap), and
  * neither is below the parts the split dealt to a list; two-word lists:
@@ -204,12 +230,13 @@ static void split(void)
                 list_bytes += colio_run_bytes(&r);
             }
             bad += list_bytes != lists[a].bytes; /* the sum kept while dealing */
+            bad += stretch_problems(&lists[a]);
         }
         for (int a = 0; a < in.naggs; a++)
             for (int64_t k = 0; k < lists[a].n; k++) {
                 colio_run_t r = colio_meta_run(lists[a].meta, words, k, lists[a].pos[k]);
                 int64_t s, en;
-                ops->round_extent(&d, a, lists[a].round[k], &s, &en);
+                ops->round_extent(&d, a, colio_agg_list_round(&lists[a], k), &s, &en);
                 bad += !(r.off >= s && colio_run_end(&r) <= en);
                 if (k > 0) {
                     colio_run_t p = colio_meta_run(lists[a].meta, words, k - 1, lists[a].pos[k - 1]);
