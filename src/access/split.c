@@ -11,10 +11,14 @@ static int list_grow_to(colio_agg_list_t *l, int64_t cap)
     int64_t *m = colio_mem_realloc(l->meta, sizeof *m * (size_t)(l->words * cap));
     if (m)
         l->meta = m;
-    int64_t *p = m ? colio_mem_realloc(l->pos, sizeof *p * (size_t)cap) : NULL;
-    if (!p)
+    if (m == NULL)
         return -1;
-    l->pos = p;
+    if (!l->implied_pos) {
+        int64_t *p = colio_mem_realloc(l->pos, sizeof *p * (size_t)cap);
+        if (p == NULL)
+            return -1;
+        l->pos = p;
+    }
     l->cap = cap;
     return 0;
 }
@@ -31,7 +35,7 @@ static colio_list_stretch_t *stretch_open(colio_agg_list_t *l, int64_t round, in
         l->cap_st = cap;
     }
     colio_list_stretch_t *t = &l->st[l->nst++];
-    *t = (colio_list_stretch_t){.round = round, .first = l->n, .next_pos = pos, .contig = 1};
+    *t = (colio_list_stretch_t){.round = round, .first = l->n, .pos0 = pos, .next_pos = pos, .contig = 1};
     return t;
 }
 
@@ -42,13 +46,15 @@ static inline __attribute__((always_inline)) int list_push(colio_agg_list_t *l, 
     if (l->n == l->cap && list_grow_to(l, l->cap ? 2 * l->cap : 16) != 0)
         return -1;
     colio_list_stretch_t *t = l->nst > 0 ? &l->st[l->nst - 1] : NULL;
-    if ((t == NULL || t->round != round) && (t = stretch_open(l, round, b.pos)) == NULL)
+    if ((t == NULL || t->round != round || (l->implied_pos && b.pos != t->next_pos)) &&
+        (t = stretch_open(l, round, b.pos)) == NULL)
         return -1;
     int64_t *m = l->meta + l->words * l->n;
     m[0] = b.off, m[1] = b.len;
     if (l->words == COLIO_META_WORDS)
         m[2] = b.stride, m[3] = b.count;
-    l->pos[l->n] = b.pos;
+    if (!l->implied_pos)
+        l->pos[l->n] = b.pos;
     l->n++;
     int64_t bytes = b.len * b.count;
     l->bytes += bytes;
@@ -67,7 +73,8 @@ static inline __attribute__((always_inline)) int list_append(colio_agg_list_t *l
     colio_list_stretch_t *t = l->nst > 0 ? &l->st[l->nst - 1] : NULL;
     if (t && t->round == round) { /* (a part continues its stream: next_pos moves, contig stays) */
         int64_t *m = l->meta + l->words * (l->n - 1), bytes = b.len * b.count;
-        colio_run_t a = colio_meta_run(l->meta, l->words, l->n - 1, l->pos[l->n - 1]);
+        colio_run_t a = colio_meta_run(l->meta, l->words, l->n - 1, 0);
+        a.pos = t->next_pos - colio_run_bytes(&a); /* the last run ends the stretch in the stream */
         if (l->words == COLIO_META_PIECE_WORDS && b.count == 1 && b.off == a.off + a.len && b.pos == a.pos + a.len) {
             m[1] += b.len;
             l->bytes += b.len;
@@ -326,8 +333,8 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
                           colio_agg_list_t *lists, colio_err_t *err)
 {
     memset(lists, 0, sizeof *lists * (size_t)dom->naggs);
-    for (int a = 0; a < dom->naggs; a++)
-        lists[a].words = words;
+    for (int a = 0; a < dom->naggs; a++) /* in stream order a (domain, round) segment is one stretch of the stream */
+        lists[a].words = words, lists[a].implied_pos = acc->stream_order && !acc->overlaps;
     colio_runs_t tmp = {0};
     segment_t seg = {0, 0, 0, 0, -1};
     int rc = size_lists(acc, dom, words, lists);

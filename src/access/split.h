@@ -21,12 +21,15 @@ static inline int64_t colio_meta_bytes(int words, int64_t n) { return (int64_t)s
 /*
  * A list's runs of one round, in order: what the requester sends the
  * aggregator in that round, summed as the split deals them (a round reads
- * no run to know its message).
+ * no run to know its message). In a list whose stream positions are
+ * implied (pos NULL) a stretch is also one stretch of the user's stream:
+ * a run that does not continue it opens another, of the same round.
  */
 typedef struct colio_list_stretch {
     int64_t round;    /* the aggregator's round */
     int64_t first, n; /* runs [first, first + n) of the list */
     int64_t bytes, pieces;
+    int64_t pos0;     /* the stream position of the first run */
     int64_t next_pos; /* the stream position after the last run */
     int contig;       /* each run follows the one before in the stream: one stretch of it */
 } colio_list_stretch_t;
@@ -36,7 +39,8 @@ typedef struct colio_agg_list {
     int64_t n, cap;
     int words;       /* metadata words per run: COLIO_META_WORDS or COLIO_META_PIECE_WORDS */
     int64_t *meta;   /* words per run: the metadata sent to the aggregator */
-    int64_t *pos;    /* n: stream position of each run's first piece */
+    int64_t *pos;    /* n: stream position of each run's first piece; NULL: implied by the stretches */
+    int implied_pos; /* positions kept by the stretches alone (an access in stream order) */
     colio_list_stretch_t *st; /* nst: the runs by round, in list order */
     int64_t nst, cap_st;
     int64_t cur;     /* first run not yet exchanged */
@@ -44,8 +48,8 @@ typedef struct colio_agg_list {
     int64_t bytes;   /* the runs' bytes, summed as they are dealt */
 } colio_agg_list_t;
 
-/* The round of run k of a list (a search over its stretches). */
-static inline int64_t colio_agg_list_round(const colio_agg_list_t *l, int64_t k)
+/* The stretch holding run k of a list. */
+static inline int64_t colio_agg_list_stretch(const colio_agg_list_t *l, int64_t k)
 {
     int64_t lo = 0, hi = l->nst - 1;
     while (lo < hi) {
@@ -55,7 +59,13 @@ static inline int64_t colio_agg_list_round(const colio_agg_list_t *l, int64_t k)
         else
             hi = mid - 1;
     }
-    return l->st[lo].round;
+    return lo;
+}
+
+/* The round of run k of a list. */
+static inline int64_t colio_agg_list_round(const colio_agg_list_t *l, int64_t k)
+{
+    return l->st[colio_agg_list_stretch(l, k)].round;
 }
 
 /* Run i of a metadata array of words per run (stream position pos). */
@@ -69,6 +79,48 @@ static inline colio_run_t colio_meta_run(const int64_t *meta, int words, int64_t
 
 /* The file offset of run i's first piece. */
 static inline int64_t colio_meta_off(const int64_t *meta, int words, int64_t i) { return meta[words * i]; }
+
+/*
+ * A list's runs in order from run k, with their stream positions: kept
+ * per run, or implied by the stretches (each the stretch's first position
+ * plus the bytes of the runs before in it).
+ */
+typedef struct colio_list_walk {
+    int64_t k, st, end, pos; /* the next run, its stretch, the stretch's end (a run index), its position */
+} colio_list_walk_t;
+
+static inline colio_list_walk_t colio_list_walk_from(const colio_agg_list_t *l, int64_t k)
+{
+    colio_list_walk_t w = {k, 0, 0, 0};
+    if (l->pos || k >= l->n)
+        return w;
+    w.st = colio_agg_list_stretch(l, k);
+    w.end = l->st[w.st].first + l->st[w.st].n;
+    w.pos = l->st[w.st].pos0;
+    for (int64_t q = l->st[w.st].first; q < k; q++) {
+        colio_run_t r = colio_meta_run(l->meta, l->words, q, 0);
+        w.pos += colio_run_bytes(&r);
+    }
+    return w;
+}
+
+/* The walk's next run (words: the list's record size, known to an inlined caller). */
+static inline colio_run_t colio_list_next(const colio_agg_list_t *l, colio_list_walk_t *w, int words)
+{
+    colio_run_t r = colio_meta_run(l->meta, words, w->k, 0);
+    if (l->pos) {
+        r.pos = l->pos[w->k++];
+        return r;
+    }
+    if (w->k == w->end) {
+        const colio_list_stretch_t *t = &l->st[++w->st];
+        w->pos = t->pos0, w->end = t->first + t->n;
+    }
+    r.pos = w->pos;
+    w->pos += colio_run_bytes(&r);
+    w->k++;
+    return r;
+}
 
 /*
  * Cut every run at file-domain and round boundaries (pieces too, where a

@@ -1013,7 +1013,9 @@ int64_t colio_op_memory(const colio_op_t *op)
         m += (int64_t)r->cbuf_cap + (int64_t)r->stage_cap + r->agg_stage_size + r->cov.cap_words * 8 +
              r->cov.cap_runs * (int64_t)sizeof(colio_piece_t);
     for (int i = 0; p->to_agg && i < p->naggs; i++)
-        m += colio_meta_bytes(p->to_agg[i].words, p->to_agg[i].cap) + p->to_agg[i].cap * 2 * (int64_t)sizeof(int64_t);
+        m += colio_meta_bytes(p->to_agg[i].words, p->to_agg[i].cap) +
+             (p->to_agg[i].pos ? p->to_agg[i].cap * (int64_t)sizeof(int64_t) : 0) +
+             p->to_agg[i].cap_st * (int64_t)sizeof(colio_list_stretch_t);
     return m;
 }
 

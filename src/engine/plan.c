@@ -257,9 +257,11 @@ static int64_t requester_stage_size(const colio_op_t *op)
     int64_t total = 0;
     for (int i = 0; i < p->naggs; i++) {
         const colio_agg_list_t *l = &p->to_agg[i];
-        int64_t best = 0;
-        for (int64_t k = 0; k < l->nst; k++)
-            best = l->st[k].bytes > best ? l->st[k].bytes : best;
+        int64_t best = 0, cur = 0;
+        for (int64_t k = 0; k < l->nst; k++) { /* (a round may take several stretches) */
+            cur = k > 0 && l->st[k].round == l->st[k - 1].round ? cur + l->st[k].bytes : l->st[k].bytes;
+            best = cur > best ? cur : best;
+        }
         total += best; /* a round never needs more than each aggregator's largest round */
     }
     return total;

@@ -69,12 +69,17 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
         colio_agg_list_t *l = &p->to_agg[i];
         if (i == p->my_agg || l->cur >= l->n || l->st[l->scur].round != r)
             continue;
-        const colio_list_stretch_t *t = &l->st[l->scur++]; /* the round's runs, summed by the split */
         colio_slice_t *s = &rd->req_slices[rd->nreq++];
-        *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .n = t->n, .bytes = t->bytes,
-                             .pieces = t->pieces, .contig = t->contig, .type = MPI_BYTE, .ttype = MPI_BYTE};
-        l->cur += t->n;
-        char *direct = s->contig ? colio_mem_contig(&op->mem, l->pos[s->first], s->bytes) : NULL;
+        *s = (colio_slice_t){.peer = p->aggs[i], .list = i, .first = l->cur, .contig = 1, .type = MPI_BYTE,
+                             .ttype = MPI_BYTE};
+        int64_t pos0 = l->st[l->scur].pos0;
+        for (; l->scur < l->nst && l->st[l->scur].round == r; l->scur++) { /* the round's runs, summed by the split */
+            const colio_list_stretch_t *t = &l->st[l->scur];
+            s->contig &= t->contig && t->pos0 == pos0 + s->bytes;
+            s->n += t->n, s->bytes += t->bytes, s->pieces += t->pieces;
+        }
+        l->cur += s->n;
+        char *direct = s->contig ? colio_mem_contig(&op->mem, pos0, s->bytes) : NULL;
         if (direct) {
             s->buf = direct;
         } else { /* sized in plan.c: never more than the stage holds */
@@ -268,9 +273,10 @@ static inline __attribute__((always_inline)) void own_runs_contig(colio_op_t *op
 {
     char *cbuf = op->rnd.cbuf;
     int64_t rs = op->rnd.rs;
+    colio_list_walk_t w = colio_list_walk_from(l, first);
     for (int64_t k = first; k < first + n; k++) {
-        colio_run_t r = colio_meta_run(l->meta, words, k, 0);
-        char *at = cbuf + (r.off - rs), *user = colio_addr(op->mem.base, l->pos[k]);
+        colio_run_t r = colio_list_next(l, &w, words);
+        char *at = cbuf + (r.off - rs), *user = colio_addr(op->mem.base, r.pos);
         if (to_cbuf)
             colio_copy_strided(at, r.stride, user, r.len, r.len, r.count);
         else
@@ -301,8 +307,9 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf)
             own_runs_contig(op, l, s->first, s->n, to_cbuf, &since, COLIO_META_WORDS);
             continue;
         }
+        colio_list_walk_t w = colio_list_walk_from(l, s->first);
         for (int64_t k = s->first; k < s->first + s->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, l->words, k, l->pos[k]);
+            colio_run_t r = colio_list_next(l, &w, l->words);
             colio_round_cbuf_mem(op, &r, to_cbuf);
             if ((since += colio_run_bytes(&r)) >= COLIO_POKE_BYTES) {
                 colio_round_poke(op);

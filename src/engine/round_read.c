@@ -122,8 +122,9 @@ void colio_round_read_end(colio_op_t *op)
             continue;
         const colio_agg_list_t *l = &op->plan.to_agg[s->list];
         const char *at = s->buf;
+        colio_list_walk_t w = colio_list_walk_from(l, s->first);
         for (int64_t k = s->first; k < s->first + s->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, l->words, k, l->pos[k]);
+            colio_run_t r = colio_list_next(l, &w, l->words);
             colio_mem_scatter(&op->mem, r.pos, colio_run_bytes(&r), at);
             at += colio_run_bytes(&r);
         }

@@ -41,8 +41,9 @@ static void pack_requester_slices(colio_op_t *op)
             continue;
         const colio_agg_list_t *l = &op->plan.to_agg[s->list];
         char *at = s->buf;
+        colio_list_walk_t w = colio_list_walk_from(l, s->first);
         for (int64_t k = s->first; k < s->first + s->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, l->words, k, l->pos[k]);
+            colio_run_t r = colio_list_next(l, &w, l->words);
             colio_mem_gather(&op->mem, r.pos, colio_run_bytes(&r), at); /* a run's stream bytes are consecutive */
             at += colio_run_bytes(&r);
         }
