@@ -281,10 +281,38 @@ static int size_lists(const colio_access_t *acc, const colio_domains_t *dom, int
  * one before it), unless it follows a strided run dealt piece by piece,
  * whose last piece it may abut.
  */
+/*
+ * Single pieces that follow one another in the stream, from run k on, into
+ * a two-word list with implied positions whose last stretch (of this
+ * round) they continue: (offset, length) pairs and nothing else, the
+ * stretch's sums kept in registers and stored once (stores through the
+ * metadata pointer may alias them). Returns the first run not taken.
+ */
+static int64_t push_following_pieces(const colio_access_t *acc, int64_t k, int64_t j, colio_agg_list_t *l)
+{
+    colio_list_stretch_t *t = &l->st[l->nst - 1];
+    int64_t n0 = l->n, room = l->cap - l->n, next = t->next_pos, bytes = 0, shift = acc->shift;
+    int64_t *m = l->meta + COLIO_META_PIECE_WORDS * n0, taken = 0;
+    for (; k < j && taken < room; k++, taken++) {
+        const colio_run_t *r = &acc->runs[k];
+        if (r->count != 1 || r->pos != next)
+            break;
+        m[0] = r->off + shift, m[1] = r->len;
+        m += COLIO_META_PIECE_WORDS;
+        next += r->len, bytes += r->len;
+    }
+    l->n = n0 + taken, l->bytes += bytes;
+    t->n += taken, t->bytes += bytes, t->pieces += taken, t->next_pos = next;
+    return k;
+}
+
 static int deal_segment(const colio_access_t *acc, int64_t i, int64_t j, colio_agg_list_t *l, int64_t round)
 {
     int pieces = l->words == COLIO_META_PIECE_WORDS, rc = 0, may_continue = 1;
+    int tight = pieces && l->implied_pos;
     for (int64_t k = i; k < j && rc == 0; k++) {
+        if (tight && !may_continue && l->nst > 0 && (k = push_following_pieces(acc, k, j, l)) == j)
+            break;
         colio_run_t r = colio_access_run(acc, k);
         if (pieces && r.count > 1) {
             rc = may_continue ? list_append(l, colio_piece(r.off, r.len, r.pos), round)

@@ -277,7 +277,9 @@ static inline __attribute__((always_inline)) void own_runs_contig(colio_op_t *op
     for (int64_t k = first; k < first + n; k++) {
         colio_run_t r = colio_list_next(l, &w, words);
         char *at = cbuf + (r.off - rs), *user = colio_addr(op->mem.base, r.pos);
-        if (to_cbuf)
+        if (r.count == 1 && r.len <= 32) /* a small piece, the common case: no call (the strided copy is not inlined) */
+            colio_copy_small(to_cbuf ? at : user, to_cbuf ? user : at, r.len);
+        else if (to_cbuf)
             colio_copy_strided(at, r.stride, user, r.len, r.len, r.count);
         else
             colio_copy_strided(user, r.len, at, r.stride, r.len, r.count);

@@ -188,7 +188,8 @@ static void split(void)
     for (int round = 0; round < 400; round++) {
         const colio_domain_ops_t *ops = colio_domain_find(round % 4 == 3 || round % 8 == 6 ? "stripe" : "even");
         colio_runs_t v = {0};
-        int64_t at = (int64_t)(next() % 50), first = -1;
+        int64_t at = (int64_t)(next() % 50), first = -1, stream = 0;
+        int dense = round % 6 == 0; /* the stream in file order without gaps, as a view's */
         for (int i = 0, n = 1 + (int)(next() % 30); i < n; i++) {
             colio_run_t r = {at, 1 + (int64_t)(next() % 40), 0, 1 + (int64_t)(next() % 8), at + 7777};
             r.stride = r.count > 1 ? r.len + 1 + (int64_t)(next() % 30) : r.len;
@@ -198,15 +199,19 @@ static void split(void)
                 r.count = 1 + (int64_t)(next() % 8);
                 r.stride = r.len + 1 + (int64_t)(next() % 30);
             }
+            if (dense)
+                r.pos = stream, stream += colio_run_bytes(&r);
             colio_runs_append(&v, r);
             first = first < 0 ? at : first;
             at = colio_run_end(&r) + (int64_t)(next() % 20);
         }
         /* in stream order (rounds 0 mod 3) the lists keep positions by stretch: here with gaps in the stream */
         colio_access_t acc = {.runs = v.r, .n = v.n, .stream_order = round % 3 == 0};
+        int64_t shift = round % 5 == 1 ? 1000 : 0; /* the runs moved, as a borrowed flattening's tile */
+        acc.shift = shift;
         for (int64_t i = 0; i < v.n; i++)
             acc.npieces += v.r[i].count;
-        colio_domain_input_t in = {.naggs = 1 + (int)(next() % 5), .lo = first, .hi = at,
+        colio_domain_input_t in = {.naggs = 1 + (int)(next() % 5), .lo = first + shift, .hi = at + shift,
                                    .round_size = 1 + (int64_t)(next() % (round % 3 ? 64 : 4096)),
                                    .striping_unit = 1 + (int64_t)(next() % 24)};
         colio_domains_t d = {.ops = ops, .naggs = in.naggs, .lo = in.lo, .hi = in.hi, .round_size = in.round_size};
@@ -245,7 +250,7 @@ static void split(void)
                         int64_t off = r.off + q * r.stride + b, pos = r.pos + q * r.len + b, found = 0;
                         for (int64_t i = 0; i < v.n && !found; i++) /* which original byte is it? */
                             for (int64_t t = 0; t < v.r[i].count && !found; t++) {
-                                int64_t po = v.r[i].off + t * v.r[i].stride;
+                                int64_t po = v.r[i].off + shift + t * v.r[i].stride;
                                 if (off >= po && off < po + v.r[i].len)
                                     found = 1, bad += pos != v.r[i].pos + t * v.r[i].len + (off - po);
                             }
