@@ -48,6 +48,8 @@ static int moved_by(const colio_plan_entry_t *e, const colio_access_key_t *key, 
     const colio_access_key_t *a = &e->key;
     if (a->n != key->n)
         return 0;
+    if (a->n == 0) /* no pieces: fits the plan wherever the others moved it */
+        return 1;
     if (a->runs == key->runs)
         return key->shift - a->shift == delta;
     if (key->shift - a->shift == delta)

@@ -365,26 +365,33 @@ static void one_tile_views(const char *path)
         expected[x] = pattern_old(x);
     colio_file *fh = open_file(path, "4", "256");
     MPI_Offset *off = malloc(sizeof *off * SIZE), *len = malloc(sizeof *len * SIZE);
-    MPI_Datatype ftype, none = MPI_DATATYPE_NULL;
+    MPI_Datatype ftype, same, none = MPI_DATATYPE_NULL;
     int64_t n = tile_pieces(off, len, &ftype);
-    write_tile(fh, &ftype, n, off, len, 0, 1);
+    CHECK_RC(colio_set_view(fh, 0, MPI_BYTE, ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
+    MPI_Type_dup(ftype, &same); /* shares the flattening cached on ftype */
+    MPI_Type_free(&ftype);
+    write_tile(fh, &none, n, off, len, 0, 1);
     expect_tile(expected, 0, 1);
     expect_reuse(fh, 0, "one tile, first write");
     write_tile(fh, &none, n, off, len, 0, 2);
     expect_tile(expected, 0, 2);
     expect_reuse(fh, 1, "one tile, the same call again");
     check_file(path, expected, "one tile, written twice");
+    write_tile(fh, &same, n, off, len, 128, 3); /* the same flattening elsewhere: known by its shift alone (frees same) */
+    expect_tile(expected, 128, 3);
+    expect_reuse(fh, 1, "one tile, the same flattening moved by 128 bytes");
+    check_file(path, expected, "one tile, the same flattening moved");
     tile_pieces(off, len, &ftype);
-    write_tile(fh, &ftype, n, off, len, 64, 3);
-    expect_tile(expected, 64, 3);
-    expect_reuse(fh, 1, "one tile, the view moved by 64 bytes");
-    check_file(path, expected, "one tile, moved");
-    write_pieces(fh, n, off, len, 64, 4); /* (moves off by 64) */
+    write_tile(fh, &ftype, n, off, len, 64, 4);
     expect_tile(expected, 64, 4);
+    expect_reuse(fh, 1, "one tile, a new filetype moved back by 64 bytes");
+    check_file(path, expected, "one tile, moved");
+    write_pieces(fh, n, off, len, 64, 5); /* (moves off by 64) */
+    expect_tile(expected, 64, 5);
     expect_reuse(fh, 1, "the same pieces as a list");
     tile_pieces(off, len, &ftype);
-    write_tile(fh, &ftype, n, off, len, 64, 5);
-    expect_tile(expected, 64, 5);
+    write_tile(fh, &ftype, n, off, len, 64, 6);
+    expect_tile(expected, 64, 6);
     expect_reuse(fh, 1, "a new filetype of the same layout");
     check_file(path, expected, "one tile, every way");
     int64_t total = 0;
@@ -397,6 +404,21 @@ static void one_tile_views(const char *path)
         for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
             bad += back[k++] != expected[x + 64];
     CHECK(bad == 0, "one tile read back through the view: %d wrong bytes", bad);
+    /* a one-tile read across the end of file, twice: clipped, its key kept (held) from before the clip */
+    int64_t disp = SIZE - TILE_SPAN / 2;
+    for (int rep = 0; rep < 2; rep++) {
+        tile_pieces(off, len, &ftype);
+        CHECK_RC(colio_set_view(fh, disp, MPI_BYTE, ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
+        MPI_Type_free(&ftype);
+        memset(back, 0xEE, (size_t)total + 1);
+        CHECK_RC(tu_read_at_all(fh, 0, back, total, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+        bad = 0;
+        for (int64_t i = 0, k = 0; i < n; i++)
+            for (MPI_Offset x = off[i] + disp; x < off[i] + len[i] + disp; x++, k++)
+                bad += back[k] != (x < SIZE ? expected[x] : 0xEE);
+        CHECK(bad == 0, "one tile read across the end of file (%d): %d wrong bytes", rep, bad);
+        expect_reuse(fh, rep, rep ? "the same read across the end of file again" : "a read across the end of file");
+    }
     free(back);
     free(off);
     free(len);
@@ -487,6 +509,8 @@ static void moved(const char *path, const char *striping_unit)
     moved_step(fh, path, expected, base, &salt, 0, 0, "rank 0 without pieces");
     bases(base, 4 * SIZE - 64 * 23, -1, 0); /* 22528 = 352 * 64 */
     moved_step(fh, path, expected, base, &salt, 0, t_nprocs > 1, "rank 0 without pieces, moved");
+    bases(base, 4 * SIZE - 64 * 22, -1, 0); /* moved again: rank 0's empty key, moved once, still fits */
+    moved_step(fh, path, expected, base, &salt, 0, t_nprocs > 1, "rank 0 without pieces, moved twice");
     /* reads reuse a moved plan only when neither call reached the end of file (it clips a read's plan) */
     const int64_t read_base[] = {0, SIZE, 3 * SIZE + 64, MOVED_SIZE - SIZE / 2, 0};
     const int read_reuse[] = {0, su == 0, su == 0, 0, su == 0}; /* the clipped plan of read 3 is never offered */
