@@ -150,6 +150,17 @@ static inline __attribute__((always_inline)) int split_run(const colio_run_t *r,
     return 0;
 }
 
+/* A strided run's pieces, all inside one segment, into list l: the first may continue the list (may_continue). */
+static inline __attribute__((always_inline)) int push_pieces(colio_agg_list_t *l, const colio_run_t *r,
+                                                              int64_t round, int may_continue)
+{
+    colio_run_t first = colio_piece(r->off, r->len, r->pos);
+    int rc = may_continue ? list_append(l, first, round) : list_push(l, first, round);
+    for (int64_t k = 1; k < r->count && rc == 0; k++) /* (stride apart: none continues the one before) */
+        rc = list_push(l, colio_piece(r->off + k * r->stride, r->len, r->pos + k * r->len), round);
+    return rc;
+}
+
 /*
  * A strided run dealt to two-word lists piece by piece: within one segment
  * only its first piece may continue the list (the others are stride apart),
@@ -161,10 +172,7 @@ static int split_pieces(const colio_run_t *r, const colio_domains_t *dom, colio_
     int rc = 0;
     locate(dom, seg, r->off);
     if (colio_run_end(r) <= seg->end) {
-        colio_agg_list_t *l = &lists[seg->agg];
-        rc = list_append(l, colio_piece(r->off, r->len, r->pos), seg->round);
-        for (int64_t k = 1; k < r->count && rc == 0; k++)
-            rc = list_push(l, colio_piece(r->off + k * r->stride, r->len, r->pos + k * r->len), seg->round);
+        rc = push_pieces(&lists[seg->agg], r, seg->round, 1);
         seg->whole_to = -1;
         return rc;
     }
@@ -174,6 +182,14 @@ static int split_pieces(const colio_run_t *r, const colio_domains_t *dom, colio_
         rc = split_run(&piece, dom, lists, tmp, seg);
     }
     return rc;
+}
+
+/* Run r cut at segment boundaries and dealt: piece by piece into two-word lists where it is strided. */
+static int split_one(const colio_run_t *r, const colio_domains_t *dom, colio_agg_list_t *lists, colio_runs_t *tmp,
+                     segment_t *seg)
+{
+    return lists[0].words == COLIO_META_PIECE_WORDS && r->count > 1 ? split_pieces(r, dom, lists, tmp, seg)
+                                                                    : split_run(r, dom, lists, tmp, seg);
 }
 
 /*
@@ -275,13 +291,6 @@ static int size_lists(const colio_access_t *acc, const colio_domains_t *dom, int
 }
 
 /*
- * Runs [i, j) of an access in file order, every one inside the (list,
- * round) segment: the first may continue the list's last part; a later
- * one is pushed, since the access is merged (a run never continues the
- * one before it), unless it follows a strided run dealt piece by piece,
- * whose last piece it may abut.
- */
-/*
  * Single pieces that follow one another in the stream, from run k on, into
  * a two-word list with implied positions whose last stretch (of this
  * round) they continue: (offset, length) pairs and nothing else, the
@@ -306,6 +315,13 @@ static int64_t push_following_pieces(const colio_access_t *acc, int64_t k, int64
     return k;
 }
 
+/*
+ * Runs [i, j) of an access in file order, every one inside the (list,
+ * round) segment: the first may continue the list's last part; a later
+ * one is pushed, since the access is merged (a run never continues the
+ * one before it), unless it follows a strided run dealt piece by piece,
+ * whose last piece it may abut.
+ */
 static int deal_segment(const colio_access_t *acc, int64_t i, int64_t j, colio_agg_list_t *l, int64_t round)
 {
     int pieces = l->words == COLIO_META_PIECE_WORDS, rc = 0, may_continue = 1;
@@ -315,10 +331,7 @@ static int deal_segment(const colio_access_t *acc, int64_t i, int64_t j, colio_a
             break;
         colio_run_t r = colio_access_run(acc, k);
         if (pieces && r.count > 1) {
-            rc = may_continue ? list_append(l, colio_piece(r.off, r.len, r.pos), round)
-                              : list_push(l, colio_piece(r.off, r.len, r.pos), round);
-            for (int64_t q = 1; q < r.count && rc == 0; q++)
-                rc = list_push(l, colio_piece(r.off + q * r.stride, r.len, r.pos + q * r.len), round);
+            rc = push_pieces(l, &r, round, may_continue);
             may_continue = 1;
             continue;
         }
@@ -349,8 +362,7 @@ static int split_by_segments(const colio_access_t *acc, const colio_domains_t *d
             continue;
         }
         seg.whole_to = -1; /* the part in this segment may continue the list */
-        rc = lists[0].words == COLIO_META_PIECE_WORDS && r.count > 1 ? split_pieces(&r, dom, lists, tmp, &seg)
-                                                                     : split_run(&r, dom, lists, tmp, &seg);
+        rc = split_one(&r, dom, lists, tmp, &seg);
         seg.whole_to = -1;
         i++;
     }
@@ -370,8 +382,7 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
         rc = split_by_segments(acc, dom, lists, &tmp);
     for (int64_t i = 0; i < acc->n && rc == 0 && acc->overlaps; i++) {
         colio_run_t r = colio_access_run(acc, i);
-        rc = words == COLIO_META_PIECE_WORDS && r.count > 1 ? split_pieces(&r, dom, lists, &tmp, &seg)
-                                                            : split_run(&r, dom, lists, &tmp, &seg);
+        rc = split_one(&r, dom, lists, &tmp, &seg);
     }
     colio_runs_free(&tmp);
     if (rc != 0) {
