@@ -77,7 +77,14 @@ static int progress_valid(const char *name)
 
 static const hint_def_t hint_table[] = {
     {"cb_buffer_size", HK_BYTES, F(cb_buffer_size), 1, (int64_t)1 << 40, NULL, "16777216",
-     "bytes of file an aggregator handles per two-phase round"},
+     "the most bytes of file an aggregator handles per two-phase round (its collective buffer), and the "
+     "direct path's most per sieved read; colio_round_size chooses within it"},
+    {"colio_round_size", HK_BYTES, F(round_size), 0, (int64_t)1 << 40, NULL, "0",
+     "bytes of file per two-phase round and per sieved read of the direct path, at most cb_buffer_size; 0: "
+     "chosen per file from the storage figures, the ranks and the network (colio_storage_model), as small as "
+     "keeps a round's fixed costs (a storage call, a message from each source) under 5% of its time but not "
+     "under 1 MiB, so a round's bytes stay in a core's cache while copied and pipelined rounds overlap storage "
+     "sooner (cb_buffer_size with colio_storage_model=off)"},
     {"cb_nodes", HK_INT, F(cb_nodes), 1, INT_MAX, NULL, "one per node (two on one node)",
      "number of aggregators (capped at the number of ranks)"},
     {"romio_cb_write", HK_TOGGLE, F(cb_write), 0, 0, NULL, "automatic",

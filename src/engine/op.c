@@ -809,6 +809,28 @@ static int fixed_rules(const colio_op_t *op)
            extents / h->read_sieve_ratio <= bytes;
 }
 
+/* The network model's terms (engine/strategy.h), a node's own without a model. */
+static colio_net_terms_t net_terms(const colio_file *fh)
+{
+    const colio_net_t *net = fh->cfg.topo.net;
+    return (colio_net_terms_t){net ? colio_net_latency(net) : 1e-6, net ? colio_net_bandwidth(net) : 10e9};
+}
+
+static int file_nodes(const colio_file *fh) { return fh->cfg.topo.nnodes > 0 ? fh->cfg.topo.nnodes : 1; }
+
+int64_t colio_file_round_bytes(const colio_file *fh, int write, int direct)
+{
+    const colio_hints_t *h = &fh->hints;
+    if (h->round_size > 0)
+        return h->round_size < h->cb_buffer_size ? h->round_size : h->cb_buffer_size;
+    if (fh->figures.fixed)
+        return h->cb_buffer_size;
+    colio_call_shape_t s = {.write = write, .nprocs = direct ? 1 : fh->nprocs, .nnodes = direct ? 1 : file_nodes(fh),
+                            .round_bytes = h->cb_buffer_size};
+    colio_net_terms_t terms = net_terms(fh);
+    return colio_strategy_round_bytes(&s, &fh->figures, &terms);
+}
+
 /* The call as every rank knows it after SETUP, for the cost model (engine/strategy.h). */
 static colio_call_shape_t call_shape(const colio_op_t *op)
 {
@@ -817,7 +839,7 @@ static colio_call_shape_t call_shape(const colio_op_t *op)
     return (colio_call_shape_t){
         .write = op->args.kind == COLIO_OP_WRITE,
         .nprocs = fh->nprocs,
-        .nnodes = fh->cfg.topo.nnodes > 0 ? fh->cfg.topo.nnodes : 1,
+        .nnodes = file_nodes(fh),
         .naggs = fh->cfg.naggs > 0 ? fh->cfg.naggs : 1,
         .bytes = w->bytes_sum,
         .pieces = w->pieces_sum,
@@ -826,7 +848,7 @@ static colio_call_shape_t call_shape(const colio_op_t *op)
         .pieces_max = -w->pieces_max_neg,
         .bytes_max = -w->bytes_max_neg,
         .extent_max = -w->extent_max_neg,
-        .round_bytes = fh->hints.cb_buffer_size,
+        .round_bytes = colio_file_round_bytes(fh, op->args.kind == COLIO_OP_WRITE, 0),
         .pipelined = fh->hints.pipeline > 1,
     };
 }
@@ -851,8 +873,7 @@ static int use_direct_path(colio_op_t *op)
     if (op->fh->figures.fixed) /* colio_storage_model=off, or storage without a cost model */
         return fixed_rules(op);
     colio_call_shape_t shape = call_shape(op);
-    const colio_net_t *net = op->fh->cfg.topo.net;
-    colio_net_terms_t terms = {net ? colio_net_latency(net) : 1e-6, net ? colio_net_bandwidth(net) : 10e9};
+    colio_net_terms_t terms = net_terms(op->fh);
     colio_path_costs_t c;
     colio_path_t path = colio_strategy_choose(&shape, &op->fh->figures, &terms, &c);
     op->stats.predicted_two_phase = c.two_phase;

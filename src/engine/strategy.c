@@ -143,6 +143,24 @@ colio_path_t colio_strategy_choose(const colio_call_shape_t *s, const colio_stor
     return c.direct < c.two_phase ? COLIO_PATH_DIRECT : COLIO_PATH_TWO_PHASE;
 }
 
+int64_t colio_strategy_round_bytes(const colio_call_shape_t *s, const colio_store_figures_t *f,
+                                   const colio_net_terms_t *net)
+{
+    int64_t cap = s->round_bytes;
+    if (cap <= COLIO_ROUND_CACHE_BYTES)
+        return cap;
+    double call = s->write ? f->write_call : f->read_call, bw = s->write ? f->write_bw : f->read_bw;
+    double sources = s->nprocs > 1 ? s->nprocs - 1 : 0;
+    double fixed = call + move_time(s, f, net, 0, sources);     /* per round */
+    double per_byte = 1 / bw + (sources > 0 ? move_time(s, f, net, 1, 0) : 1 / f->copy_bw);
+    double want = fixed / (COLIO_ROUND_FIXED_SHARE * per_byte);
+    if (!(want < (double)cap)) /* also NaN from figures of 0 */
+        return cap;
+    int64_t bytes = ((int64_t)want + (64 << 10) - 1) / (64 << 10) * (64 << 10); /* whole 64 KiB */
+    bytes = bytes < COLIO_ROUND_CACHE_BYTES ? COLIO_ROUND_CACHE_BYTES : bytes;
+    return bytes < cap ? bytes : cap;
+}
+
 int colio_strategy_sieve(const colio_store_figures_t *f, double avg_piece, double avg_hole)
 {
     /* per piece: a call, against reading the hole before it and copying the piece out */

@@ -22,7 +22,7 @@ typedef struct colio_call_shape {
     int64_t extent;                      /* the global extent: last byte + 1 - first byte */
     int64_t extent_sum;                  /* sum of the ranks' own extents */
     int64_t pieces_max, bytes_max, extent_max; /* the busiest rank's */
-    int64_t round_bytes;                 /* cb_buffer_size */
+    int64_t round_bytes;                 /* bytes of file per round (colio_strategy_round_bytes) */
     int pipelined;                       /* colio_pipeline > 1 */
 } colio_call_shape_t;
 
@@ -47,6 +47,25 @@ typedef struct colio_path_costs {
 
 colio_path_t colio_strategy_choose(const colio_call_shape_t *s, const colio_store_figures_t *f,
                                    const colio_net_terms_t *net, colio_path_costs_t *costs);
+
+/*
+ * Bytes of file per two-phase round, and per sieved read of the direct
+ * path (s->nprocs 1: no messages), for a call of s's kind on its ranks and
+ * nodes, at most s->round_bytes (cb_buffer_size): small enough that the
+ * round's bytes stay in a core's cache while they are copied in and out
+ * (COLIO_ROUND_CACHE_BYTES, and with two buffers storage overlaps the next
+ * round sooner), large enough that a round's fixed costs, a storage call and
+ * a message from each source, take at most COLIO_ROUND_FIXED_SHARE of its
+ * time. Depends on the file's figures, hints and ranks only, never on one
+ * call's bytes, so a stored plan's rounds stay right.
+ */
+int64_t colio_strategy_round_bytes(const colio_call_shape_t *s, const colio_store_figures_t *f,
+                                   const colio_net_terms_t *net);
+
+/* Bytes a round keeps in a core's cache while they are copied (a core's L2 on current CPUs). */
+#define COLIO_ROUND_CACHE_BYTES ((int64_t)1 << 20)
+/* The share of a round's time its fixed costs may take. */
+#define COLIO_ROUND_FIXED_SHARE 0.05
 
 /*
  * The direct path's reads, per stretch of pieces: whether reading the holes

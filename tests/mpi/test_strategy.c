@@ -6,6 +6,7 @@
  * checked against a formula, and every rank must report the same path, the
  * one the model picks for such figures (two-phase for small pieces, direct
  * for large ones on fast storage; two-phase for all on slow storage). Then
+ * round sizes the model chooses, or colio_round_size gives. Then
  * the probe: colio_storage_cache names a file, which the first open fills.
  * And a bad colio_storage_model fails the open on every rank.
  */
@@ -27,28 +28,29 @@ static int64_t block_off(int r, int64_t j, int64_t block) { return (j * (t_nproc
 
 static unsigned char datum(int r, int64_t j, int64_t i, int salt) { return pattern_new(r, j * 4099 + i, salt); }
 
-/* Every rank's path of the last call, compared as text across ranks. */
-static void same_path_everywhere(colio_file *fh, const char *want, const char *what)
+/* Every rank's path of a call, compared as text across ranks. */
+static void same_path_everywhere(const colio_stats *st, const char *want, const char *what)
 {
-    colio_stats st;
-    colio_get_stats(fh, &st);
     char mine[16] = {0}, lo[16], hi[16];
-    snprintf(mine, sizeof mine, "%s", st.last.strategy);
+    snprintf(mine, sizeof mine, "%s", st->last.strategy);
     MPI_Allreduce(mine, lo, 16, MPI_CHAR, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(mine, hi, 16, MPI_CHAR, MPI_MAX, MPI_COMM_WORLD);
     CHECK(memcmp(lo, hi, 16) == 0, "%s: the ranks took different paths (%s on rank %d)", what, mine, t_rank);
     if (want)
         CHECK(strcmp(mine, want) == 0, "%s: path %s, expected %s (predicted two-phase %g s, direct %g s)", what,
-              mine, want, st.last.predicted_two_phase, st.last.predicted_direct);
+              mine, want, st->last.predicted_two_phase, st->last.predicted_direct);
 }
 
-static void one_case(const char *path, const char *name, const char *figures, int64_t block, const char *want_w,
-                     const char *want_r)
+/*
+ * Interleaved blocks under `hints`, `stripes` blocks a rank, written and read
+ * back: the bytes read and the whole file (holes keep their old bytes)
+ * checked. *w and *r: the write's and the read's statistics.
+ */
+static void run_case(const char *path, const char *hints, const char *what, int64_t block, int64_t stripes,
+                     colio_stats *w, colio_stats *r)
 {
-    char hints[600], what[160];
-    snprintf(hints, sizeof hints, "colio_storage_model=%s", figures);
-    snprintf(what, sizeof what, "%s figures, %lld-byte blocks", name, (long long)block);
-    int64_t size = STRIPES * (t_nprocs + 1) * block;
+    int64_t size = stripes * (t_nprocs + 1) * block, mine = stripes * block;
+    memset(w, 0, sizeof *w), memset(r, 0, sizeof *r);
     test_prefill(path, size);
     MPI_Info info = test_info(hints);
     colio_file *fh = NULL;
@@ -57,19 +59,19 @@ static void one_case(const char *path, const char *name, const char *figures, in
     if (fh == NULL)
         return;
     MPI_Datatype ftype;
-    MPI_Type_vector(STRIPES, (int)block, (int)(block * (t_nprocs + 1)), MPI_BYTE, &ftype);
+    MPI_Type_vector((int)stripes, (int)block, (int)(block * (t_nprocs + 1)), MPI_BYTE, &ftype);
     MPI_Type_commit(&ftype);
     CHECK_RC(colio_set_view(fh, block_off(t_rank, 0, block), MPI_BYTE, ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
-    unsigned char *buf = malloc((size_t)(STRIPES * block)), *back = malloc((size_t)(STRIPES * block));
-    for (int64_t j = 0; j < STRIPES; j++)
+    unsigned char *buf = malloc((size_t)mine), *back = malloc((size_t)mine);
+    for (int64_t j = 0; j < stripes; j++)
         for (int64_t i = 0; i < block; i++)
             buf[j * block + i] = datum(t_rank, j, i, (int)block);
-    CHECK_RC(tu_write_at_all(fh, 0, buf, STRIPES * block, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
-    same_path_everywhere(fh, want_w, what);
-    memset(back, 0xEE, (size_t)(STRIPES * block));
-    CHECK_RC(tu_read_at_all(fh, 0, back, STRIPES * block, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
-    same_path_everywhere(fh, want_r, what);
-    CHECK(memcmp(buf, back, (size_t)(STRIPES * block)) == 0, "%s: the read returned other bytes", what);
+    CHECK_RC(tu_write_at_all(fh, 0, buf, mine, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    colio_get_stats(fh, w);
+    memset(back, 0xEE, (size_t)mine);
+    CHECK_RC(tu_read_at_all(fh, 0, back, mine, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    colio_get_stats(fh, r);
+    CHECK(memcmp(buf, back, (size_t)mine) == 0, "%s: the read returned other bytes", what);
     CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
     MPI_Type_free(&ftype);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -77,16 +79,69 @@ static void one_case(const char *path, const char *name, const char *figures, in
         unsigned char *file = malloc((size_t)size);
         CHECK(test_read_file(path, file, size) == 0, "%s: read the file", what);
         int64_t bad = 0;
-        for (int64_t j = 0; j < STRIPES; j++)
-            for (int r = 0; r <= t_nprocs; r++)
+        for (int64_t j = 0; j < stripes; j++)
+            for (int q = 0; q <= t_nprocs; q++)
                 for (int64_t i = 0; i < block; i++) {
-                    int64_t x = block_off(r, j, block) + i;
-                    bad += file[x] != (r < t_nprocs ? datum(r, j, i, (int)block) : pattern_old(x));
+                    int64_t x = block_off(q, j, block) + i;
+                    bad += file[x] != (q < t_nprocs ? datum(q, j, i, (int)block) : pattern_old(x));
                 }
         CHECK(bad == 0, "%s: %lld wrong bytes in the file", what, (long long)bad);
         free(file);
     }
     free(buf), free(back);
+}
+
+static void one_case(const char *path, const char *name, const char *figures, int64_t block, const char *want_w,
+                     const char *want_r)
+{
+    char hints[600], what[160];
+    snprintf(hints, sizeof hints, "colio_storage_model=%s", figures);
+    snprintf(what, sizeof what, "%s figures, %lld-byte blocks", name, (long long)block);
+    colio_stats w, r;
+    run_case(path, hints, what, block, STRIPES, &w, &r);
+    same_path_everywhere(&w, want_w, what);
+    same_path_everywhere(&r, want_r, what);
+}
+
+/* The most rounds a rank took part in. */
+static int64_t max_rounds(const colio_stats *st)
+{
+    int64_t mine = st->last.rounds, most;
+    MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return most;
+}
+
+/*
+ * Round sizes in real calls (colio_strategy_round_bytes): 1 MiB of 4 KiB
+ * blocks a rank, two-phase forced. Fast figures: 1 MiB rounds, so an
+ * aggregator's share of over 1 MiB takes several; no model: cb_buffer_size
+ * (one round); colio_round_size smaller: more rounds, larger than
+ * cb_buffer_size: cb_buffer_size. The same bytes every time.
+ */
+static void round_sizes(const char *path)
+{
+    const char *force = "romio_cb_write=enable;romio_cb_read=enable";
+    struct { const char *extra, *what; } cases[] = {
+        {"colio_storage_model=" FAST, "chosen rounds"},
+        {"colio_storage_model=off", "no model"},
+        {"colio_storage_model=" FAST ";colio_round_size=262144", "256 KiB rounds"},
+        {"colio_storage_model=" FAST ";colio_round_size=64m", "rounds above cb_buffer_size"},
+    };
+    int64_t wr[4], rr[4];
+    for (int c = 0; c < 4; c++) {
+        char hints[700];
+        snprintf(hints, sizeof hints, "%s;%s", force, cases[c].extra);
+        colio_stats w, r;
+        run_case(path, hints, cases[c].what, 4096, 256, &w, &r);
+        wr[c] = max_rounds(&w), rr[c] = max_rounds(&r);
+    }
+    CHECK(wr[0] >= 2 && rr[0] >= 2, "chosen 1 MiB rounds: %lld writing, %lld reading (at least 2)",
+          (long long)wr[0], (long long)rr[0]);
+    CHECK(wr[1] == 1 && rr[1] == 1 && wr[3] == 1 && rr[3] == 1,
+          "cb_buffer_size rounds: %lld / %lld without a model, %lld / %lld capped", (long long)wr[1],
+          (long long)rr[1], (long long)wr[3], (long long)rr[3]);
+    CHECK(wr[2] > wr[0] && rr[2] > rr[0], "256 KiB rounds: %lld / %lld, more than chosen", (long long)wr[2],
+          (long long)rr[2]);
 }
 
 /* The probe writes its figures to the cache file a hint names; the file holds one line for this file system. */
@@ -133,9 +188,9 @@ static void null_backend(const char *path)
     for (int i = 0; i < N; i++)
         off[i] = ((MPI_Offset)i * t_nprocs + t_rank) * LEN, len[i] = LEN;
     CHECK_RC(colio_write_list_all(fh, N, off, len, buf), COLIO_SUCCESS, fh);
-    same_path_everywhere(fh, t_nprocs > 1 ? "two-phase" : NULL, "null backend, 16-byte pieces");
     colio_stats st;
     colio_get_stats(fh, &st);
+    same_path_everywhere(&st, t_nprocs > 1 ? "two-phase" : NULL, "null backend, 16-byte pieces");
     CHECK(st.last.predicted_direct == 0 && st.last.predicted_two_phase == 0, "null backend: no model ran");
     CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
 }
@@ -162,6 +217,7 @@ int main(int argc, char **argv)
     one_case(path, "fast", FAST, 65536, direct, direct);
     one_case(path, "slow", SLOW, 64, two, NULL);
     one_case(path, "slow", SLOW, 4096, two, NULL);
+    round_sizes(path);
     probe_cache(path);
     null_backend(path);
     bad_model(path);

@@ -109,6 +109,58 @@ static void at_scale(void)
           c.two_phase);
 }
 
+/* Bytes per round (colio_strategy_round_bytes): s's kind on p ranks over `nodes` nodes, at most 16 MiB. */
+static int64_t round_for(int write, int p, int nodes, const colio_store_figures_t *f, double net_latency)
+{
+    colio_call_shape_t s = {.write = write, .nprocs = p, .nnodes = nodes, .round_bytes = 16 << 20};
+    colio_net_terms_t net = {net_latency, 10e9};
+    return colio_strategy_round_bytes(&s, f, &net);
+}
+
+/*
+ * Round sizes: a core's cache where storage calls and messages cost little
+ * (tmpfs, a few ranks), cb_buffer_size where they cost much (slow storage,
+ * a thousand ranks over a network), in between by the 5% rule, never above
+ * cb_buffer_size; and on tmpfs the path chosen with those rounds is the
+ * one chosen with 16 MiB rounds for every interleaved block of the sweep.
+ */
+static void round_sizes(void)
+{
+    colio_store_figures_t f = tmpfs(), slow = tmpfs(), mid = tmpfs(), pfs;
+    slow.write_call += 1e-3, slow.read_call += 1e-3;
+    colio_figures_default(&pfs);
+    const int64_t mib = 1 << 20;
+    CHECK(round_for(1, 2, 1, &f, 1e-6) == mib && round_for(0, 2, 1, &f, 1e-6) == mib &&
+              round_for(0, 1, 1, &f, 1e-6) == mib && round_for(1, 16, 1, &f, 1e-6) == mib,
+          "tmpfs, 1-16 ranks: 1 MiB rounds (%lld)", (long long)round_for(1, 2, 1, &f, 1e-6));
+    CHECK(round_for(1, 2, 1, &slow, 1e-6) == 16 * mib && round_for(0, 1, 1, &slow, 1e-6) == 16 * mib,
+          "1 ms storage calls: cb_buffer_size rounds");
+    CHECK(round_for(1, 1024, 64, &pfs, 2e-6) == 16 * mib, "1,024 ranks on 64 nodes: cb_buffer_size rounds");
+    mid.write_call = 100e-6, mid.write_bw = 1e9, mid.copy_bw = 5e9; /* one rank: 100 us against 1.2 ns a byte */
+    int64_t r = round_for(1, 1, 1, &mid, 1e-6);
+    double fixed_share = 100e-6 / (100e-6 + (double)r * (1 / 1e9 + 1 / 5e9));
+    CHECK(r > mib && r < 16 * mib && r % (64 << 10) == 0 && fixed_share <= 0.05 && fixed_share > 0.045,
+          "100 us calls: %lld-byte rounds, whole 64 KiB, the call %.3f of a round", (long long)r, fixed_share);
+    mid.write_call = 200e-6;
+    CHECK(round_for(1, 1, 1, &mid, 1e-6) > r, "dearer calls, larger rounds");
+    colio_call_shape_t small = {.write = 1, .nprocs = 2, .nnodes = 1, .round_bytes = 256 << 10};
+    colio_net_terms_t net = {1e-6, 10e9};
+    CHECK(colio_strategy_round_bytes(&small, &slow, &net) == 256 << 10 &&
+              colio_strategy_round_bytes(&small, &f, &net) == 256 << 10,
+          "cb_buffer_size below 1 MiB is the round");
+    int64_t blocks[] = {64, 256, 1024, 4096, 65536, 1 << 20, 4 << 20};
+    for (int op = 0; op < 2; op++)
+        for (int i = 0; i < 7; i++) {
+            colio_call_shape_t s = interleaved(op, 2, 1, 1, blocks[i], 64 << 20);
+            colio_path_costs_t c16, c;
+            colio_path_t with16 = choose(&s, &f, &c16);
+            s.round_bytes = round_for(op, 2, 1, &f, 1e-6);
+            CHECK(choose(&s, &f, &c) == with16, "tmpfs %s of %lld-byte blocks: the same path with %lld-byte rounds "
+                  "(two-phase %g against %g)", op ? "writes" : "reads", (long long)blocks[i],
+                  (long long)s.round_bytes, c.two_phase, c16.two_phase);
+        }
+}
+
 static void figures_words_and_hint(void)
 {
     colio_store_figures_t f = tmpfs(), g;
@@ -185,6 +237,7 @@ int main(void)
     tmpfs_two_ranks();
     slow_storage();
     at_scale();
+    round_sizes();
     figures_words_and_hint();
     cache_file();
     return unit_finish("test_strategy_unit");
