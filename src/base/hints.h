@@ -22,7 +22,7 @@ typedef enum colio_toggle {
 
 typedef struct colio_hints {
     int64_t cb_buffer_size;  /* bytes an aggregator handles per round, at most */
-    int64_t round_size;      /* colio_round_size: bytes per round; 0: chosen (colio_file_round_bytes) */
+    int64_t round_size;      /* colio_round_size: bytes per round; 0: chosen (colio_file_choose_rounds) */
     int cb_nodes;            /* aggregators; 0 = one per node */
     colio_toggle_t cb_write; /* romio_cb_write */
     colio_toggle_t cb_read;  /* romio_cb_read */

@@ -294,6 +294,7 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
     fh->cfg = cfg;
     fh->hints = *cand;
     fh->hints_gen++;
+    colio_file_choose_rounds(fh);
     colio_nb_file_rehint(fh);
     return COLIO_SUCCESS;
 }
@@ -727,6 +728,7 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
         return rc;
     }
     last_open_error[0] = '\0';
+    colio_file_choose_rounds(fh);
     colio_nb_file_rehint(fh);
     fh->lock_mode = fh->hints.lock_writes;
     set_write_locks(fh, 0); /* the default view: one contiguous stretch */

@@ -141,7 +141,7 @@ static int sieve_chunk_ends(colio_op_t *op, int64_t *ei, int64_t *ek, int64_t *e
     colio_direct_t *d = &op->dir;
     if (d->i < d->plain_i || (d->i == d->plain_i && d->k < d->plain_k))
         return 0;
-    int64_t tmp_size = colio_file_round_bytes(op->fh, 0, 1); /* in cache while its pieces are copied out */
+    int64_t tmp_size = op->fh->round_bytes[0][1]; /* in cache while its pieces are copied out */
     colio_piece_t first = piece_at(acc, d->i, d->k);
     int64_t i = d->i, k = d->k, n = 0, bytes = 0, end = first.off;
     while (i < acc->n) {

@@ -59,6 +59,7 @@ struct colio_file {
     int64_t fp;                 /* individual file pointer, in etypes */
     int64_t blksize;            /* the file system's block size (rank 0's st_blksize), 0 = unknown */
     colio_store_figures_t figures; /* what storage calls cost there (rank 0's, store/figures.h) */
+    int64_t round_bytes[2][2];  /* [write][direct]: bytes per round, per sieved read (colio_file_choose_rounds) */
     colio_topo_t topo_mpi;      /* nodes as MPI reports them */
     colio_stats stats;
     colio_err_t last_err;

@@ -818,7 +818,7 @@ static colio_net_terms_t net_terms(const colio_file *fh)
 
 static int file_nodes(const colio_file *fh) { return fh->cfg.topo.nnodes > 0 ? fh->cfg.topo.nnodes : 1; }
 
-int64_t colio_file_round_bytes(const colio_file *fh, int write, int direct)
+static int64_t choose_round_bytes(const colio_file *fh, int write, int direct)
 {
     const colio_hints_t *h = &fh->hints;
     if (h->round_size > 0)
@@ -829,6 +829,13 @@ int64_t colio_file_round_bytes(const colio_file *fh, int write, int direct)
                             .round_bytes = h->cb_buffer_size};
     colio_net_terms_t terms = net_terms(fh);
     return colio_strategy_round_bytes(&s, &fh->figures, &terms);
+}
+
+void colio_file_choose_rounds(colio_file *fh)
+{
+    for (int write = 0; write < 2; write++)
+        for (int direct = 0; direct < 2; direct++)
+            fh->round_bytes[write][direct] = choose_round_bytes(fh, write, direct);
 }
 
 /* The call as every rank knows it after SETUP, for the cost model (engine/strategy.h). */
@@ -848,7 +855,7 @@ static colio_call_shape_t call_shape(const colio_op_t *op)
         .pieces_max = -w->pieces_max_neg,
         .bytes_max = -w->bytes_max_neg,
         .extent_max = -w->extent_max_neg,
-        .round_bytes = colio_file_round_bytes(fh, op->args.kind == COLIO_OP_WRITE, 0),
+        .round_bytes = fh->round_bytes[op->args.kind == COLIO_OP_WRITE][0],
         .pipelined = fh->hints.pipeline > 1,
     };
 }

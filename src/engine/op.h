@@ -469,13 +469,14 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf);
 /* Data sieving choice for a round: whether holes this small (per the toggle) are read too. */
 int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole);
 /*
- * Bytes of file per two-phase round (direct 0) or per sieved read of the
- * direct path (direct 1) of a write or read on fh: colio_round_size, else
- * the cost model's choice (colio_strategy_round_bytes), else, with
+ * fh->round_bytes, chosen whenever the hints or the storage figures are
+ * (open, set_info): bytes of file per two-phase round ([write][0]) or per
+ * sieved read of the direct path ([0][1]): colio_round_size, else the cost
+ * model's choice (colio_strategy_round_bytes), else, with
  * colio_storage_model=off, cb_buffer_size. The same on every rank.
  */
 struct colio_file;
-int64_t colio_file_round_bytes(const struct colio_file *fh, int write, int direct);
+void colio_file_choose_rounds(struct colio_file *fh);
 /* Bytes of the buffers the operation holds now (statistics keep the largest seen). */
 int64_t colio_op_memory(const colio_op_t *op);
 /* Broadcast the agreed failing rank's message (key from an agreement). */

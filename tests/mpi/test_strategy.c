@@ -47,7 +47,7 @@ static void same_path_everywhere(const colio_stats *st, const char *want, const 
  * checked. *w and *r: the write's and the read's statistics.
  */
 static void run_case(const char *path, const char *hints, const char *what, int64_t block, int64_t stripes,
-                     colio_stats *w, colio_stats *r)
+                     colio_stats *w, colio_stats *r, const char *read_hints)
 {
     int64_t size = stripes * (t_nprocs + 1) * block, mine = stripes * block;
     memset(w, 0, sizeof *w), memset(r, 0, sizeof *r);
@@ -68,6 +68,11 @@ static void run_case(const char *path, const char *hints, const char *what, int6
             buf[j * block + i] = datum(t_rank, j, i, (int)block);
     CHECK_RC(tu_write_at_all(fh, 0, buf, mine, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     colio_get_stats(fh, w);
+    if (read_hints) { /* colio_set_info between the write and the read */
+        MPI_Info then = test_info(read_hints);
+        CHECK_RC(colio_set_info(fh, then), COLIO_SUCCESS, fh);
+        MPI_Info_free(&then);
+    }
     memset(back, 0xEE, (size_t)mine);
     CHECK_RC(tu_read_at_all(fh, 0, back, mine, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     colio_get_stats(fh, r);
@@ -98,7 +103,7 @@ static void one_case(const char *path, const char *name, const char *figures, in
     snprintf(hints, sizeof hints, "colio_storage_model=%s", figures);
     snprintf(what, sizeof what, "%s figures, %lld-byte blocks", name, (long long)block);
     colio_stats w, r;
-    run_case(path, hints, what, block, STRIPES, &w, &r);
+    run_case(path, hints, what, block, STRIPES, &w, &r, NULL);
     same_path_everywhere(&w, want_w, what);
     same_path_everywhere(&r, want_r, what);
 }
@@ -116,7 +121,8 @@ static int64_t max_rounds(const colio_stats *st)
  * blocks a rank, two-phase forced. Fast figures: 1 MiB rounds, so an
  * aggregator's share of over 1 MiB takes several; no model: cb_buffer_size
  * (one round); colio_round_size smaller: more rounds, larger than
- * cb_buffer_size: cb_buffer_size. The same bytes every time.
+ * cb_buffer_size: cb_buffer_size; colio_set_info changes it for the next
+ * call. The same bytes every time.
  */
 static void round_sizes(const char *path)
 {
@@ -132,9 +138,16 @@ static void round_sizes(const char *path)
         char hints[700];
         snprintf(hints, sizeof hints, "%s;%s", force, cases[c].extra);
         colio_stats w, r;
-        run_case(path, hints, cases[c].what, 4096, 256, &w, &r);
+        run_case(path, hints, cases[c].what, 4096, 256, &w, &r, NULL);
         wr[c] = max_rounds(&w), rr[c] = max_rounds(&r);
     }
+    char hints[700];
+    snprintf(hints, sizeof hints, "%s;%s", force, cases[0].extra);
+    colio_stats w, r;
+    run_case(path, hints, "256 KiB rounds by colio_set_info", 4096, 256, &w, &r, "colio_round_size=256k");
+    CHECK(max_rounds(&r) > max_rounds(&w) && max_rounds(&w) == wr[0],
+          "colio_set_info(colio_round_size=256k): %lld rounds reading after %lld writing", (long long)max_rounds(&r),
+          (long long)max_rounds(&w));
     CHECK(wr[0] >= 2 && rr[0] >= 2, "chosen 1 MiB rounds: %lld writing, %lld reading (at least 2)",
           (long long)wr[0], (long long)rr[0]);
     CHECK(wr[1] == 1 && rr[1] == 1 && wr[3] == 1 && rr[3] == 1,
