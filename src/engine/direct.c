@@ -7,7 +7,7 @@
  *
  * Storage is reached only through jobs handed to the I/O executor
  * (engine/aio.h, colio_op_submit_job), each at most cb_buffer_size bytes
- * (one at a time through the bounce buffer), four in flight (Seo et al.,
+ * (those through the bounce buffer one at a time, at most its size), four in flight (Seo et al.,
  * Sec. III: no step of a nonblocking collective
  * waits for storage): the step fills one job while the other runs and
  * returns COLIO_STEP_WAIT with op->io_wait set while neither can move, so a
@@ -43,12 +43,15 @@ static void next_piece(const colio_access_t *acc, int64_t *i, int64_t *k)
         ++*i, *k = 0;
 }
 
+/* Bytes of the bounce buffer: a sieved read's, the cost model's choice (colio_file_choose_rounds). */
+static int64_t bounce_bytes(const colio_op_t *op) { return op->fh->round_bytes[op->args.kind == COLIO_OP_WRITE][1]; }
+
 /*
  * The bounce buffer of the pieces whose memory is not one stretch (and of
- * sieved reads): cb_buffer_size bytes, the memory the direct path always
- * had, taken from the file's buffer cache (no fresh page faults per call)
- * when first needed, used by one job at a time (the others move straight
- * between user memory and the file). 1 when slot s may use it.
+ * sieved reads): bounce_bytes, at most cb_buffer_size, taken from the
+ * file's buffer cache (no fresh page faults per call) when first needed,
+ * used by one job at a time (the others move straight between user memory
+ * and the file). 1 when slot s may use it.
  */
 static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
 {
@@ -56,7 +59,7 @@ static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
     int me = (int)(s - d->slot);
     if (d->bounce_owner >= 0 && d->bounce_owner != me)
         return 0; /* another job's: this one ends here */
-    size_t size = (size_t)op->fh->hints.cb_buffer_size;
+    size_t size = (size_t)bounce_bytes(op);
     if (d->bounce == NULL && (d->bounce = colio_buf_take(&op->fh->bufs, size, &d->bounce_cap)) == NULL) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)size);
         op->io_failed = 1;
@@ -99,7 +102,7 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     char *m = colio_mem_contig(&op->mem, pos, n);
     if (m)
         return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
-    int64_t room = op->fh->hints.cb_buffer_size - s->bounce_used;
+    int64_t room = bounce_bytes(op) - s->bounce_used;
     n = n < room ? n : room;
     if (n == 0 || !bounce_ready(op, s))
         return 0;
@@ -141,7 +144,7 @@ static int sieve_chunk_ends(colio_op_t *op, int64_t *ei, int64_t *ek, int64_t *e
     colio_direct_t *d = &op->dir;
     if (d->i < d->plain_i || (d->i == d->plain_i && d->k < d->plain_k))
         return 0;
-    int64_t tmp_size = op->fh->round_bytes[0][1]; /* in cache while its pieces are copied out */
+    int64_t tmp_size = bounce_bytes(op); /* in cache while its pieces are copied out */
     colio_piece_t first = piece_at(acc, d->i, d->k);
     int64_t i = d->i, k = d->k, n = 0, bytes = 0, end = first.off;
     while (i < acc->n) {

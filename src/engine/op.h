@@ -271,7 +271,8 @@ typedef struct colio_direct {
     colio_direct_slot_t slot[COLIO_DIRECT_SLOTS];
     int64_t i, k, part;          /* next piece (run i, piece k) and its bytes already in jobs */
     int64_t plain_i, plain_k;    /* reads: pieces before (run, piece) were judged not worth sieving */
-    char *bounce;                /* cb_buffer_size bytes, taken when first needed; one job at a time uses it */
+    char *bounce;                /* a sieved read's bytes (direct.c, bounce_bytes), taken when first needed; one
+                                    job at a time uses it */
     size_t bounce_cap;
     int bounce_owner;            /* the slot whose job uses it, or -1 */
     int64_t submitted;
