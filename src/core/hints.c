@@ -84,7 +84,8 @@ static const hint_def_t hint_table[] = {
      "chosen per file from the storage figures, the ranks and the network (colio_storage_model), as small as "
      "keeps a round's fixed costs (a storage call, a message from each source) under 5% of its time but not "
      "under 1 MiB, so a round's bytes stay in a core's cache while copied and pipelined rounds overlap storage "
-     "sooner (cb_buffer_size with colio_storage_model=off)"},
+     "sooner; cb_buffer_size without a model (colio_storage_model=off). The block and stripe layouts keep their "
+     "unit: whole blocks, one stripe a round"},
     {"cb_nodes", HK_INT, F(cb_nodes), 1, INT_MAX, NULL, "one per node (two on one node)",
      "number of aggregators (capped at the number of ranks)"},
     {"romio_cb_write", HK_TOGGLE, F(cb_write), 0, 0, NULL, "automatic",

@@ -175,6 +175,7 @@ int colio_step_plan(colio_op_t *op)
     p->naggs = fh->cfg.naggs;
     colio_domain_input_t in = {.naggs = p->naggs, .lo = op->glo, .hi = op->ghi,
                                .round_size = fh->round_bytes[op->args.kind == COLIO_OP_WRITE][0],
+                               .round_max = fh->hints.cb_buffer_size,
                                .striping_unit = fh->sub.nsub ? fh->sub.stripe : fh->hints.striping_unit,
                                .block_size = fh->hints.block_size ? fh->hints.block_size : fh->blksize,
                                .nsub = fh->cfg.ngroups, .sub_first = fh->cfg.group_first};

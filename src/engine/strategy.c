@@ -83,7 +83,8 @@ static void direct_costs(const colio_call_shape_t *s, const colio_store_figures_
     c->direct_pieces = storage_time(f, s->write, &pieces) + (double)s->pieces_max * COLIO_DIRECT_COST_PER_PIECE;
     c->direct_sieved = INFINITY;
     if (!s->write) {
-        double rb = (double)(s->round_bytes > 0 ? s->round_bytes : 1);
+        int64_t chunk = s->sieve_bytes > 0 ? s->sieve_bytes : s->round_bytes;
+        double rb = (double)(chunk > 0 ? chunk : 1);
         storage_load_t sieved = {(double)s->extent_sum / rb + s->nprocs, (double)s->extent_sum,
                                  ceil_pos((double)s->extent_max / rb), (double)s->extent_max, s->nprocs, s->nnodes};
         c->direct_sieved = storage_time(f, 0, &sieved) + (double)s->bytes_max / f->copy_bw;

@@ -23,6 +23,7 @@ typedef struct colio_call_shape {
     int64_t extent_sum;                  /* sum of the ranks' own extents */
     int64_t pieces_max, bytes_max, extent_max; /* the busiest rank's */
     int64_t round_bytes;                 /* bytes of file per round (colio_strategy_round_bytes) */
+    int64_t sieve_bytes;                 /* reads: bytes per sieved read of the direct path; 0 = round_bytes */
     int pipelined;                       /* colio_pipeline > 1 */
 } colio_call_shape_t;
 

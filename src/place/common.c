@@ -62,6 +62,8 @@ double colio_place_io_bandwidth(const colio_topo_t *topo)
 
 int64_t colio_domain_pieces_per_stripe(const colio_domains_t *d) { return (d->unit + d->round_size - 1) / d->round_size; }
 
+int64_t colio_domain_round_max(const colio_domain_input_t *in) { return in->round_max > 0 ? in->round_max : in->round_size; }
+
 void colio_domain_stripe_piece(const colio_domains_t *d, int64_t k, int64_t p, int64_t *s, int64_t *e)
 {
     int64_t base = colio_mul_sat(k, d->unit);

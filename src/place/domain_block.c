@@ -3,11 +3,12 @@
  * aggregation buffers aligned to the file-system block size): equal
  * contiguous shares in whole blocks, as the even layout with the block as
  * alignment, and rounds cut at absolute multiples of the round length R,
- * the largest multiple of the block not above cb_buffer_size, so every
- * storage request but the extent's first and last starts and ends on a
- * block boundary. The block is colio_block_size, else the file's
- * st_blksize, else striping_unit, else 4096. A block larger than
- * cb_buffer_size cannot align rounds: then R = cb_buffer_size.
+ * the largest multiple of the block not above the chosen round (at least
+ * one block, at most cb_buffer_size), so every storage request but the
+ * extent's first and last starts and ends on a block boundary. The block is
+ * colio_block_size, else the file's st_blksize, else striping_unit, else
+ * 4096. A block larger than cb_buffer_size cannot align rounds: then R =
+ * cb_buffer_size.
  */
 #include "place/place.h"
 #include "place/registry.h"
@@ -37,7 +38,9 @@ static int block_plan(const colio_domain_input_t *in, colio_domains_t *d)
     int rc = colio_domain_even.plan(&aligned, d);
     if (rc != COLIO_SUCCESS)
         return rc;
-    d->unit = b <= in->round_size ? in->round_size / b * b : in->round_size;
+    int64_t cap = colio_domain_round_max(in), want = in->round_size < b ? b : in->round_size; /* a block at least */
+    want = want < cap ? want : cap;
+    d->unit = b <= cap ? want / b * b : cap;
     d->round_size = d->unit;
     d->nrounds = 0;
     for (int a = 0; a < in->naggs; a++) {

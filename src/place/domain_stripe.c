@@ -27,7 +27,8 @@ static int stripe_plan(const colio_domain_input_t *in, colio_domains_t *d)
 {
     int64_t u = in->striping_unit > 0 ? in->striping_unit : STRIPE_DEFAULT;
     d->unit = u;
-    d->round_size = u < in->round_size ? u : in->round_size;
+    int64_t cap = colio_domain_round_max(in); /* one stripe a round, whatever round was chosen */
+    d->round_size = u < cap ? u : cap;
     d->first = in->lo / u;
     d->start = d->end = NULL; /* shares are not contiguous */
     int64_t last = (in->hi - 1) / u, most = 0;

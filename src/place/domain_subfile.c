@@ -54,7 +54,8 @@ static int64_t agg_first_q(const colio_domains_t *d, int g, int i)
 static int subfile_plan(const colio_domain_input_t *in, colio_domains_t *d)
 {
     d->unit = in->striping_unit;
-    d->round_size = d->unit < in->round_size ? d->unit : in->round_size;
+    int64_t cap = colio_domain_round_max(in); /* one stripe a round, as the stripe layout */
+    d->round_size = d->unit < cap ? d->unit : cap;
     d->nsub = in->nsub;
     d->sub_first = in->sub_first;
     d->start = d->end = NULL;

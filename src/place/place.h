@@ -133,7 +133,8 @@ static inline int64_t colio_add_sat(int64_t x, int64_t y)
 typedef struct colio_domain_input {
     int naggs;
     int64_t lo, hi;         /* global extent of the access, hi exclusive, lo < hi */
-    int64_t round_size;     /* cb_buffer_size */
+    int64_t round_size;     /* bytes per round as chosen (engine: colio_file_choose_rounds) */
+    int64_t round_max;      /* cb_buffer_size, the most a round may hold; 0 = round_size */
     int64_t striping_unit;  /* 0 = unknown */
     int64_t block_size;     /* file-system block size (st_blksize or colio_block_size); 0 = unknown */
     int nsub;               /* subfile layout: subfiles (stripes of striping_unit dealt round-robin) */

@@ -113,6 +113,38 @@ static void stripe_example(void)
     colio_domains_free(&d);
 }
 
+/* The round's size of a layout with a unit of its own, for a chosen round and cb_buffer_size (round_max). */
+static int64_t planned_round(const char *layout, int64_t unit, int64_t chosen, int64_t max)
+{
+    const colio_domain_ops_t *ops = colio_domain_find(layout);
+    colio_domain_input_t in = {.naggs = 2, .lo = 0, .hi = 10000, .round_size = chosen, .round_max = max,
+                               .striping_unit = unit, .block_size = unit};
+    colio_domains_t d = {.ops = ops, .naggs = 2, .lo = 0, .hi = 10000, .round_size = chosen};
+    ops->plan(&in, &d);
+    int64_t r = d.round_size;
+    colio_domains_free(&d);
+    return r;
+}
+
+/*
+ * A chosen round smaller than cb_buffer_size (colio_strategy_round_bytes)
+ * keeps the layouts' own units: block rounds stay whole blocks (at least
+ * one, at most cb_buffer_size), stripe rounds one stripe each; the even
+ * layout takes the chosen size.
+ */
+static void chosen_rounds_keep_units(void)
+{
+    CHECK(planned_round("block", 100, 30, 1000) == 100, "block: a round of at least one block (%lld)",
+          (long long)planned_round("block", 100, 30, 1000));
+    CHECK(planned_round("block", 100, 250, 1000) == 200, "block: whole blocks of the chosen round (%lld)",
+          (long long)planned_round("block", 100, 250, 1000));
+    CHECK(planned_round("block", 100, 30, 50) == 50, "block: a block above cb_buffer_size cannot align (%lld)",
+          (long long)planned_round("block", 100, 30, 50));
+    CHECK(planned_round("stripe", 100, 30, 1000) == 100 && planned_round("stripe", 100, 30, 40) == 40,
+          "stripe: one stripe a round, cut at cb_buffer_size");
+    CHECK(planned_round("even", 100, 30, 1000) == 30, "even: the chosen round");
+}
+
 static void romio_placement(void)
 {
     const colio_place_ops_t *ops = colio_place_find("romio");
@@ -270,6 +302,7 @@ int main(void)
 {
     domain_layouts();
     stripe_example();
+    chosen_rounds_keep_units();
     romio_placement();
     split();
     return unit_finish("test_domains_unit");
