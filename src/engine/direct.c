@@ -7,8 +7,8 @@
  *
  * Storage is reached only through jobs handed to the I/O executor
  * (engine/aio.h, colio_op_submit_job), each at most cb_buffer_size bytes
- * (those through the bounce buffer one at a time, at most its size), four in flight (Seo et al.,
- * Sec. III: no step of a nonblocking collective
+ * (those through the bounce buffer one at a time, at most its size), four
+ * in flight (Seo et al., Sec. III: no step of a nonblocking collective
  * waits for storage): the step fills one job while the other runs and
  * returns COLIO_STEP_WAIT with op->io_wait set while neither can move, so a
  * nonblocking call's initiation returns at once and the progress thread, or

@@ -818,6 +818,7 @@ static colio_net_terms_t net_terms(const colio_file *fh)
 
 static int file_nodes(const colio_file *fh) { return fh->cfg.topo.nnodes > 0 ? fh->cfg.topo.nnodes : 1; }
 
+/* One of fh->round_bytes (op.h, colio_file_choose_rounds); direct: one rank's storage calls, no messages. */
 static int64_t choose_round_bytes(const colio_file *fh, int write, int direct)
 {
     const colio_hints_t *h = &fh->hints;

@@ -471,10 +471,11 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf);
 int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole);
 /*
  * fh->round_bytes, chosen whenever the hints or the storage figures are
- * (open, set_info): bytes of file per two-phase round ([write][0]) or per
- * sieved read of the direct path ([0][1]): colio_round_size, else the cost
- * model's choice (colio_strategy_round_bytes), else, with
- * colio_storage_model=off, cb_buffer_size. The same on every rank.
+ * (open, set_info): bytes of file per two-phase round ([write][0]) and of
+ * the direct path's bounce buffer, a sieved read's size ([write][1]):
+ * colio_round_size, else the cost model's choice
+ * (colio_strategy_round_bytes), else, without a model, cb_buffer_size.
+ * The same on every rank.
  */
 struct colio_file;
 void colio_file_choose_rounds(struct colio_file *fh);
