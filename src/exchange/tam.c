@@ -32,7 +32,9 @@
  * sides), a member's routed sends (up) or receives (down), a receiver's
  * segment receives (up) and an aggregator's segment sends (down). The only
  * requests posted later are an LA's: its gather (after all its headers
- * arrived) and its forward (after the gather completed). Headers depend on
+ * arrived) and its forward (after the gather completed); refused its
+ * coalesce buffer, it runs gather and forward one peer at a time through a
+ * spare buffer, each gather after the previous forward completed. Headers depend on
  * nothing but the members having started; gathers match requests the
  * members and aggregators posted at start; forwards match receives posted at
  * start. So no wait is in a cycle, provided every rank runs the same
@@ -52,7 +54,7 @@
 enum { TAG_DIRECT = 0, TAG_HEADER = 1, TAG_MEMBER = 2, TAG_SEGMENT = 3 };
 
 /* What an LA's requests [first, end) are; ST_ALL: nothing left to post. */
-enum { ST_HEADERS, ST_GATHER, ST_ALL };
+enum { ST_HEADERS, ST_GATHER, ST_FORWARD, ST_ALL };
 
 #define CHUNK ((int64_t)1 << 30)
 
@@ -72,11 +74,9 @@ typedef struct tam {
     MPI_Datatype *types;
     unsigned char *owned;          /* element type built here, freed after use */
     char *addr0;                   /* the first element's buffer */
-    char *coal;                    /* LA: coalesce buffer */
-    char *spare;                   /* LA out of memory: every gathered message lands here */
-    int64_t spare_len;
-    int cur_m, cur_k;              /* LA, out of memory: next message to gather, one at a time */
-    int err;                       /* reported once every request completed */
+    char *coal;                    /* LA: coalesce buffer, every peer's segment at seg_start */
+    char *spare;                   /* LA refused the coalesce buffer: one segment at a time, at 0 */
+    int lo, hi;                    /* LA: the peers [lo, hi) gathered and forwarded now */
 } tam_t;
 
 /* ---- layout of the state in the reserved scratch ------------------------------- */
@@ -385,95 +385,99 @@ static int64_t la_layout(colio_xchg_t *x, tam_t *t)
     return total;
 }
 
-/*
- * Out of memory for the coalesce buffer: everything still has to move or
- * peers would wait forever, so gather one message at a time into a spare
- * buffer of the largest one, forward garbage of the right sizes, and report
- * COLIO_ERR_NOMEM when done (the operation then fails on every rank).
- */
-static int la_fallback(colio_xchg_t *x, tam_t *t)
+/* Where peer p's segment lies now, and where entry k of member m lies in it. */
+static char *seg_at(const tam_t *t, int p) { return t->spare ? t->spare : t->coal + t->seg_start[p]; }
+
+static char *entry_at(const colio_xchg_t *x, const tam_t *t, int m, int64_t k)
 {
-    int64_t most = 0;
-    for (int m = 0; m < t->nmembers && x->to_aggs; m++)
-        for (int64_t k = 0, *h = header(t, m); k < h[0]; k++)
-            most = h[2 + 2 * k] > most ? h[2 + 2 * k] : most;
-    for (int p = 0; p < x->nprocs && !x->to_aggs; p++)
-        most = t->seg_len[p] > most ? t->seg_len[p] : most;
-    t->err = COLIO_ERR_NOMEM;
-    t->spare = malloc((size_t)most);
-    t->spare_len = most;
-    if (t->spare == NULL) { /* not even one message fits: nothing can keep the peers going */
-        fprintf(stderr, "colio: tam: out of memory for a %lld-byte message at rank %d\n", (long long)most, x->rank);
-        MPI_Abort(x->comm, 1);
+    int p = (int)header(t, m)[1 + 2 * k];
+    return seg_at(t, p) + (entry_off(t, x, m)[k] - t->seg_start[p]);
+}
+
+/* The next batch of peers after the current one: all of them at once, or one segment at a time; 0: none left. */
+static int next_batch(const colio_xchg_t *x, tam_t *t)
+{
+    if (t->spare == NULL) {
+        if (t->hi > 0)
+            return 0;
+        t->lo = 0, t->hi = x->nprocs;
+        return 1;
     }
+    for (int p = t->hi; p < x->nprocs; p++)
+        if (t->seg_len[p] > 0) {
+            t->lo = p, t->hi = p + 1;
+            return 1;
+        }
     return 0;
 }
 
-/* Gather item after (cur_m, cur_k): up, a member's message; down, an aggregator's segment. */
-static int gather_next(colio_xchg_t *x, tam_t *t)
-{
-    if (x->to_aggs) {
-        for (; t->cur_m < t->nmembers; t->cur_m++, t->cur_k = 0) {
-            int64_t *h = header(t, t->cur_m);
-            if (t->cur_k < h[0]) {
-                char *at = t->spare ? t->spare : t->coal + entry_off(t, x, t->cur_m)[t->cur_k];
-                int64_t len = h[2 + 2 * t->cur_k++];
-                return post_single(x, t, at, len, MPI_BYTE, t->members[t->cur_m], COLIO_XCHG_RECV, TAG_MEMBER);
-            }
-        }
-        return 1;
-    }
-    for (; t->cur_m < x->nprocs; t->cur_m++)
-        if (t->seg_len[t->cur_m] > 0) {
-            int p = t->cur_m++;
-            char *at = t->spare ? t->spare : t->coal + t->seg_start[p];
-            return post_single(x, t, at, t->seg_len[p], MPI_BYTE, p, COLIO_XCHG_RECV, TAG_SEGMENT);
-        }
-    return 1;
-}
+static int in_batch(const tam_t *t, int64_t p) { return p >= t->lo && p < t->hi; }
 
-/* Post the gather: everything at once, or one message when receiving into the spare buffer. */
+/*
+ * Gather the batch. Up: each member's messages for the batch's peers (a
+ * member sends them in ascending peer order, the order batches come in);
+ * down: each aggregator's segment.
+ */
 static int la_gather(colio_xchg_t *x, tam_t *t)
 {
     int rc = 0;
     t->stage = ST_GATHER;
     t->first = x->nreqs;
-    while (rc == 0 && (rc = gather_next(x, t)) == 0 && t->spare == NULL)
-        ;
+    for (int m = 0; m < t->nmembers && x->to_aggs; m++)
+        for (int64_t k = 0, *h = header(t, m); k < h[0] && rc == 0; k++)
+            if (in_batch(t, h[1 + 2 * k]))
+                rc = post_single(x, t, entry_at(x, t, m, k), h[2 + 2 * k], MPI_BYTE, t->members[m], COLIO_XCHG_RECV,
+                                 TAG_MEMBER);
+    for (int p = t->lo; p < t->hi && !x->to_aggs && rc == 0; p++)
+        if (t->seg_len[p] > 0)
+            rc = post_single(x, t, seg_at(t, p), t->seg_len[p], MPI_BYTE, p, COLIO_XCHG_RECV, TAG_SEGMENT);
     t->end = x->nreqs;
     colio_xchg_note_inflight(x);
-    return rc == 1 ? 0 : rc;
+    return rc;
 }
 
-/* Up: one segment per destination. Out of memory: the spare buffer, repeated to the right size. */
-static int la_forward_up(colio_xchg_t *x, tam_t *t)
+/*
+ * Forward the gathered batch. Up: one segment per destination; down: each
+ * member's pieces, in ascending aggregator order (the order it posted its
+ * receives in). With the spare buffer, the next batch waits for these sends.
+ */
+static int la_forward(colio_xchg_t *x, tam_t *t)
 {
     int rc = 0;
-    for (int p = 0; p < x->nprocs && rc == 0; p++) {
-        if (t->seg_len[p] == 0)
-            continue;
-        if (t->spare == NULL) {
-            rc = post_single(x, t, t->coal + t->seg_start[p], t->seg_len[p], MPI_BYTE, p, COLIO_XCHG_SEND, TAG_SEGMENT);
-            continue;
-        }
-        builder_reset(t); /* sends may read one buffer many times */
-        for (int64_t left = t->seg_len[p]; left > 0 && rc == 0; left -= t->spare_len)
-            rc = builder_add(t, t->spare, left < t->spare_len ? left : t->spare_len, MPI_BYTE);
-        rc = rc ? (builder_free(t), rc) : builder_post(x, t, p, COLIO_XCHG_SEND, TAG_SEGMENT);
+    t->stage = ST_FORWARD;
+    t->first = x->nreqs;
+    for (int p = t->lo; p < t->hi && x->to_aggs && rc == 0; p++)
+        if (t->seg_len[p] > 0)
+            rc = post_single(x, t, seg_at(t, p), t->seg_len[p], MPI_BYTE, p, COLIO_XCHG_SEND, TAG_SEGMENT);
+    for (int m = 0; m < t->nmembers && !x->to_aggs; m++)
+        for (int64_t k = 0, *h = header(t, m); k < h[0] && rc == 0; k++)
+            if (in_batch(t, h[1 + 2 * k]))
+                rc = post_single(x, t, entry_at(x, t, m, k), h[2 + 2 * k], MPI_BYTE, t->members[m], COLIO_XCHG_SEND,
+                                 TAG_MEMBER);
+    t->end = x->nreqs;
+    if (t->spare == NULL)
+        t->stage = ST_ALL; /* the last batch: its sends complete with the rest */
+    colio_xchg_note_inflight(x);
+    return rc;
+}
+
+/*
+ * No coalesce buffer (out of memory, or colio_fault=coalesce:N): gather and
+ * forward one peer's segment at a time through a spare buffer of the largest
+ * segment, slower but with every byte right (forwarding anything else would
+ * hand aggregators wrong run lists). Not even that: nothing can keep the
+ * peers going.
+ */
+static void la_spare(colio_xchg_t *x, tam_t *t)
+{
+    int64_t most = 0;
+    for (int p = 0; p < x->nprocs; p++)
+        most = t->seg_len[p] > most ? t->seg_len[p] : most;
+    t->spare = malloc((size_t)most);
+    if (t->spare == NULL) {
+        fprintf(stderr, "colio: tam: out of memory for a %lld-byte segment at rank %d\n", (long long)most, x->rank);
+        MPI_Abort(x->comm, 1);
     }
-    return rc;
-}
-
-/* Down: each member's pieces, in ascending aggregator order (the order it posted its receives in). */
-static int la_forward_down(colio_xchg_t *x, tam_t *t)
-{
-    int rc = 0;
-    for (int m = 0; m < t->nmembers; m++)
-        for (int64_t k = 0, *h = header(t, m); k < h[0] && rc == 0; k++) {
-            char *at = t->spare ? t->spare : t->coal + entry_off(t, x, m)[k];
-            rc = post_single(x, t, at, h[2 + 2 * k], MPI_BYTE, t->members[m], COLIO_XCHG_SEND, TAG_MEMBER);
-        }
-    return rc;
 }
 
 /* The coalesce buffer (NULL when out of memory, or refused by colio_fault=coalesce:N for tests). */
@@ -485,22 +489,26 @@ static char *coalesce_alloc(const colio_xchg_t *x, int64_t bytes)
     return malloc((size_t)bytes);
 }
 
-/* Headers arrived: lay out the coalesce buffer and post the gather. */
+/* Headers arrived: lay out the coalesce buffer and post the first gather. */
 static int la_headers_done(colio_xchg_t *x, tam_t *t)
 {
     if (!headers_valid(x, t))
         return COLIO_ERR_MPI;
     int64_t total = la_layout(x, t);
-    t->cur_m = t->cur_k = 0;
+    t->lo = t->hi = 0;
     if (total > 0 && (t->coal = coalesce_alloc(x, total)) == NULL)
-        la_fallback(x, t);
+        la_spare(x, t);
+    if (!next_batch(x, t)) {
+        t->stage = ST_ALL;
+        return 0;
+    }
     return la_gather(x, t);
 }
 
 /* One step of the LA's stages; *moved when a stage completed. */
 static int la_advance(colio_xchg_t *x, tam_t *t, int *moved)
 {
-    int flag = 1, rc = 0;
+    int flag = 1;
     *moved = 0;
     if (t->end > t->first &&
         MPI_Testall(t->end - t->first, x->reqs + t->first, &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
@@ -510,15 +518,12 @@ static int la_advance(colio_xchg_t *x, tam_t *t, int *moved)
     *moved = 1;
     if (t->stage == ST_HEADERS)
         return la_headers_done(x, t);
-    if (t->spare && (rc = gather_next(x, t)) != 1) { /* the spare buffer takes the next message */
-        t->first = x->nreqs - 1;
-        t->end = x->nreqs;
-        return rc;
-    }
+    if (t->stage == ST_GATHER)
+        return la_forward(x, t);
+    if (next_batch(x, t)) /* ST_FORWARD with the spare buffer: it is free again */
+        return la_gather(x, t);
     t->stage = ST_ALL;
-    rc = x->to_aggs ? la_forward_up(x, t) : la_forward_down(x, t);
-    colio_xchg_note_inflight(x);
-    return rc;
+    return 0;
 }
 
 /* ---- the kernel ------------------------------------------------------------------ */
@@ -558,8 +563,7 @@ static int tam_progress(colio_xchg_t *x, int *done_p)
         return rc;
     if (t && t->stage != ST_ALL)
         return 0;
-    rc = colio_xchg_testall(x, done_p);
-    return rc != 0 ? rc : (*done_p && t ? t->err : 0);
+    return colio_xchg_testall(x, done_p);
 }
 
 static void tam_cleanup(colio_xchg_t *x)
