@@ -7,15 +7,31 @@
 
 /*
  * Aggregators per node when neither hint sets them (colio_aggregators_per_node=0):
- * ROMIO's one per node across nodes, where each node's link is the limit;
- * two on a job of one node, where the exchange is memory copies and a second
- * aggregator copies on another core (2 ranks on tmpfs here: interleaved
- * 64 MiB writes 0.042 -> 0.030 s, the E3SM F and G maps 7 % and 15 % faster,
- * no workload slower).
+ * ROMIO's one per node across nodes, where each node's link is the limit.
+ * On a job of one node the exchange is memory copies and the aggregators'
+ * per-piece work, which more aggregators share across cores, while every
+ * aggregator adds a message per source and round and a writer contending
+ * for the file: ceil(sqrt(ranks)), at least two. Measured on tmpfs, writes
+ * (docs/PERFORMANCE.md, "Aggregators on one node"): two beat one at 2
+ * ranks; at 8-16 ranks 3-4 beat two on every workload (E3SM F 1.4-1.5x),
+ * and ranks/2 lost on 4 KiB interleaved pieces at 16.
  */
+static int ceil_sqrt(int n)
+{
+    int r = 1;
+    while (r * r < n)
+        r++;
+    return r;
+}
+
 static int per_node_of(const colio_topo_t *topo, int per_node)
 {
-    return per_node > 0 ? per_node : topo->nnodes == 1 ? 2 : 1;
+    if (per_node > 0)
+        return per_node;
+    if (topo->nnodes > 1)
+        return 1;
+    int r = ceil_sqrt(topo->nprocs);
+    return r > 2 ? r : 2;
 }
 
 int colio_place_count(const colio_topo_t *topo, int cb_nodes, int per_node)
