@@ -119,6 +119,23 @@ static int config_subfiles(const colio_file *fh, const colio_hints_t *h, colio_c
     return COLIO_SUCCESS;
 }
 
+/* The wide set (every rank) where calls may take it: ROMIO's placement of all ranks and its exchange context. */
+static int configure_wide(const colio_file *fh, const colio_hints_t *h, const colio_place_ops_t *now,
+                          colio_config_t *cfg, colio_err_t *err)
+{
+    int n = colio_place_wide_count(&cfg->topo, h->cb_nodes, h->aggs_per_node);
+    if (n <= cfg->naggs || fh->sub.nsub > 0)
+        return COLIO_SUCCESS;
+    colio_place_input_t in = {.topo = &cfg->topo, .naggs = n, .per_node = h->aggs_per_node};
+    cfg->wide.aggs = malloc(sizeof(int) * (size_t)n);
+    if (cfg->wide.aggs == NULL || colio_place_select(now, &in, cfg->wide.aggs) != 0)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the file");
+    if (colio_xchg_ctx_build(&cfg->wide.xctx, &cfg->topo, cfg->wide.aggs, n, h, err) != 0)
+        return err->code;
+    cfg->wide.naggs = n;
+    return COLIO_SUCCESS;
+}
+
 int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -155,7 +172,8 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
         colio_config_free(cfg);
         return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", now->name);
     }
-    if (colio_xchg_ctx_build(&cfg->xctx, &cfg->topo, cfg->aggs, cfg->naggs, h, err) != 0) {
+    if (colio_xchg_ctx_build(&cfg->xctx, &cfg->topo, cfg->aggs, cfg->naggs, h, err) != 0 ||
+        configure_wide(fh, h, now, cfg, err) != 0) {
         colio_config_free(cfg);
         return err->code;
     }
@@ -230,7 +248,9 @@ void colio_config_free(colio_config_t *cfg)
         MPI_Win_free(&cfg->win);
     colio_topo_free(&cfg->topo);
     colio_xchg_ctx_free(&cfg->xctx);
+    colio_xchg_ctx_free(&cfg->wide.xctx);
     free(cfg->aggs);
+    free(cfg->wide.aggs);
     free(cfg->group_of_rank);
     free(cfg->group_first);
     memset(cfg, 0, sizeof *cfg);

@@ -86,7 +86,7 @@ static const hint_def_t hint_table[] = {
      "under 1 MiB, so a round's bytes stay in a core's cache while copied and pipelined rounds overlap storage "
      "sooner; cb_buffer_size without a model (colio_storage_model=off). The block and stripe layouts keep their "
      "unit: whole blocks, one stripe a round"},
-    {"cb_nodes", HK_INT, F(cb_nodes), 1, INT_MAX, NULL, "one per node (on one node: ceil(sqrt(ranks)), at least two)",
+    {"cb_nodes", HK_INT, F(cb_nodes), 1, INT_MAX, NULL, "one per node (on one node: ceil(sqrt(ranks)), at least two; every rank for writes of pieces under 2 KiB)",
      "number of aggregators (capped at the number of ranks)"},
     {"romio_cb_write", HK_TOGGLE, F(cb_write), 0, 0, NULL, "automatic",
      "collective buffering for writes: enable, disable (direct I/O by each rank), automatic"},
@@ -167,8 +167,9 @@ static const hint_def_t hint_table[] = {
      "one MPI_Iallgather and one MPI_Iallgatherv per operation with romio placement"},
     {"colio_aggregators_per_node", HK_INT, F(aggs_per_node), 0, INT_MAX, NULL, "0",
      "aggregators per node when cb_nodes is not set, and the most any placement but romio puts on one node; "
-     "0: one per node when the job spans several nodes (ROMIO's); on one node ceil(sqrt(ranks)), at least two "
-     "(the exchange is then memory copies and per-piece work, shared out across cores)"},
+     "0: one per node when the job spans several nodes (ROMIO's); on one node ceil(sqrt(ranks)), at least two, "
+     "and every rank for writes whose pieces average under 2 KiB (the exchange is then memory copies and "
+     "per-piece work, shared out across cores); setting this hint or cb_nodes fixes the count for every call"},
     {"colio_topology", HK_PATH, F(topology), 0, 0, topology_valid, "flat",
      "network model for placement and metrics: flat, tree:fanout=AxB..., fattree:k=K, "
      "dragonfly:groups=G,routers=R,nodes=N, torus:dims=AxBx...[,psets=P,bridges=Q], or a topology file "

@@ -30,6 +30,11 @@ typedef struct colio_config {
     int *aggs;                  /* aggregator ranks, domain order */
     int naggs;
     colio_xchg_ctx_t xctx;
+    struct {                    /* every rank, for writes of small pieces on one node (place/common.c) */
+        int *aggs;
+        int naggs;              /* 0: no wide set */
+        colio_xchg_ctx_t xctx;
+    } wide;
     MPI_Win win;                /* one-sided kernels: the file's dynamic window, when has_win */
     int has_win;
     /* subfiling with groups (subfile/groups.h): NULL/0 otherwise */

@@ -560,7 +560,7 @@ static int init_plan_memory(colio_op_t *op)
 {
     void **slots[COLIO_ARR_KINDS];
     init_array_slots(op, slots);
-    op->arr_naggs = op->fh->cfg.naggs;
+    op->arr_naggs = op->fh->cfg.naggs > op->fh->cfg.wide.naggs ? op->fh->cfg.naggs : op->fh->cfg.wide.naggs;
     /* their memory too: a failure is agreed at SETUP */
     if (colio_array_take_set(&op->fh->bufs, init_array_kinds(op->fh), array_sizes(op), slots))
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", op->fh->nprocs);
@@ -839,6 +839,19 @@ void colio_file_choose_rounds(colio_file *fh)
             fh->round_bytes[write][direct] = choose_round_bytes(fh, write, direct);
 }
 
+int colio_op_wide(const colio_op_t *op)
+{
+    const colio_setup_words_t *w = &op->agree_out.setup;
+    return op->fh->cfg.wide.naggs > 0 &&
+           colio_place_wide_call(op->args.kind == COLIO_OP_WRITE, w->bytes_sum, w->pieces_sum);
+}
+
+int colio_op_naggs(const colio_op_t *op)
+{
+    int n = colio_op_wide(op) ? op->fh->cfg.wide.naggs : op->fh->cfg.naggs;
+    return n > 0 ? n : 1;
+}
+
 /* The call as every rank knows it after SETUP, for the cost model (engine/strategy.h). */
 static colio_call_shape_t call_shape(const colio_op_t *op)
 {
@@ -848,7 +861,7 @@ static colio_call_shape_t call_shape(const colio_op_t *op)
         .write = op->args.kind == COLIO_OP_WRITE,
         .nprocs = fh->nprocs,
         .nnodes = file_nodes(fh),
-        .naggs = fh->cfg.naggs > 0 ? fh->cfg.naggs : 1,
+        .naggs = colio_op_naggs(op),
         .bytes = w->bytes_sum,
         .pieces = w->pieces_sum,
         .extent = op->ghi - op->glo,

@@ -75,6 +75,10 @@ const char *colio_place_name(int i);
 
 /* How many aggregators the hints ask for: cb_nodes, else per_node on every node; capped at nprocs. */
 int colio_place_count(const colio_topo_t *topo, int cb_nodes, int per_node);
+/* Aggregators of the wide set (every rank) when neither hint sets a count on a job of one node, else 0. */
+int colio_place_wide_count(const colio_topo_t *topo, int cb_nodes, int per_node);
+/* Whether a call of these totals (agreed) takes the wide set: writes whose average piece is small. */
+int colio_place_wide_call(int write, int64_t bytes, int64_t pieces);
 /* The per-node cap a placement honours: per_node, raised when naggs needs more. */
 int colio_place_node_cap(const colio_topo_t *topo, int naggs, int per_node);
 

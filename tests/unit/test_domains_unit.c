@@ -215,6 +215,34 @@ static int count_problems(const colio_access_t *acc, const colio_domains_t *d, i
 }
 
 /* Splitting runs by domain keeps every byte once, in order, inside one round, with its stream position. */
+/*
+ * How many aggregators by default: one per node across nodes; on one node
+ * ceil(sqrt(ranks)), at least two, and every rank for writes of pieces under
+ * 2 KiB on average (the wide set); hints turn both off.
+ */
+static void default_counts(void)
+{
+    static const int ranks[] = {1, 2, 3, 4, 5, 9, 10, 16, 17, 64}, want[] = {1, 2, 2, 2, 3, 3, 4, 4, 5, 8};
+    int node_of[64] = {0};
+    for (int i = 0; i < 10; i++) {
+        colio_topo_t t;
+        CHECK(colio_topo_from_nodes(ranks[i], node_of, &t) == 0, "topology of %d", ranks[i]);
+        int n = colio_place_count(&t, 0, 0), wide = colio_place_wide_count(&t, 0, 0);
+        CHECK(n == want[i], "%d ranks on one node: %d aggregators, expected %d", ranks[i], n, want[i]);
+        CHECK(wide == ranks[i], "%d ranks on one node: wide set of %d", ranks[i], wide);
+        CHECK(colio_place_wide_count(&t, 3, 0) == 0 && colio_place_wide_count(&t, 0, 1) == 0, "hints: no wide set");
+        colio_topo_free(&t);
+    }
+    int two_nodes[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    colio_topo_t t;
+    CHECK(colio_topo_from_nodes(8, two_nodes, &t) == 0, "topology of two nodes");
+    CHECK(colio_place_count(&t, 0, 0) == 2 && colio_place_wide_count(&t, 0, 0) == 0, "two nodes: one each, no wide set");
+    colio_topo_free(&t);
+    CHECK(colio_place_wide_call(1, 8 * 1000, 1000) && colio_place_wide_call(1, 2047, 1), "small pieces written: wide");
+    CHECK(!colio_place_wide_call(1, 2048, 1) && !colio_place_wide_call(1, 4096 * 10, 10), "2 KiB pieces and up: not wide");
+    CHECK(!colio_place_wide_call(0, 8, 1) && !colio_place_wide_call(1, 0, 0), "reads and empty calls: not wide");
+}
+
 static void split(void)
 {
     for (int round = 0; round < 400; round++) {
@@ -304,6 +332,7 @@ int main(void)
     stripe_example();
     chosen_rounds_keep_units();
     romio_placement();
+    default_counts();
     split();
     return unit_finish("test_domains_unit");
 }
