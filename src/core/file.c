@@ -114,26 +114,31 @@ static int config_subfiles(const colio_file *fh, const colio_hints_t *h, colio_c
         return COLIO_SUCCESS;
     }
     cfg->ngroups = n;
-    cfg->naggs = naggs;
+    cfg->set.naggs = naggs;
     cfg->domain = &colio_domain_subfile;
     return COLIO_SUCCESS;
 }
 
-/* The wide set (every rank) where calls may take it: ROMIO's placement of all ranks and its exchange context. */
-static int configure_wide(const colio_file *fh, const colio_hints_t *h, const colio_place_ops_t *now,
-                          colio_config_t *cfg, colio_err_t *err)
+/* Place in->naggs aggregators and build their exchange context. */
+static int agg_set_build(colio_agg_set_t *set, const colio_place_ops_t *place, const colio_place_input_t *in,
+                         const colio_hints_t *h, colio_err_t *err)
 {
-    int n = colio_place_wide_count(&cfg->topo, h->cb_nodes, h->aggs_per_node);
-    if (n <= cfg->naggs || fh->sub.nsub > 0)
-        return COLIO_SUCCESS;
-    colio_place_input_t in = {.topo = &cfg->topo, .naggs = n, .per_node = h->aggs_per_node};
-    cfg->wide.aggs = malloc(sizeof(int) * (size_t)n);
-    if (cfg->wide.aggs == NULL || colio_place_select(now, &in, cfg->wide.aggs) != 0)
+    set->aggs = malloc(sizeof(int) * (size_t)in->naggs);
+    if (set->aggs == NULL)
         return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the file");
-    if (colio_xchg_ctx_build(&cfg->wide.xctx, &cfg->topo, cfg->wide.aggs, n, h, err) != 0)
+    if (colio_place_select(place, in, set->aggs) != 0)
+        return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", place->name);
+    if (colio_xchg_ctx_build(&set->xctx, in->topo, set->aggs, in->naggs, h, err) != 0)
         return err->code;
-    cfg->wide.naggs = n;
+    set->naggs = in->naggs;
     return COLIO_SUCCESS;
+}
+
+static void agg_set_free(colio_agg_set_t *set)
+{
+    colio_xchg_ctx_free(&set->xctx);
+    free(set->aggs);
+    memset(set, 0, sizeof *set);
 }
 
 int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
@@ -148,11 +153,6 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
                   find_kernel(h->meta_exchange[0] ? h->meta_exchange : h->exchange, &cfg->xchg_meta);
     if (!cfg->place || !cfg->domain || !cfg->coll || !kernels)
         return colio_err_set(err, COLIO_ERR_HINT, "unknown plug-in name in hints");
-    cfg->aggs = malloc(sizeof(int) * (size_t)fh->nprocs);
-    if (cfg->aggs == NULL) {
-        colio_config_free(cfg);
-        return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory configuring the file");
-    }
     if (colio_file_topo(fh, h, &cfg->topo, err) != 0) {
         colio_config_free(cfg);
         return err->code;
@@ -160,24 +160,23 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
     /* placements that read the access pattern choose per operation; until then (and for the
        exchange context of the file) the aggregators are ROMIO's */
     const colio_place_ops_t *now = cfg->place->uses_pattern ? colio_place_find("romio") : cfg->place;
-    cfg->naggs = colio_place_count(&cfg->topo, h->cb_nodes, h->aggs_per_node);
+    cfg->set.naggs = colio_place_count(&cfg->topo, h->cb_nodes, h->aggs_per_node);
     if (fh->sub.nsub > 0 && config_subfiles(fh, h, cfg, err) != 0) {
         colio_config_free(cfg);
         return err->code;
     }
-    colio_place_input_t in = {.topo = &cfg->topo, .naggs = cfg->naggs, .per_node = h->aggs_per_node,
+    colio_place_input_t in = {.topo = &cfg->topo, .naggs = cfg->set.naggs, .per_node = h->aggs_per_node,
                               .group_of_rank = cfg->group_of_rank, .group_first = cfg->group_first,
                               .ngroups = cfg->ngroups};
-    if (colio_place_select(now, &in, cfg->aggs) != 0) {
+    /* the wide set where calls may take it: every rank, not for subfiled files (their groups keep theirs) */
+    colio_place_input_t wide = {.topo = &cfg->topo, .per_node = h->aggs_per_node,
+                                .naggs = colio_place_wide_count(&cfg->topo, h->cb_nodes, h->aggs_per_node)};
+    int rc = agg_set_build(&cfg->set, now, &in, h, err);
+    if (rc == COLIO_SUCCESS && wide.naggs > cfg->set.naggs && fh->sub.nsub == 0)
+        rc = agg_set_build(&cfg->wide, now, &wide, h, err);
+    if (rc != COLIO_SUCCESS)
         colio_config_free(cfg);
-        return colio_err_set(err, COLIO_ERR_NOMEM, "aggregator placement (%s) failed", now->name);
-    }
-    if (colio_xchg_ctx_build(&cfg->xctx, &cfg->topo, cfg->aggs, cfg->naggs, h, err) != 0 ||
-        configure_wide(fh, h, now, cfg, err) != 0) {
-        colio_config_free(cfg);
-        return err->code;
-    }
-    return COLIO_SUCCESS;
+    return rc;
 }
 
 /* Whether a kernel the hints name is one-sided (then the file needs its window). */
@@ -247,10 +246,8 @@ void colio_config_free(colio_config_t *cfg)
     if (cfg->has_win)
         MPI_Win_free(&cfg->win);
     colio_topo_free(&cfg->topo);
-    colio_xchg_ctx_free(&cfg->xctx);
-    colio_xchg_ctx_free(&cfg->wide.xctx);
-    free(cfg->aggs);
-    free(cfg->wide.aggs);
+    agg_set_free(&cfg->set);
+    agg_set_free(&cfg->wide);
     free(cfg->group_of_rank);
     free(cfg->group_first);
     memset(cfg, 0, sizeof *cfg);
@@ -923,7 +920,7 @@ static int file_hint(const colio_file *fh, const char *key, char *value, int len
     else if (strcmp(key, "colio_subfile_stripe") == 0)
         snprintf(value, len, "%lld", (long long)fh->sub.stripe);
     else
-        return colio_hints_report(&fh->hints, fh->cfg.naggs, key, value, len);
+        return colio_hints_report(&fh->hints, fh->cfg.set.naggs, key, value, len);
     return COLIO_SUCCESS;
 }
 

@@ -21,20 +21,22 @@
  * context. Rebuilt as a whole when hints change and swapped in only once
  * every rank has built its own, so a failure anywhere leaves the old one.
  */
+/* A set of aggregators and the exchange context built for it. */
+typedef struct colio_agg_set {
+    int *aggs;                  /* aggregator ranks, domain order */
+    int naggs;
+    colio_xchg_ctx_t xctx;
+} colio_agg_set_t;
+
 typedef struct colio_config {
     const colio_place_ops_t *place;
     const colio_domain_ops_t *domain;
     const colio_xchg_ops_t *xchg_data, *xchg_meta; /* NULL: "auto", chosen per operation */
     const colio_coll_ops_t *coll;               /* the operations' agreements */
     colio_topo_t topo;
-    int *aggs;                  /* aggregator ranks, domain order */
-    int naggs;
-    colio_xchg_ctx_t xctx;
-    struct {                    /* every rank, for writes of small pieces on one node (place/common.c) */
-        int *aggs;
-        int naggs;              /* 0: no wide set */
-        colio_xchg_ctx_t xctx;
-    } wide;
+    colio_agg_set_t set;        /* the file's aggregators (placements that read the pattern: per call) */
+    colio_agg_set_t wide;       /* every rank, for writes of small pieces on one node (place/common.c);
+                                   naggs 0: none */
     MPI_Win win;                /* one-sided kernels: the file's dynamic window, when has_win */
     int has_win;
     /* subfiling with groups (subfile/groups.h): NULL/0 otherwise */

@@ -308,7 +308,7 @@ void colio_op_xchg_setup(colio_op_t *op, colio_xchg_t *x, int tag, const colio_x
     x->rank = fh->rank;
     x->nprocs = fh->nprocs;
     x->topo = &fh->cfg.topo;
-    x->ctx = op->plan.xctx ? op->plan.xctx : &fh->cfg.xctx;
+    x->ctx = op->plan.xctx ? op->plan.xctx : &fh->cfg.set.xctx;
     x->ops = ops;
     x->to_aggs = to_aggs;
     x->win = fh->cfg.has_win ? fh->cfg.win : MPI_WIN_NULL;
@@ -560,7 +560,8 @@ static int init_plan_memory(colio_op_t *op)
 {
     void **slots[COLIO_ARR_KINDS];
     init_array_slots(op, slots);
-    op->arr_naggs = op->fh->cfg.naggs > op->fh->cfg.wide.naggs ? op->fh->cfg.naggs : op->fh->cfg.wide.naggs;
+    const colio_config_t *c = &op->fh->cfg;
+    op->arr_naggs = c->set.naggs > c->wide.naggs ? c->set.naggs : c->wide.naggs;
     /* their memory too: a failure is agreed at SETUP */
     if (colio_array_take_set(&op->fh->bufs, init_array_kinds(op->fh), array_sizes(op), slots))
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", op->fh->nprocs);
@@ -839,17 +840,12 @@ void colio_file_choose_rounds(colio_file *fh)
             fh->round_bytes[write][direct] = choose_round_bytes(fh, write, direct);
 }
 
-int colio_op_wide(const colio_op_t *op)
+const colio_agg_set_t *colio_op_agg_set(const colio_op_t *op)
 {
     const colio_setup_words_t *w = &op->agree_out.setup;
-    return op->fh->cfg.wide.naggs > 0 &&
-           colio_place_wide_call(op->args.kind == COLIO_OP_WRITE, w->bytes_sum, w->pieces_sum);
-}
-
-int colio_op_naggs(const colio_op_t *op)
-{
-    int n = colio_op_wide(op) ? op->fh->cfg.wide.naggs : op->fh->cfg.naggs;
-    return n > 0 ? n : 1;
+    const colio_config_t *c = &op->fh->cfg;
+    int wide = c->wide.naggs > 0 && colio_place_wide_call(op->args.kind == COLIO_OP_WRITE, w->bytes_sum, w->pieces_sum);
+    return wide ? &c->wide : &c->set;
 }
 
 /* The call as every rank knows it after SETUP, for the cost model (engine/strategy.h). */
@@ -861,7 +857,7 @@ static colio_call_shape_t call_shape(const colio_op_t *op)
         .write = op->args.kind == COLIO_OP_WRITE,
         .nprocs = fh->nprocs,
         .nnodes = file_nodes(fh),
-        .naggs = colio_op_naggs(op),
+        .naggs = colio_op_agg_set(op)->naggs,
         .bytes = w->bytes_sum,
         .pieces = w->pieces_sum,
         .extent = op->ghi - op->glo,

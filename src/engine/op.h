@@ -377,9 +377,8 @@ int colio_op_waits_on_messages(colio_op_t *op);
 void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n);
 /* Blocking: run every step to completion. Returns the agreed code. */
 int colio_op_run(colio_op_t *op);
-/* After SETUP: whether the call takes the file's wide aggregator set (every rank), and its aggregator count. */
-int colio_op_wide(const colio_op_t *op);
-int colio_op_naggs(const colio_op_t *op);
+/* After SETUP: the call's aggregators, the file's set or its wide set (every rank; place/common.c). */
+const struct colio_agg_set *colio_op_agg_set(const colio_op_t *op);
 /* Zero the rounds' state (op->rnd but the INIT arrays it holds): colio_op_init leaves it to PLAN. */
 void colio_round_state_zero(colio_op_t *op);
 /* Fill status, advance the file pointer, record statistics, free everything. */

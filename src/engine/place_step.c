@@ -123,9 +123,9 @@ static int wants_pattern(const colio_file *fh)
 void colio_place_begin(colio_op_t *op)
 {
     colio_file *fh = op->fh;
-    int wide = colio_op_wide(op); /* until a placement that reads the pattern chooses */
-    op->plan.aggs = wide ? fh->cfg.wide.aggs : fh->cfg.aggs;
-    op->plan.xctx = wide ? &fh->cfg.wide.xctx : &fh->cfg.xctx;
+    const colio_agg_set_t *set = colio_op_agg_set(op); /* until a placement that reads the pattern chooses */
+    op->plan.aggs = set->aggs;
+    op->plan.xctx = &set->xctx;
     if (!wants_pattern(fh)) { /* one rank: nothing to place or move; else metrics not asked for */
         int64_t one = fh->nprocs == 1 ? op->nbytes : 0;
         op->plan.metrics = (colio_place_metrics_t){.max_agg_bytes = one, .min_agg_bytes = one};

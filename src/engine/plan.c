@@ -172,7 +172,7 @@ int colio_step_plan(colio_op_t *op)
     colio_round_state_zero(op);
     if (op->reuse)
         return borrow_plan(op);
-    p->naggs = colio_op_naggs(op);
+    p->naggs = colio_op_agg_set(op)->naggs;
     colio_domain_input_t in = {.naggs = p->naggs, .lo = op->glo, .hi = op->ghi,
                                .round_size = fh->round_bytes[op->args.kind == COLIO_OP_WRITE][0],
                                .round_max = fh->hints.cb_buffer_size,
