@@ -3,8 +3,12 @@
  * CALLS write_at_all (then read_at_all) calls of BYTES bytes per rank, rank
  * r's k-th call at offset (k * P + r) * BYTES (IOR's segmented pattern,
  * `-t BYTES -b BYTES -s CALLS`), through colio and through the MPI
- * library's own MPI-IO, beside the floor a collective call cannot go below:
- * one MPI_Allreduce of 8 bytes and one MPI_Barrier on the same ranks. Each
+ * library's own MPI-IO, beside what a call cannot go below: one `pwrite`
+ * (`pread`) per call and nothing else (posix: what an MPI-IO that makes no
+ * collective for pieces that do not interleave pays), the same followed by
+ * one MPI_Allreduce of its result (agreed: the floor of a call that returns
+ * the same error on every rank), and one MPI_Allreduce of 8 bytes and one
+ * MPI_Barrier alone on the same ranks. Each
  * figure is the best of LOOPS loops, in microseconds per call (slowest
  * rank); the written bytes are checked after each write loop, the read
  * ones after each read loop.
@@ -14,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "colio.h"
 
@@ -73,8 +79,37 @@ static void mpiio_close(void *fh)
     free(fh);
 }
 
+static int posix_open(const char *path, void **fh)
+{
+    int *fd = malloc(sizeof *fd);
+    *fd = open(path, O_CREAT | O_RDWR, 0644);
+    *fh = fd;
+    return *fd < 0;
+}
+/* One storage call, 0 when it moved every byte. */
+static int posix_xfer(void *fh, int writing, long long off, void *buf, int len)
+{
+    int fd = *(int *)fh;
+    ssize_t n = writing ? pwrite(fd, buf, (size_t)len, off) : pread(fd, buf, (size_t)len, off);
+    return n != len;
+}
+/* The storage call, then every rank learns the worst result: the least a call returning one error costs. */
+static int agreed_xfer(void *fh, int writing, long long off, void *buf, int len)
+{
+    int rc = posix_xfer(fh, writing, off, buf, len), worst;
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+static void posix_close(void *fh)
+{
+    close(*(int *)fh);
+    free(fh);
+}
+
 static const engine_t engines[] = {{"colio", colio_open_, colio_xfer, colio_close_},
-                                   {"mpiio", mpiio_open, mpiio_xfer, mpiio_close}};
+                                   {"mpiio", mpiio_open, mpiio_xfer, mpiio_close},
+                                   {"posix", posix_open, posix_xfer, posix_close},
+                                   {"agreed", posix_open, agreed_xfer, posix_close}};
 
 /* Best of loops: microseconds per call of one loop of calls. */
 static double timed_loops(const engine_t *e, void *fh, int writing, int bytes, int calls, int loops, unsigned char *buf)
