@@ -111,9 +111,10 @@ static const hint_def_t hint_table[] = {
      "libcolio_mpiio sets automatic on every file it takes; disable (or false): no locks"},
     {"colio_storage_model", HK_PATH, F(storage_model), 0, 0, storage_model_valid, "probe",
      "how automatic mode chooses between two-phase I/O and the direct path for each call: probe (from a cost "
-     "model whose storage figures, cost per call and bandwidth of writes and reads, memory copy bandwidth and "
-     "what a second concurrent stream adds, are measured once per file system by a short probe on rank 0 at "
-     "its first open there, in a scratch file it unlinks at once, and kept in colio_storage_cache), figures "
+     "model whose storage figures, cost per call and bandwidth of writes and reads and memory copy bandwidth, "
+     "are measured once per file system by a short probe on rank 0 at its first open there, in a scratch file "
+     "it unlinks at once, and kept in colio_storage_cache; what a second concurrent stream adds is measured on "
+     "a network file system and assumed on a local one, a page cache's), figures "
      "given as write_call=S,write_bw=B,read_call=S,read_bw=B,copy_bw=B,write_streams=X,read_streams=X,"
      "write_call_streams=X,read_call_streams=X,shared=0|1 (seconds per call, bytes per second with k/M/G "
      "suffixes, what a second concurrent stream gives, 0.25-2; keys left out take a parallel file system's "

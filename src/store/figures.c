@@ -420,10 +420,11 @@ static double copy_bandwidth(void)
 /*
  * The measurements, on an unlinked scratch file: a fresh 8 MiB write and
  * its overwrite (bandwidth), 256 writes of 512 bytes 4 KiB apart beyond it
- * (cost per call: what is left after their bytes), the same for reads, and
- * each of them again as two halves by two threads at once (streams).
+ * (cost per call: what is left after their bytes), the same for reads, and,
+ * where measure_streams, each of them again as two halves by two threads at
+ * once (streams).
  */
-static int probe_fd(int fd, char *buf, char *other, colio_store_figures_t *f)
+static int probe_fd(int fd, char *buf, char *other, int measure_streams, colio_store_figures_t *f)
 {
     probe_part_t big_w = {fd, 1, 1, buf, PROBE_BIG, 0, 0, 0}, big_r = {fd, 0, 1, other, PROBE_BIG, 0, 0, 0};
     probe_part_t small_w = {fd, 1, PROBE_CALLS, buf, PROBE_SMALL, PROBE_BIG, PROBE_GAP, 0};
@@ -445,12 +446,12 @@ static int probe_fd(int fd, char *buf, char *other, colio_store_figures_t *f)
        the bandwidth came out 2.6 GB/s for a 3.9 GB/s copy) */
     f->write_bw = PROBE_BIG / bytes_time((fresh + over) / 2, f->write_call);
     f->read_bw = PROBE_BIG / bytes_time(big_read, f->read_call);
-    if (cpus_here() >= 2) {
+    if (measure_streams) {
         f->write_streams = streams(big_w, over);
         f->read_streams = streams(big_r, big_read);
         f->write_call_streams = streams(small_w, run_parts(small_w, 1)); /* both on the pages written above */
         f->read_call_streams = streams(small_r, calls_r);
-    } else { /* a rank bound to one core cannot run two streams: what a local file system's page cache gives */
+    } else { /* what a local file system's page cache gives */
         /* writers of one file take its lock in turn and slow each other down (2 ranks interleaving 4 KiB
            pieces on tmpfs here: 0.040-0.047 s for 64 MiB where one stream's figures say 0.023 s) */
         f->write_streams = 0.6, f->write_call_streams = 0.5;
@@ -492,7 +493,7 @@ static int fs_key(const char *path, char *key, size_t len, int *network)
 }
 
 /* Measure the file system of path's directory. */
-static int probe_dir(const char *path, colio_store_figures_t *f)
+static int probe_dir(const char *path, int measure_streams, colio_store_figures_t *f)
 {
     char dir[PATH_MAX], scratch[PATH_MAX];
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir ||
@@ -507,7 +508,7 @@ static int probe_dir(const char *path, colio_store_figures_t *f)
     if (rc == 0) {
         memset(buf, 0x5a, PROBE_BIG);
         memset(other, 0, PROBE_BIG);
-        rc = probe_fd(fd, buf, other, f);
+        rc = probe_fd(fd, buf, other, measure_streams, f);
     }
     free(buf), free(other);
     close(fd);
@@ -546,6 +547,20 @@ static void kept_put(const char *key, const colio_store_figures_t *f)
     pthread_mutex_unlock(&kept_lock);
 }
 
+/*
+ * Whether two threads of the probing rank can stand for several ranks
+ * sharing the storage: only on a network file system, and only where the
+ * rank has two CPUs (a rank bound to one core cannot run two streams).
+ * Writers of one file through a local page cache take the file's lock in
+ * turn, however many cores: two threads measured that as one stream's
+ * speed (0.96-0.98) where two ranks writing pieces of one file get half of
+ * it (the assumed 0.5-0.6), and while the other ranks wait in the open,
+ * MPI's polling takes the cores the second thread needs. Measured streams
+ * on tmpfs sent the E3SM G write direct, 2.5x slower than two-phase,
+ * whenever ranks were not bound (docs/PERFORMANCE.md, eighth session).
+ */
+static int streams_measurable(int network) { return network && cpus_here() >= 2; }
+
 /* One probe at a time in a process (threads opening files on one file system probe it once). */
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -557,8 +572,9 @@ int colio_figures_of_path(const char *path, const char *cache, colio_store_figur
     int rc = fs_key(path, key, sizeof key, &network);
     if (rc != 0)
         return rc;
-    if (cpus_here() < 2) /* the streams are assumed, not measured: kept apart from measured ones */
-        strncat(key, ":bound", sizeof key - strlen(key) - 1);
+    int measure_streams = streams_measurable(network);
+    if (!measure_streams) /* the streams are assumed, not measured: kept apart from measured ones */
+        strncat(key, ":assumed", sizeof key - strlen(key) - 1);
     if (kept_get(key, f))
         return 0;
     pthread_mutex_lock(&probe_lock);
@@ -568,7 +584,7 @@ int colio_figures_of_path(const char *path, const char *cache, colio_store_figur
         pthread_mutex_unlock(&probe_lock);
         return 0;
     }
-    rc = probe_dir(path, f);
+    rc = probe_dir(path, measure_streams, f);
     f->shared = network;
     if (rc == 0 && figures_sane(f)) {
         kept_put(key, f);
