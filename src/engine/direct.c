@@ -14,7 +14,10 @@
  * nonblocking call's initiation returns at once and the progress thread, or
  * the program's test and wait calls, carry the operation on. Pieces whose
  * memory is one stretch move straight between it and the file; others go
- * through the job's bounce buffer.
+ * through the job's bounce buffer, and so do reads of 1 KiB or more whose
+ * memory does not share the file's alignment (docs/DESIGN.md, "Aligned
+ * reads"): the bounce buffer puts every read at its file offset's
+ * alignment.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,19 @@
 #define COLIO_DIRECT_MAX_CALLS 1024
 /* Reads, colio_storage_model=off: average hole between pieces up to which reading the holes (sieving) pays off. */
 #define COLIO_SIEVE_DIRECT_HOLE (64 << 10)
+/* Read pieces from this size on go through the bounce buffer when their memory is off the file's alignment
+   (1 KiB: 1.33 us against 1.00 us a call, the copy out costs less). */
+#define COLIO_READ_ALIGN_MIN 1024
+
+/* Bytes from `at` to the next place in the bounce buffer where a read of file offset off is aligned. */
+static int64_t align_pad(int64_t at, int64_t off) { return (off - at) & (COLIO_READ_ALIGN - 1); }
+
+/* Reads of n bytes into m from file offset off that would copy slowly there. */
+static int misaligned_read(const colio_op_t *op, const char *m, int64_t n, int64_t off)
+{
+    return op->args.kind == COLIO_OP_READ && n >= COLIO_READ_ALIGN_MIN &&
+           ((uintptr_t)m - (uintptr_t)off) % (COLIO_READ_ALIGN / 2) != 0;
+}
 
 /* Piece k of run i. */
 static colio_piece_t piece_at(const colio_access_t *acc, int64_t i, int64_t k)
@@ -59,8 +75,9 @@ static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
     int me = (int)(s - d->slot);
     if (d->bounce_owner >= 0 && d->bounce_owner != me)
         return 0; /* another job's: this one ends here */
-    size_t size = (size_t)bounce_bytes(op);
-    if (d->bounce == NULL && (d->bounce = colio_buf_take(&op->fh->bufs, size, &d->bounce_cap)) == NULL) {
+    size_t size = (size_t)bounce_bytes(op) + COLIO_READ_ALIGN; /* room to align the first read */
+    if (d->bounce == NULL &&
+        (d->bounce = colio_buf_take_aligned(&op->fh->bufs, size, COLIO_READ_ALIGN, &d->bounce_cap)) == NULL) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)size);
         op->io_failed = 1;
         return 0;
@@ -100,12 +117,14 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     colio_direct_t *d = &op->dir;
     int64_t pos = p->pos + d->part, off = p->off + d->part;
     char *m = colio_mem_contig(&op->mem, pos, n);
-    if (m)
+    if (m && !misaligned_read(op, m, n, off))
         return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
-    int64_t room = bounce_bytes(op) - s->bounce_used;
+    int64_t pad = op->args.kind == COLIO_OP_READ ? align_pad(s->bounce_used, off) : 0;
+    int64_t room = bounce_bytes(op) - s->bounce_used - pad;
     n = n < room ? n : room;
-    if (n == 0 || !bounce_ready(op, s))
+    if (n <= 0 || !bounce_ready(op, s))
         return 0;
+    s->bounce_used += pad;
     char *b = d->bounce + s->bounce_used;
     if (op->args.kind == COLIO_OP_WRITE)
         colio_mem_gather(&op->mem, pos, n, b);
@@ -178,13 +197,14 @@ static void fill_sieve(colio_op_t *op, colio_direct_slot_t *s, int64_t ei, int64
     colio_piece_t first = piece_at(&op->acc, d->i, d->k);
     if (!bounce_ready(op, s))
         return; /* in use by another job (or not to be had: recorded) */
-    if (colio_aio_job_add(&s->job, d->bounce, end - first.off, first.off) != 0) {
+    int64_t pad = align_pad(0, first.off); /* the bounce buffer's byte b holds file byte base + b */
+    if (colio_aio_job_add(&s->job, d->bounce + pad, end - first.off, first.off) != 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing a read");
         op->io_failed = 1;
         return;
     }
     s->sieve = 1;
-    s->si = d->i, s->sk = d->k, s->ei = ei, s->ek = ek, s->base = first.off;
+    s->si = d->i, s->sk = d->k, s->ei = ei, s->ek = ek, s->base = first.off - pad;
     d->i = ei, d->k = ek;
 }
 

@@ -104,6 +104,8 @@ static int alloc_cbuf(colio_op_t *op)
     int64_t size = round_buffer_size(op), blk = fs_block(op->fh) > 0 ? fs_block(op->fh) : 4096;
     if (size == 0)
         return 0; /* an empty file domain: no rounds here */
+    if (op->args.kind == COLIO_OP_READ)
+        size += COLIO_READ_ALIGN; /* room to put each round at its file offset's alignment */
     if (blk <= (1 << 24)) /* not for huge blocks: a whole one per aggregator would waste memory */
         size = (size + blk - 1) / blk * blk;
     int nbufs = want_pipeline(op) ? 2 : 1;

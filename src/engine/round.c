@@ -368,6 +368,11 @@ void colio_round_place_agg_slices(colio_op_t *op, int in_place)
     }
 }
 
+int64_t colio_round_read_shift(const colio_op_t *op, int64_t rs)
+{
+    return op->args.kind == COLIO_OP_READ ? rs & (COLIO_READ_ALIGN - 1) : 0;
+}
+
 int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole)
 {
     const colio_coverage_t *c = &op->rnd.cov;
@@ -395,6 +400,7 @@ static void rma_target(colio_op_t *op, colio_slice_t *s)
         contig = (next < 0 || run.off == next) && colio_run_end(&run) - run.off == colio_run_bytes(&run);
         next = colio_run_end(&run);
     }
+    base += (MPI_Aint)colio_round_read_shift(op, rs); /* where the aggregator put file offset rs */
     s->ttype = MPI_BYTE;
     s->tdisp = base + (MPI_Aint)(colio_meta_off(l->meta, l->words, s->first) - rs);
     if (contig)
@@ -483,7 +489,7 @@ int colio_step_round(colio_op_t *op)
     int64_t r = next_round(op);
     if (!colio_round_pipe_ready(op, r, agg_next_round(op) == r))
         return COLIO_STEP_WAIT; /* a storage job must finish first: op->io_wait says which */
-    rd->cbuf = rd->buf[rd->cur].mem;
+    rd->cbuf = rd->buf[rd->cur].mem; /* moved to the round's alignment once its extent is known */
     if (r == INT64_MAX) {
         op->phase = COLIO_PH_FINAL;
         return COLIO_STEP_NEXT;
@@ -496,6 +502,7 @@ int colio_step_round(colio_op_t *op)
         op->plan.dom.ops->round_extent(&op->plan.dom, op->plan.my_agg, r, &rd->rs, &rd->re);
         if (rd->rs > rd->re) /* a dense round past my share: empty, no I/O */
             rd->rs = rd->re;
+        rd->cbuf += colio_round_read_shift(op, rd->rs);
         cut_aggregator_slices(op);
     }
     if (op->args.kind == COLIO_OP_WRITE)

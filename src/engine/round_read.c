@@ -81,7 +81,7 @@ static void read_ahead(colio_op_t *op)
         return;
     const colio_coverage_t *c = &rd->cov;
     colio_aio_job_reset(&b->job, COLIO_AIO_READ, op->fh->store, op->fh->st, &rd->chain_failed);
-    if (colio_round_job_fill(&b->job, c, want_sieve(op), b->mem, rs) != 0)
+    if (colio_round_job_fill(&b->job, c, want_sieve(op), b->mem + colio_round_read_shift(op, rs), rs) != 0)
         return; /* out of memory for the list: that round reads in turn */
     b->ahead = 1;
     b->round = r;

@@ -1,0 +1,111 @@
+/*
+ * Aligned reads (src/engine/direct.c, round.c; docs/DESIGN.md, "Aligned
+ * reads"): a read goes through memory at its file offset's alignment, the
+ * direct path's bounce buffer when the user's memory is off it, the
+ * collective buffer moved to each round's alignment. Every rank reads a list
+ * of pieces of 100 B to 300 KB whose file offsets leave every remainder
+ * modulo 64, into memory 0, 8, 16, 24... bytes past a page, through every
+ * path a read can take: direct one call per piece, direct sieved, two-phase
+ * with small rounds (pipelined read-ahead) starting off the alignment, and
+ * two-phase with one-sided data. Each piece must hold the file's bytes, as
+ * computed here from the prefill formula, and the bytes around the user's
+ * memory must stay untouched; then the same through colio_read_at_all of one
+ * piece per rank.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+enum { NPIECES = 7, STRIDE = 310000, GUARD = 64, FIRST = 37 };
+
+static const int64_t piece_len[NPIECES] = {100, 1000, 1024, 4101, 65539, 300000, 2048};
+
+static int64_t piece_off(int r, int j) { return FIRST + (int64_t)(r + j * t_nprocs) * STRIDE + (j * 13 + r * 5) % 64; }
+
+static int64_t file_size(void) { return FIRST + (int64_t)t_nprocs * NPIECES * STRIDE + STRIDE; }
+
+/* The user's memory: bytes from `shift` past a page, guard bytes of 0xEE on both sides. */
+static unsigned char *user_memory(int64_t bytes, int shift, unsigned char **base_p)
+{
+    unsigned char *base = NULL;
+    if (posix_memalign((void **)&base, 4096, (size_t)(bytes + 2 * GUARD + 4096)) != 0)
+        return NULL;
+    memset(base, 0xEE, (size_t)(bytes + 2 * GUARD + 4096));
+    *base_p = base;
+    return base + GUARD + shift;
+}
+
+static void check_memory(const unsigned char *m, int64_t bytes, const MPI_Offset *off, const MPI_Offset *len, int n,
+                         const char *what)
+{
+    int64_t bad = 0, first = -1;
+    for (int p = 0, at = 0; p < n; p++)
+        for (int64_t i = 0; i < len[p]; i++, at++)
+            if (m[at] != pattern_old(off[p] + i) && bad++ == 0)
+                first = at;
+    int guards = 1;
+    for (int g = 1; g <= GUARD; g++)
+        guards &= m[-g] == 0xEE && m[bytes + g - 1] == 0xEE;
+    CHECK(bad == 0 && guards, "%s: %lld wrong bytes (the first at %lld of %lld), guards %s", what, (long long)bad,
+          (long long)first, (long long)bytes, guards ? "kept" : "overwritten");
+}
+
+static void read_lists(const char *path, const char *hints, int shift)
+{
+    MPI_Offset off[NPIECES], len[NPIECES];
+    int64_t bytes = 0;
+    for (int j = 0; j < NPIECES; j++) {
+        off[j] = piece_off(t_rank, j), len[j] = piece_len[j];
+        bytes += len[j];
+    }
+    unsigned char *base = NULL, *m = user_memory(bytes, shift, &base);
+    CHECK(m != NULL, "memory for %lld bytes", (long long)bytes);
+    if (m == NULL)
+        return;
+    colio_file *fh = NULL;
+    MPI_Info info = test_info(hints);
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
+    MPI_Info_free(&info);
+    CHECK_RC(rc, COLIO_SUCCESS, NULL);
+    char what[256];
+    snprintf(what, sizeof what, "list read, %s, memory %d bytes off", hints, shift);
+    if (fh) {
+        CHECK_RC(tu_read_list_all(fh, NPIECES, off, len, m), COLIO_SUCCESS, fh);
+        check_memory(m, bytes, off, len, NPIECES, what);
+        /* one piece per rank, its memory one byte further along each time */
+        int j = 5;
+        memset(base, 0xEE, (size_t)(bytes + 2 * GUARD + 4096));
+        unsigned char *one = m + 1;
+        MPI_Status st;
+        CHECK_RC(tu_read_at_all(fh, off[j], one, len[j], MPI_BYTE, &st), COLIO_SUCCESS, fh);
+        snprintf(what, sizeof what, "read_at_all, %s, memory %d bytes off", hints, shift + 1);
+        check_memory(one, len[j], &off[j], &len[j], 1, what);
+        colio_close(&fh);
+    }
+    free(base);
+}
+
+int main(int argc, char **argv)
+{
+    test_init(&argc, &argv);
+    char path[512];
+    test_path(path, sizeof path, "align");
+    test_prefill(path, file_size());
+    static const char *paths[] = {
+        "romio_cb_read=disable;romio_ds_read=disable",
+        "romio_cb_read=disable;romio_ds_read=enable",
+        "romio_cb_read=enable;colio_round_size=100000",
+        "romio_cb_read=enable;colio_round_size=100000;colio_pipeline=1",
+        "romio_cb_read=enable;colio_exchange=rma",
+        "",
+    };
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    for (size_t c = 0; c < sizeof paths / sizeof paths[0]; c++)
+        /* Open MPI 4's one-sided pt2pt component refuses MPI_THREAD_MULTIPLE (as in test_open) */
+        for (int shift = 0; shift < 64 && !(level == MPI_THREAD_MULTIPLE && strstr(paths[c], "rma")); shift += 24)
+            read_lists(path, paths[c], (shift + 16 * t_rank + 8 * (int)c) % 64);
+    test_unlink(path);
+    return test_finish("test_align");
+}
