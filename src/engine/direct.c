@@ -15,14 +15,15 @@
  * the program's test and wait calls, carry the operation on. Pieces whose
  * memory is one stretch move straight between it and the file; others go
  * through the job's bounce buffer, and so do reads of 1 KiB or more whose
- * memory does not share the file's alignment (docs/DESIGN.md, "Aligned
- * reads"): the bounce buffer puts every read at its file offset's
- * alignment.
+ * memory does not share the file's alignment where such reads copy slowly
+ * (docs/DESIGN.md, "Aligned reads"): the bounce buffer puts every read at
+ * its file offset's alignment.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "access/copy.h"
+#include "base/copyspeed.h"
 #include "engine/file.h"
 #include "engine/op.h"
 #include "engine/order.h"
@@ -33,7 +34,8 @@
 /* Reads, colio_storage_model=off: average hole between pieces up to which reading the holes (sieving) pays off. */
 #define COLIO_SIEVE_DIRECT_HOLE (64 << 10)
 /* Read pieces from this size on go through the bounce buffer when their memory is off the file's alignment
-   (1 KiB: 1.33 us against 1.00 us a call, the copy out costs less). */
+   and such reads copy slowly here (base/copyspeed.h; 1 KiB: 1.33 us against 1.00 us a call, the copy out
+   costs less). */
 #define COLIO_READ_ALIGN_MIN 1024
 
 /* Bytes from `at` to the next place in the bounce buffer where a read of file offset off is aligned. */
@@ -43,7 +45,7 @@ static int64_t align_pad(int64_t at, int64_t off) { return (off - at) & (COLIO_R
 static int misaligned_read(const colio_op_t *op, const char *m, int64_t n, int64_t off)
 {
     return op->args.kind == COLIO_OP_READ && n >= COLIO_READ_ALIGN_MIN &&
-           ((uintptr_t)m - (uintptr_t)off) % (COLIO_READ_ALIGN / 2) != 0;
+           ((uintptr_t)m - (uintptr_t)off) % (COLIO_READ_ALIGN / 2) != 0 && colio_misaligned_reads_slow();
 }
 
 /* Piece k of run i. */

@@ -10,7 +10,9 @@
  * two-phase with one-sided data. Each piece must hold the file's bytes, as
  * computed here from the prefill formula, and the bytes around the user's
  * memory must stay untouched; then the same through colio_read_at_all of one
- * piece per rank.
+ * piece per rank. Misaligned direct reads go through the bounce buffer
+ * only where this CPU copies them slowly (base/copyspeed.h): the suite runs
+ * this with COLIO_MISALIGNED_READS=slow and fast too.
  */
 #include <stdlib.h>
 #include <string.h>
