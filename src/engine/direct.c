@@ -121,7 +121,8 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     char *m = colio_mem_contig(&op->mem, pos, n);
     if (m && !misaligned_read(op, m, n, off))
         return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
-    int64_t pad = op->args.kind == COLIO_OP_READ ? align_pad(s->bounce_used, off) : 0;
+    /* big reads at their file offset's alignment; small ones packed (a pad each would crowd the buffer) */
+    int64_t pad = op->args.kind == COLIO_OP_READ && n >= COLIO_READ_ALIGN_MIN ? align_pad(s->bounce_used, off) : 0;
     int64_t room = bounce_bytes(op) - s->bounce_used - pad;
     n = n < room ? n : room;
     if (n <= 0 || !bounce_ready(op, s))
