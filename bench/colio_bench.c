@@ -87,6 +87,12 @@ static int64_t verify_file(const char *path, const bench_access_t *a, int64_t re
     return bad;
 }
 
+/*
+ * World rank 0's process id, the same on every rank (set in main): in the scratch files' names, so
+ * two runs in one directory (a benchmark beside the test suite) never write each other's files.
+ */
+static long run_id;
+
 /* Before reads: the whole file holds the content, each rank writing its share. */
 static void prepare_file(const char *path, const bench_access_t *a, uint64_t seed)
 {
@@ -370,7 +376,7 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
         return -1;
     }
     char path[1024];
-    snprintf(path, sizeof path, "%s/colio-bench.%s.dat", o->dir, wname);
+    snprintf(path, sizeof path, "%s/colio-bench.%ld.%s.dat", o->dir, run_id, wname);
     unsigned char *buf = data_alloc(o, (size_t)a.bytes + 1);
     for (int op = 0; op < o->nops; op++) {
         int prepared = -1; /* the layout of the file prepared for reads: 0 ordinary, 1 subfiled */
@@ -429,6 +435,8 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    run_id = (long)getpid();
+    MPI_Bcast(&run_id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     int world_size;
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     t_begin = MPI_Wtime();
