@@ -38,14 +38,20 @@
    costs less). */
 #define COLIO_READ_ALIGN_MIN 1024
 
+/* Reads of n bytes, large enough that where they land in memory matters. */
+static int aligned_read_matters(const colio_op_t *op, int64_t n)
+{
+    return op->args.kind == COLIO_OP_READ && n >= COLIO_READ_ALIGN_MIN;
+}
+
 /* Bytes from `at` to the next place in the bounce buffer where a read of file offset off is aligned. */
 static int64_t align_pad(int64_t at, int64_t off) { return (off - at) & (COLIO_READ_ALIGN - 1); }
 
 /* Reads of n bytes into m from file offset off that would copy slowly there. */
 static int misaligned_read(const colio_op_t *op, const char *m, int64_t n, int64_t off)
 {
-    return op->args.kind == COLIO_OP_READ && n >= COLIO_READ_ALIGN_MIN &&
-           ((uintptr_t)m - (uintptr_t)off) % (COLIO_READ_ALIGN / 2) != 0 && colio_misaligned_reads_slow();
+    return aligned_read_matters(op, n) && ((uintptr_t)m - (uintptr_t)off) % (COLIO_READ_ALIGN / 2) != 0 &&
+           colio_misaligned_reads_slow();
 }
 
 /* Piece k of run i. */
@@ -122,7 +128,7 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     if (m && !misaligned_read(op, m, n, off))
         return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
     /* big reads at their file offset's alignment; small ones packed (a pad each would crowd the buffer) */
-    int64_t pad = op->args.kind == COLIO_OP_READ && n >= COLIO_READ_ALIGN_MIN ? align_pad(s->bounce_used, off) : 0;
+    int64_t pad = aligned_read_matters(op, n) ? align_pad(s->bounce_used, off) : 0;
     int64_t room = bounce_bytes(op) - s->bounce_used - pad;
     n = n < room ? n : room;
     if (n <= 0 || !bounce_ready(op, s))

@@ -473,11 +473,9 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf);
 int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole);
 /*
  * Reads land at memory whose address equals their file offset modulo
- * COLIO_READ_ALIGN (docs/DESIGN.md, "Aligned reads"): the kernel's copy out
- * of the page cache runs 3-4x slower into memory 16 bytes off (AMD EPYC,
- * Linux 6: 4 KiB reads 3.2 us against 1.1-1.5, 64 KiB reads 1.65 GB/s
- * against 6). Collective buffers and the direct path's bounce buffer are
- * aligned to it and have this much room besides.
+ * COLIO_READ_ALIGN (docs/DESIGN.md, "Aligned reads"; where the kernel's copy
+ * is slow otherwise: base/copyspeed.h). Collective buffers and the direct
+ * path's bounce buffer are aligned to it and have this much room besides.
  */
 #define COLIO_READ_ALIGN 64
 /* Bytes from the start of a round's collective buffer to where file offset rs goes (0 for writes). */
