@@ -7,6 +7,7 @@
 static const colio_coll_ops_t *const registry[] = {
     &colio_coll_mpi,
     &colio_coll_p2p,
+    &colio_coll_shm,
 };
 
 #define N_COLLS ((int)(sizeof registry / sizeof registry[0]))
@@ -20,22 +21,28 @@ const colio_coll_ops_t *colio_coll_find(const char *name)
 }
 
 /*
- * p2p everywhere: SMPI's nonblocking collectives are linear (base/smpi_compat.h,
- * docs/SCALE.md), and under MPICH 4.0 and Open MPI 4.1 colio's schedules cost
- * 0.3-0.55 us less per agreement than MPI_Iallreduce and its tests at 2 ranks
- * (docs/PERFORMANCE.md, "One agreement per call"); both are log2(p) steps.
+ * shm: a blocking call's allreduces through node-shared slots where its
+ * ranks share a node (no messages: docs/PERFORMANCE.md, "Agreements in
+ * shared memory"), p2p for everything else. p2p rather than MPI's own:
+ * SMPI's nonblocking collectives are linear (base/smpi_compat.h,
+ * docs/SCALE.md), and under MPICH 4.0 and Open MPI 4.1 colio's schedules
+ * cost 0.3-0.55 us less per agreement than MPI_Iallreduce and its tests at
+ * 2 ranks (docs/PERFORMANCE.md, "One agreement per call"); both are
+ * log2(p) steps.
  */
-const char *colio_coll_default_name(void) { return "p2p"; }
+const char *colio_coll_default_name(void) { return "shm"; }
 
 /* Only what is read before a collective starts (each start sets the rest): a small call makes this once per call. */
-void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag)
+void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag, colio_coll_shm_t *shm)
 {
     c->ops = ops;
     c->tag = tag;
+    c->shm = shm;
+    c->shm_seq = 0;
     c->req = MPI_REQUEST_NULL;
     c->active = c->phase = c->nreq = 0;
     c->tmp = NULL, c->off = NULL;
 }
 
-int colio_coll_pending(const colio_coll_t *c) { return c->active || c->req != MPI_REQUEST_NULL; }
+int colio_coll_pending(const colio_coll_t *c) { return c->active || c->req != MPI_REQUEST_NULL || c->shm_seq != 0; }
 

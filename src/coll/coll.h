@@ -11,6 +11,10 @@
  *        each. For MPI libraries whose nonblocking collectives do not
  *        progress or scale (SimGrid SMPI's are linear: p^2 messages), so a
  *        nonblocking colio operation still overlaps computation.
+ *   shm  allreduces of a few words through slots in node-shared memory,
+ *        where the object was given a segment (colio_coll_shm_create) and
+ *        the allreduce runs on the segment's communicator; p2p otherwise
+ *        (coll_shm.c).
  *
  * Buffers are arrays of one contiguous predefined type (colio passes
  * MPI_INT64_T, MPI_INT and MPI_CHAR). A collective must complete (test
@@ -32,6 +36,8 @@
 #define COLIO_COLL_SMALL 256
 
 struct colio_coll_ops;
+/* Slots in node-shared memory for the allreduces of one communicator (coll_shm.c). */
+typedef struct colio_coll_shm colio_coll_shm_t;
 
 typedef struct colio_coll {
     const struct colio_coll_ops *ops;
@@ -53,6 +59,10 @@ typedef struct colio_coll {
     int dist, pof2, rem, newrank, reduce_from;
     char *tmp;                   /* scratch of the schedule (small, or allocated), given up when it completes */
     int64_t *off;
+    /* shm: the segment (NULL: none), the allreduce in flight's number (0: none), the first slot not seen at it */
+    colio_coll_shm_t *shm;
+    int64_t shm_seq;
+    int shm_next;
     _Alignas(16) char small[COLIO_COLL_SMALL];
 } colio_coll_t;
 
@@ -70,15 +80,29 @@ typedef struct colio_coll_ops {
 
 extern const colio_coll_ops_t colio_coll_mpi;
 extern const colio_coll_ops_t colio_coll_p2p;
+extern const colio_coll_ops_t colio_coll_shm;
 
 /* The implementation named name ("mpi", "p2p"), or NULL. */
 const colio_coll_ops_t *colio_coll_find(const char *name);
 
-/* The implementation used when colio_agreements is not set: p2p under SimGrid SMPI, else mpi. */
+/* The implementation used when colio_agreements is not set: p2p under SimGrid SMPI, else shm. */
 const char *colio_coll_default_name(void);
 
-/* An idle object using ops, its p2p messages tagged tag (a test returns done at once). */
-void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag);
+/*
+ * An idle object using ops, its p2p messages tagged tag (a test returns done
+ * at once), shm's allreduces on shm's communicator through shm (NULL: none).
+ */
+void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag, colio_coll_shm_t *shm);
+
+/*
+ * Collective over comm, whose ranks must share a node: the slots shm's
+ * allreduces on comm use, with their numbers zeroed on rank 0. The caller
+ * makes one agreement on comm before the first use (it orders the zeroing
+ * before every rank's first slot) and frees the segment, collectively,
+ * before comm.
+ */
+int colio_coll_shm_create(MPI_Comm comm, colio_coll_shm_t **seg_p);
+void colio_coll_shm_free(colio_coll_shm_t *seg);
 
 /* Is a collective in flight on c (started and not yet seen complete)? */
 int colio_coll_pending(const colio_coll_t *c);

@@ -19,6 +19,7 @@ static void cache_free(colio_comm_cache_t *c)
         MPI_Comm_free(&c->kept[i].comm);
     if (c->nursery != MPI_COMM_NULL)
         MPI_Comm_free(&c->nursery);
+    colio_coll_shm_free(c->shm);
     if (c->shared != MPI_COMM_NULL)
         MPI_Comm_free(&c->shared);
     colio_topo_free(&c->topo);
@@ -170,6 +171,23 @@ static int start_nursery(colio_comm_cache_t *c, MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
+/*
+ * The agreements' slots in node-shared memory, where every rank of comm is
+ * on one node (the topology says so alike on every rank), kept only where
+ * every rank made them; the agreement also orders the slots' zeroing
+ * before their first use. Made where some rank failed: left unused (freeing
+ * is collective).
+ */
+static void start_slots(colio_comm_cache_t *c, MPI_Comm comm)
+{
+    if (c->topo.nnodes != 1 || c->topo.nprocs < 2)
+        return;
+    colio_coll_shm_t *shm = NULL;
+    int ok = colio_coll_shm_create(comm, &shm) == MPI_SUCCESS, all = 0;
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all)
+        c->shm = shm;
+}
+
 int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_comm_cache_t **shared_p,
                            colio_comm_cache_t **cache_p, colio_err_t *err)
 {
@@ -202,6 +220,7 @@ int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo
     if (all[1]) {
         c->shared = comm;
         *shared_p = colio_comm_cache_hold(c);
+        start_slots(c, comm);
     }
     return rc;
 }

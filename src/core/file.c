@@ -204,6 +204,7 @@ static int own_comm(colio_file *fh, colio_err_t *err)
     MPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
     colio_comm_cache_release(fh->shared);
     fh->shared = NULL;
+    fh->agree_shm = NULL;
     fh->comm = own;
     return err->code;
 }
@@ -745,6 +746,7 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
         return rc;
     }
     last_open_error[0] = '\0';
+    fh->agree_shm = fh->shared ? fh->shared->shm : NULL;
     colio_file_choose_rounds(fh);
     colio_nb_file_rehint(fh);
     fh->lock_mode = fh->hints.lock_writes;

@@ -217,12 +217,13 @@ static const hint_def_t hint_table[] = {
      "who moves nonblocking operations: none (only colio calls: test, wait, any later call, like ROMIO), "
      "thread (a progress thread, so I/O overlaps computation; needs MPI_THREAD_MULTIPLE, else "
      "COLIO_ERR_HINT), auto (thread when MPI_THREAD_MULTIPLE is available, else none)"},
-    {"colio_agreements", HK_NAME, F(agreements), 0, 0, coll_name_valid, "p2p",
-     "how each operation's small collectives (error and extent agreement, access pattern, counts) run: p2p "
-     "(colio's own schedules of point-to-point messages, log2(p) steps, stepped by every colio call: cheaper per "
-     "call than MPI's nonblocking collectives under MPICH and Open MPI, and nonblocking operations overlap "
-     "computation even where those do not progress or are linear, as in SimGrid SMPI), mpi (MPI's nonblocking "
-     "collectives)"},
+    {"colio_agreements", HK_NAME, F(agreements), 0, 0, coll_name_valid, "shm",
+     "how each operation's small collectives (error and extent agreement, access pattern, counts) run: shm "
+     "(where every rank of the file's communicator shares one node, a blocking call's allreduces of up to 248 "
+     "bytes go through slots in node-shared memory, no message at all; everything else as p2p), p2p (colio's own "
+     "schedules of point-to-point messages, log2(p) steps, stepped by every colio call: cheaper per call than "
+     "MPI's nonblocking collectives under MPICH and Open MPI, and nonblocking operations overlap computation even "
+     "where those do not progress or are linear, as in SimGrid SMPI), mpi (MPI's nonblocking collectives)"},
     {"colio_counts", HK_NAME, F(counts), 0, 0, counts_valid, "auto",
      "how aggregators learn what each rank sends them before the offset/length lists: dense (one alltoall of "
      "four words per rank pair, p^2 in all), sparse (one allreduce of a word per aggregator, then each rank "

@@ -96,7 +96,7 @@ void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
     op->tag_meta = 2 * COLIO_XCHG_TAGS * slot + 1;
     op->tag_data = op->tag_meta + COLIO_XCHG_TAGS;
     op->tag_counts = 2 * COLIO_XCHG_TAGS * 2048 + 1 + 2048 + slot; /* after the agreements' 2048 */
-    colio_coll_init(&op->coll, fh->cfg.coll, 2 * COLIO_XCHG_TAGS * 2048 + 1 + slot);
+    colio_coll_init(&op->coll, fh->cfg.coll, 2 * COLIO_XCHG_TAGS * 2048 + 1 + slot, fh->agree_shm);
     op->t_start = colio_clock_now();
 }
 
@@ -783,7 +783,7 @@ void colio_op_start_errmsg(colio_op_t *op, int64_t key)
     memset(op->err.msg + len, 0, sizeof op->err.msg - len);
     int rc = colio_coll_bcast(&op->coll, op->err.msg, COLIO_ERRMSG_LEN, MPI_CHAR, colio_err_key_rank(key), op->comm);
     if (rc != MPI_SUCCESS) { /* no message then; the operation still ends, with its error code */
-        colio_coll_init(&op->coll, op->coll.ops, op->coll.tag);
+        colio_coll_init(&op->coll, op->coll.ops, op->coll.tag, op->coll.shm);
         op->err.msg[0] = '\0';
     }
     op->phase = COLIO_PH_ERRMSG;

@@ -6,6 +6,9 @@
  * prefix of it (so 4 launched ranks also cover 1, 2 and 3), stepped to
  * completion by tests (with a rank computing in between) or by a wait.
  * Consecutive collectives share one tag without synchronising in between.
+ * shm runs with slots in node-shared memory on the communicator (its
+ * allreduces there), with slots on another communicator and with none (p2p
+ * for everything then), and with allreduces too large for a slot.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 #define TAG 20000
 
 static int use_wait; /* complete by colio_coll_wait, else by test loops */
+static colio_coll_shm_t *seg_now; /* the slots objects are given (shm only) */
 
 static void complete(colio_coll_t *c, int rc, MPI_Comm comm, const char *what)
 {
@@ -50,20 +54,21 @@ static void fill(int64_t *v, int n, unsigned *seed)
         v[i] = (int64_t)rand_r(seed) - RAND_MAX / 2;
 }
 
-static void check_allreduce(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, MPI_Op keep)
+static void check_allreduce(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, MPI_Op keep, int N)
 {
-    enum { N = 9 };
-    int64_t in[N], got[N], want[N];
+    int64_t in[40], got[40], want[40];
     unsigned seed = 7u + (unsigned)rank;
     MPI_Op ops_tried[] = {MPI_MIN, MPI_SUM, keep};
     for (int k = 0; k < 3; k++) {
         colio_coll_t c;
-        colio_coll_init(&c, ops, TAG);
+        colio_coll_init(&c, ops, TAG, seg_now);
         fill(in, N, &seed);
         memset(got, 0, sizeof got);
+        memset(want, 0, sizeof want);
         complete(&c, colio_coll_allreduce(&c, in, got, N, MPI_INT64_T, ops_tried[k], comm), comm, "allreduce");
         MPI_Allreduce(in, want, N, MPI_INT64_T, ops_tried[k], comm);
-        CHECK(memcmp(got, want, sizeof got) == 0, "%s allreduce (op %d) differs from MPI_Allreduce", ops->name, k);
+        CHECK(memcmp(got, want, sizeof got) == 0, "%s allreduce of %d words (op %d) differs from MPI_Allreduce",
+              ops->name, N, k);
     }
 }
 
@@ -74,7 +79,7 @@ static void check_bcast(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, in
         for (int i = 0; i < 40; i++)
             got[i] = want[i] = (char)(rank == root ? 'a' + (i + root) % 26 : 0);
         colio_coll_t c;
-        colio_coll_init(&c, ops, TAG);
+        colio_coll_init(&c, ops, TAG, seg_now);
         complete(&c, colio_coll_bcast(&c, got, 40, MPI_CHAR, root, comm), comm, "bcast");
         MPI_Bcast(want, 40, MPI_CHAR, root, comm);
         CHECK(memcmp(got, want, sizeof got) == 0, "%s bcast from %d differs from MPI_Bcast", ops->name, root);
@@ -85,7 +90,7 @@ static void check_allgather(const colio_coll_ops_t *ops, MPI_Comm comm, int rank
 {
     int mine = 1000 + rank * 3, got[8], want[8];
     colio_coll_t c;
-    colio_coll_init(&c, ops, TAG);
+    colio_coll_init(&c, ops, TAG, seg_now);
     complete(&c, colio_coll_allgather(&c, &mine, 1, MPI_INT, got, comm), comm, "allgather");
     MPI_Allgather(&mine, 1, MPI_INT, want, 1, MPI_INT, comm);
     CHECK(memcmp(got, want, sizeof(int) * (size_t)size) == 0, "%s allgather differs", ops->name);
@@ -103,7 +108,7 @@ static void check_allgather(const colio_coll_ops_t *ops, MPI_Comm comm, int rank
         fill(w + displs[j], counts[j], &seed);
     }
     memcpy(in, w + displs[rank], sizeof *in * (size_t)counts[rank]);
-    colio_coll_init(&c, ops, TAG);
+    colio_coll_init(&c, ops, TAG, seg_now);
     complete(&c, colio_coll_allgatherv(&c, in, counts[rank], MPI_INT64_T, g, counts, displs, comm), comm,
              "allgatherv");
     for (int i = 0; i <= total; i++)
@@ -122,7 +127,7 @@ static void check_alltoall(const colio_coll_ops_t *ops, MPI_Comm comm, int rank,
         memset(got, 0, sizeof got);
         memset(want, 0, sizeof want);
         colio_coll_t c;
-        colio_coll_init(&c, ops, TAG);
+        colio_coll_init(&c, ops, TAG, seg_now);
         complete(&c, colio_coll_alltoall(&c, in, n, MPI_INT64_T, got, comm), comm, "alltoall");
         MPI_Alltoall(in, n, MPI_INT64_T, want, n, MPI_INT64_T, comm);
         CHECK(memcmp(got, want, sizeof got) == 0, "%s alltoall of %d words differs", ops->name, n);
@@ -134,7 +139,7 @@ static void check_back_to_back(const colio_coll_ops_t *ops, MPI_Comm comm, int r
 {
     int64_t a[2] = {rank, -rank}, r1[2], r2[2];
     colio_coll_t c;
-    colio_coll_init(&c, ops, TAG);
+    colio_coll_init(&c, ops, TAG, seg_now);
     complete(&c, colio_coll_allreduce(&c, a, r1, 2, MPI_INT64_T, MPI_MAX, comm), comm, "allreduce 1");
     a[0] = 2 * rank;
     complete(&c, colio_coll_allreduce(&c, a, r2, 2, MPI_INT64_T, MPI_MAX, comm), comm, "allreduce 2");
@@ -143,31 +148,60 @@ static void check_back_to_back(const colio_coll_ops_t *ops, MPI_Comm comm, int r
           (long long)r2[0], (long long)r2[1]);
 }
 
+/* Many allreduces in a row, a different rank late each time: consecutive ones reuse shm's two rows of slots. */
+static void check_many(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, int size)
+{
+    colio_coll_t c;
+    colio_coll_init(&c, ops, TAG, seg_now);
+    for (int k = 0; k < 40; k++) {
+        int in[3] = {rank * k, k - rank, rank == k % size}, got[3] = {-1, -1, -1};
+        if (rank == k % size && k % 3 == 0)
+            usleep(200);
+        complete(&c, colio_coll_allreduce(&c, in, got, 3, MPI_INT, MPI_SUM, comm), comm, "allreduce in a row");
+        int want0 = k * size * (size - 1) / 2, want1 = k * size - size * (size - 1) / 2;
+        CHECK(got[0] == want0 && got[1] == want1 && got[2] == 1, "%s allreduce %d in a row: %d %d %d, expected %d %d 1",
+              ops->name, k, got[0], got[1], got[2], want0, want1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
     MPI_Op keep;
     MPI_Op_create(keep_left, 0, &keep);
-    const char *names[] = {"mpi", "p2p"};
+    /* shm three times: slots on the communicator, slots on another one (WORLD's), none */
+    const char *names[] = {"mpi", "p2p", "shm", "shm", "shm"};
+    colio_coll_shm_t *world_seg = NULL;
+    CHECK(colio_coll_shm_create(MPI_COMM_WORLD, &world_seg) == MPI_SUCCESS, "slots on MPI_COMM_WORLD");
+    MPI_Barrier(MPI_COMM_WORLD);
     for (int size = 1; size <= t_nprocs; size++) {
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, t_rank < size ? 0 : MPI_UNDEFINED, t_rank, &comm);
         if (comm == MPI_COMM_NULL)
             continue;
+        colio_coll_shm_t *seg = NULL;
+        CHECK(colio_coll_shm_create(comm, &seg) == MPI_SUCCESS, "slots on %d ranks", size);
+        MPI_Barrier(comm); /* orders rank 0's zeroing of the slots before their use */
         for (use_wait = 0; use_wait <= 1; use_wait++)
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < 5; i++) {
                 const colio_coll_ops_t *ops = colio_coll_find(names[i]);
                 CHECK(ops != NULL, "no implementation %s", names[i]);
                 if (!ops)
                     continue;
-                check_allreduce(ops, comm, t_rank, keep);
+                seg_now = i == 2 ? seg : i == 3 && size < t_nprocs ? world_seg : NULL;
+                check_allreduce(ops, comm, t_rank, keep, 9);
+                check_allreduce(ops, comm, t_rank, keep, 40); /* more than a slot holds */
                 check_bcast(ops, comm, t_rank, size);
                 check_allgather(ops, comm, t_rank, size);
                 check_alltoall(ops, comm, t_rank, size);
                 check_back_to_back(ops, comm, t_rank, size);
+                check_many(ops, comm, t_rank, size);
             }
+        seg_now = NULL;
+        colio_coll_shm_free(seg);
         MPI_Comm_free(&comm);
     }
+    colio_coll_shm_free(world_seg);
     CHECK(colio_coll_find("nonesuch") == NULL, "unknown name found");
     MPI_Op_free(&keep);
     return test_finish("test_coll");

@@ -2,7 +2,8 @@
  * The sparse counts step (src/engine/counts.c) against the dense one: for
  * random patterns (each rank sends to a random subset of the aggregators,
  * some ranks to none, one to all), with 1 to p aggregators at random ranks,
- * under colio's p2p agreements and MPI's, the counts every aggregator
+ * under colio's p2p agreements, its shm ones (slots in node-shared memory
+ * on the communicator) and MPI's, the counts every aggregator
  * learns equal an MPI_Alltoall of the same words, and each rank posts
  * messages only to and from the aggregators that concern it. Drives the
  * engine's steps directly on a minimal file and operation.
@@ -14,7 +15,7 @@
 #include "engine/op.h"
 #include "testutil.h"
 
-static void run_case(const char *agreements, int naggs, uint64_t seed, int round)
+static void run_case(const char *agreements, colio_coll_shm_t *seg, int naggs, uint64_t seed, int round)
 {
     colio_file fh;
     memset(&fh, 0, sizeof fh);
@@ -24,7 +25,7 @@ static void run_case(const char *agreements, int naggs, uint64_t seed, int round
     colio_op_t *op = calloc(1, sizeof *op);
     op->fh = &fh, op->comm = MPI_COMM_WORLD, op->seq = round;
     op->tag_counts = 30000 + round % 1000;
-    colio_coll_init(&op->coll, colio_coll_find(agreements), 29000 + round % 1000);
+    colio_coll_init(&op->coll, colio_coll_find(agreements), 29000 + round % 1000, seg);
     /* aggregators: naggs distinct ranks, the same on every rank */
     int *aggs = malloc(sizeof(int) * (size_t)naggs), my_agg = -1;
     uint64_t st = seed | 1;
@@ -88,11 +89,15 @@ static void run_case(const char *agreements, int naggs, uint64_t seed, int round
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
-    const char *agreements[] = {"p2p", "mpi"};
+    const char *agreements[] = {"p2p", "mpi", "shm"};
+    colio_coll_shm_t *seg = NULL;
+    CHECK(colio_coll_shm_create(MPI_COMM_WORLD, &seg) == MPI_SUCCESS, "slots in node-shared memory");
+    MPI_Barrier(MPI_COMM_WORLD);
     int round = 0;
-    for (int a = 0; a < 2; a++)
+    for (int a = 0; a < 3; a++)
         for (int naggs = 1; naggs <= t_nprocs; naggs++)
             for (int k = 0; k < 4; k++, round++)
-                run_case(agreements[a], naggs, 0x5EED0000u + (uint64_t)(100 * naggs + k), round);
+                run_case(agreements[a], a == 2 ? seg : NULL, naggs, 0x5EED0000u + (uint64_t)(100 * naggs + k), round);
+    colio_coll_shm_free(seg);
     return test_finish("test_counts");
 }

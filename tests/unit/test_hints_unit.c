@@ -80,7 +80,8 @@ int main(void)
     /* the storage route needs SimGrid's network: outside the SMPI build only the empty value is valid */
     CHECK(set(&h, "colio_null_route", "sim/platforms/mira.storage") == COLIO_ERR_HINT &&
               set(&h, "colio_null_route", "") == 0 && h.null_route[0] == '\0', "colio_null_route outside SMPI");
-    CHECK(!strcmp(h.agreements, "p2p") && set(&h, "colio_agreements", "mpi") == 0 && !strcmp(h.agreements, "mpi") &&
+    CHECK(!strcmp(h.agreements, "shm") && set(&h, "colio_agreements", "mpi") == 0 && !strcmp(h.agreements, "mpi") &&
+              set(&h, "colio_agreements", "p2p") == 0 && !strcmp(h.agreements, "p2p") &&
               set(&h, "colio_agreements", "ring") == COLIO_ERR_HINT, "colio_agreements");
     CHECK(set(&h, "no_such_key", "x") == 0, "unknown keys are ignored");
 
