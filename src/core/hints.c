@@ -93,7 +93,9 @@ static const hint_def_t hint_table[] = {
     {"romio_cb_read", HK_TOGGLE, F(cb_read), 0, 0, NULL, "automatic",
      "collective buffering for reads: enable, disable, automatic"},
     {"romio_ds_write", HK_TOGGLE, F(ds_write), 0, 0, NULL, "automatic",
-     "aggregators fill holes by read-modify-write of the round's extent: enable, disable, automatic"},
+     "aggregators fill holes by read-modify-write of the round's extent: enable, disable, automatic (when "
+     "reading and rewriting the extent costs less than one write per covered stretch, by the storage figures; "
+     "with colio_storage_model=off, while the average hole is at most 16 KiB)"},
     {"romio_ds_read", HK_TOGGLE, F(ds_read), 0, 0, NULL, "automatic",
      "aggregators read whole extents including holes: enable, disable, automatic"},
     {"striping_unit", HK_BYTES, F(striping_unit), 0, (int64_t)1 << 40, NULL, "0",

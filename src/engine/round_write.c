@@ -16,20 +16,30 @@
 
 #include "engine/file.h"
 #include "engine/op.h"
+#include "engine/strategy.h"
 
-/* Average hole between covered runs up to which read-modify-write pays off. */
+/* colio_storage_model=off: average hole between covered runs up to which read-modify-write pays off. */
 #define COLIO_SIEVE_WRITE_HOLE (16 << 10)
 
 /*
  * Read-modify-write needs holes to fill and a readable file; never under
  * colio_lock_writes (enable or automatic, locks taken or not), where a hole
- * may be written by another handle meanwhile.
+ * may be written by another handle meanwhile. romio_ds_write=automatic
+ * weighs reading and rewriting the round's extent against one write per
+ * covered run by the storage figures (engine/strategy.h): on tmpfs here a
+ * 1 MiB round's read costs as much as some 140 write calls, so a round of
+ * a few runs is written around its holes.
  */
 static int want_sieve(const colio_op_t *op)
 {
     const colio_coverage_t *c = &op->rnd.cov;
-    return c->covered < c->last - c->first && op->fh->readable && op->fh->lock_mode == COLIO_DISABLE &&
-           colio_round_sieve_worth(op, op->fh->hints.ds_write, COLIO_SIEVE_WRITE_HOLE);
+    const colio_file *fh = op->fh;
+    if (c->covered >= c->last - c->first || !fh->readable || fh->lock_mode != COLIO_DISABLE)
+        return 0;
+    if (fh->hints.ds_write == COLIO_AUTOMATIC && !fh->figures.fixed)
+        return colio_strategy_sieve_write(&fh->figures, (double)(c->last - c->first), (double)c->covered,
+                                          (double)c->nruns);
+    return colio_round_sieve_worth(op, fh->hints.ds_write, COLIO_SIEVE_WRITE_HOLE);
 }
 
 static void pack_requester_slices(colio_op_t *op)

@@ -108,6 +108,25 @@ static double move_time(const colio_call_shape_t *s, const colio_store_figures_t
            messages * message_latency(s, net);
 }
 
+/*
+ * The storage of two-phase write rounds that leave holes, as the engine's
+ * rule for each round picks (colio_strategy_sieve_write): a read of every
+ * round besides `whole` (its writes of whole rounds), or one write per
+ * covered stretch. The stretches a round holds are not known before the
+ * lists: at most one more than its holes, each hole at least a byte, and
+ * no more than its pieces.
+ */
+static double holes_cost(const colio_call_shape_t *s, const colio_store_figures_t *f, const storage_load_t *load,
+                         double per_agg, double pieces_agg, double whole)
+{
+    double rounds = load->calls_max, hole_bytes = (double)(s->extent - s->bytes) / (load->k > 1 ? load->k : 1);
+    double runs = 1 + min2(pieces_agg, hole_bytes) / rounds;
+    if (colio_strategy_sieve_write(f, load->bytes_max / rounds, per_agg / rounds, runs))
+        return whole + storage_time(f, 0, load);
+    storage_load_t apart = {load->calls * runs, (double)s->bytes, rounds * runs, per_agg, load->k, load->nodes};
+    return storage_time(f, 1, &apart);
+}
+
 /* Two-phase I/O: agreements and lists, then per round the exchange, the copies and the aggregators' storage. */
 static double two_phase_cost(const colio_call_shape_t *s, const colio_store_figures_t *f,
                              const colio_net_terms_t *net)
@@ -123,8 +142,8 @@ static double two_phase_cost(const colio_call_shape_t *s, const colio_store_figu
     int aggs_nodes = s->nnodes < s->naggs ? s->nnodes : s->naggs;
     storage_load_t load = {rounds * a, (double)s->extent, rounds, domain, s->naggs, aggs_nodes};
     double store = storage_time(f, s->write, &load);
-    if (s->write && s->bytes < s->extent) /* holes: read-modify-write of each round's extent */
-        store += storage_time(f, 0, &load);
+    if (s->write && s->bytes < s->extent) /* holes: each round fills them or writes around them (holes_cost) */
+        store = holes_cost(s, f, &load, per_agg, pieces_agg, store);
     double moving = exchange + copies;
     /* pipelined rounds hide only storage time that waits without the CPU, the calls' own cost (a copy into
        a page cache uses the core the next round's exchange needs: no overlap measured on tmpfs) */
@@ -166,6 +185,12 @@ int colio_strategy_sieve(const colio_store_figures_t *f, double avg_piece, doubl
 {
     /* per piece: a call, against reading the hole before it and copying the piece out */
     return avg_hole / f->read_bw + avg_piece / f->copy_bw < f->read_call;
+}
+
+int colio_strategy_sieve_write(const colio_store_figures_t *f, double extent, double covered, double runs)
+{
+    double rmw = f->read_call + extent / f->read_bw + f->write_call + extent / f->write_bw;
+    return rmw < runs * f->write_call + covered / f->write_bw;
 }
 
 const char *colio_path_name(colio_path_t p) { return p == COLIO_PATH_DIRECT ? "direct" : "two-phase"; }

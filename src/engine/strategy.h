@@ -75,6 +75,14 @@ int64_t colio_strategy_round_bytes(const colio_call_shape_t *s, const colio_stor
  */
 int colio_strategy_sieve(const colio_store_figures_t *f, double avg_piece, double avg_hole);
 
+/*
+ * A two-phase write round whose covered bytes leave holes, `runs` covered
+ * stretches of `covered` bytes over `extent` bytes of file: whether filling
+ * the holes by read-modify-write (read the extent, write it whole) costs
+ * less than one write call per covered stretch.
+ */
+int colio_strategy_sieve_write(const colio_store_figures_t *f, double extent, double covered, double runs);
+
 /* "two-phase" or "direct". */
 const char *colio_path_name(colio_path_t p);
 
