@@ -36,8 +36,20 @@
 #define COLIO_COLL_SMALL 256
 
 struct colio_coll_ops;
+/* Bytes of one rank's slot in node-shared memory: 8 for the allreduce's number, the rest for its words. */
+#define COLIO_COLL_SHM_SLOT 256
+
 /* Slots in node-shared memory for the allreduces of one communicator (coll_shm.c). */
-typedef struct colio_coll_shm colio_coll_shm_t;
+typedef struct colio_coll_shm {
+    MPI_Comm comm;        /* the only communicator whose allreduces use the slots */
+    MPI_Win win;          /* the node's segment */
+    void *slots;          /* two rows of nlocal slots, then two result slots */
+    int local, nlocal;    /* this rank among its node's ranks, and their number */
+    int two_level;        /* ranks on several nodes: the nodes' first ranks meet over leaders */
+    MPI_Comm leaders;     /* two_level, on a node's first rank: the nodes' first ranks, else MPI_COMM_NULL */
+    int64_t started;      /* allreduces started through the slots (the next one's number - 1) */
+    struct colio_coll_shm *next; /* the process's segments still allocated */
+} colio_coll_shm_t;
 
 typedef struct colio_coll {
     const struct colio_coll_ops *ops;
@@ -59,10 +71,11 @@ typedef struct colio_coll {
     int dist, pof2, rem, newrank, reduce_from;
     char *tmp;                   /* scratch of the schedule (small, or allocated), given up when it completes */
     int64_t *off;
-    /* shm: the segment (NULL: none), the allreduce in flight's number (0: none), the first slot not seen at it */
+    /* shm: the segment (NULL: none), the allreduce in flight's number (0: none), the first slot not seen at
+       it, where it is (coll_shm.c) */
     colio_coll_shm_t *shm;
     int64_t shm_seq;
-    int shm_next;
+    int shm_next, shm_stage, shm_bytes;
     _Alignas(16) char small[COLIO_COLL_SMALL];
 } colio_coll_t;
 
@@ -95,13 +108,16 @@ const char *colio_coll_default_name(void);
 void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag, colio_coll_shm_t *shm);
 
 /*
- * Collective over comm, whose ranks must share a node: the slots shm's
- * allreduces on comm use, with their numbers zeroed on rank 0. The caller
- * makes one agreement on comm before the first use (it orders the zeroing
- * before every rank's first slot) and frees the segment, collectively,
- * before comm.
+ * Collective over comm: the slots shm's allreduces on comm use, one
+ * segment per node (the ranks sharing memory, or with node_size > 0 groups
+ * of node_size consecutive ranks, for tests), with the nodes' first ranks'
+ * communicator where there are several. Fails (an MPI error code) alike on
+ * the ranks of a node. The caller agrees on comm whether every rank made
+ * its segment: if so, that agreement orders the slots' zeroing before
+ * their first use; if not, every rank frees what it made. Segments are
+ * freed, collectively, before comm (or at MPI_Finalize, by themselves).
  */
-int colio_coll_shm_create(MPI_Comm comm, colio_coll_shm_t **seg_p);
+int colio_coll_shm_create(MPI_Comm comm, int node_size, colio_coll_shm_t *seg);
 void colio_coll_shm_free(colio_coll_shm_t *seg);
 
 /* Is a collective in flight on c (started and not yet seen complete)? */

@@ -1,24 +1,34 @@
 /*
- * Agreements in node-shared memory (colio_agreements=shm; coll.h). Where
- * every rank of a blocking call's communicator shares one node, an
- * allreduce of a few words needs no message: each rank stores its words in
- * its own slot of a segment all ranks map (MPI_Win_allocate_shared), then
- * publishes the allreduce's number; the allreduce is complete on a rank
- * once every slot shows that number, and each rank combines the slots in
- * rank order itself, so every rank computes the same result. At 2 ranks a
- * 64-byte pwrite followed by such an agreement cost 1.5-2.1 us here, against
- * 2.2-3.2 with one MPI_Allreduce (docs/PERFORMANCE.md, "Agreements in
- * shared memory"): the rendezvous is a cache line, not a message.
+ * Agreements in node-shared memory (colio_agreements=shm; coll.h). Among
+ * ranks of one node an allreduce of a few words needs no message: each rank
+ * stores its words in its own slot of a segment the node's ranks map
+ * (MPI_Win_allocate_shared), then publishes the allreduce's number; it is
+ * complete once every slot shows that number. At 2 ranks a 64-byte pwrite
+ * followed by such an agreement cost 1.5-2.1 us here, against 2.2-3.2 with
+ * one MPI_Allreduce (docs/PERFORMANCE.md, "Agreements in shared memory"):
+ * the rendezvous is a cache line, not a message.
+ *
+ * One node: every rank combines all slots itself, in rank order (MPI's
+ * order of a reduction), so every rank computes the same result. Several
+ * nodes (two levels): each node's first rank combines its node's slots,
+ * runs colio's p2p allreduce with the other nodes' first ranks (log2 of
+ * the nodes, not of the ranks, in message latencies) and publishes the
+ * result in its node's result slot, which the node's other ranks copy.
+ * That regroups the reduction, so it is taken only for commutative
+ * operations (colio's are); the others run as p2p over all ranks.
  *
  * Slots come in two rows used alternately by consecutive allreduces: a rank
- * can start allreduce k + 1 only after it saw every slot at k, so no rank
- * can write row k mod 2 again (allreduce k + 2) while another still reads
- * it. The allreduces through one segment must therefore start in the same
- * order on every rank: the segment belongs to one communicator, which only
- * blocking calls use (nonblocking ones run on slot communicators of their
- * own, engine/progress.h), and a blocking call completes each agreement
- * before the next. Everything else (broadcasts, gathers, allreduces on
- * other communicators or too large for a slot) runs as p2p.
+ * can start allreduce k + 1 only after it saw allreduce k complete, which
+ * needs every slot of its node at k, so no rank can write row k mod 2 again
+ * (allreduce k + 2) while another still reads it (a first rank publishes
+ * result k + 1 only once every rank of its node started k + 1, after
+ * copying result k). The allreduces through one segment must therefore
+ * start in the same order on every rank: the segment belongs to one
+ * communicator, which only blocking calls use (nonblocking ones run on slot
+ * communicators of their own, engine/progress.h), and a blocking call
+ * completes each agreement before the next. Everything else (broadcasts,
+ * gathers, allreduces on other communicators or too large for a slot) runs
+ * as p2p.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -29,27 +39,24 @@
 #include "coll/coll.h"
 
 /* One rank's slot: the number of the allreduce its words belong to, then the words. */
-#define SLOT_BYTES 256
 typedef struct shm_slot {
     _Atomic int64_t seq;
-    unsigned char data[SLOT_BYTES - sizeof(int64_t)];
+    unsigned char data[COLIO_COLL_SHM_SLOT - sizeof(int64_t)];
 } shm_slot_t;
-_Static_assert(sizeof(shm_slot_t) == SLOT_BYTES, "one slot is SLOT_BYTES");
+_Static_assert(sizeof(shm_slot_t) == COLIO_COLL_SHM_SLOT, "one slot is COLIO_COLL_SHM_SLOT bytes");
 
-struct colio_coll_shm {
-    MPI_Win win;
-    MPI_Comm comm;        /* the only communicator whose allreduces use the slots */
-    int rank, size;
-    int64_t started;      /* allreduces started through the slots (the next one's number - 1) */
-    shm_slot_t *slots;    /* 2 rows of size slots */
-    struct colio_coll_shm *next; /* the process's segments whose window is still allocated */
-};
+/* The slot of the node's rank `local` in allreduce seq's row; local == nlocal: the node's result. */
+static shm_slot_t *slot_of(const colio_coll_shm_t *s, int64_t seq, int local)
+{
+    shm_slot_t *slots = s->slots;
+    return local < s->nlocal ? &slots[(seq & 1) * s->nlocal + local] : &slots[2 * s->nlocal + (seq & 1)];
+}
 
 /*
  * Segments still allocated at MPI_Finalize (those of communicators the
- * program never freed, such as MPI_COMM_WORLD's cache) give their windows
- * back first thing in it: Open MPI deletes communicators' attributes after
- * its one-sided component is gone, and MPI_COMM_SELF's are deleted before
+ * program never freed, such as MPI_COMM_WORLD's cache) are given back first
+ * thing in it: Open MPI deletes communicators' attributes after its
+ * one-sided component is gone, and MPI_COMM_SELF's are deleted before
  * anything else. Every rank holds the same segments, made in the same
  * order, and frees them in that order.
  */
@@ -57,7 +64,16 @@ static colio_coll_shm_t *live;
 static int finalize_keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int free_windows_at_finalize(MPI_Comm comm, int key, void *value, void *extra)
+/* Collective: the window over the node, the nodes' first ranks' communicator. */
+static void release(colio_coll_shm_t *s)
+{
+    if (s->win != MPI_WIN_NULL)
+        MPI_Win_free(&s->win);
+    if (s->leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&s->leaders);
+}
+
+static int free_at_finalize(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)value, (void)extra;
     pthread_mutex_lock(&live_lock);
@@ -65,144 +81,217 @@ static int free_windows_at_finalize(MPI_Comm comm, int key, void *value, void *e
     live = NULL;
     pthread_mutex_unlock(&live_lock);
     for (; s; s = s->next)
-        MPI_Win_free(&s->win);
+        release(s);
     return MPI_SUCCESS;
 }
 
-/* Lock held. */
 static void track(colio_coll_shm_t *s)
 {
+    pthread_mutex_lock(&live_lock);
     if (finalize_keyval == MPI_KEYVAL_INVALID &&
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_windows_at_finalize, &finalize_keyval, NULL) ==
-            MPI_SUCCESS)
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_at_finalize, &finalize_keyval, NULL) == MPI_SUCCESS)
         MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, NULL);
     colio_coll_shm_t **end = &live;
     while (*end)
         end = &(*end)->next;
     *end = s; /* in the order made, the order every rank frees them in */
+    s->next = NULL;
+    pthread_mutex_unlock(&live_lock);
 }
 
-/* Lock held: no longer freed at MPI_Finalize. Whether it was still there (its window allocated). */
-static int untrack(colio_coll_shm_t *s)
+static void untrack(colio_coll_shm_t *s)
 {
+    pthread_mutex_lock(&live_lock);
     for (colio_coll_shm_t **p = &live; *p; p = &(*p)->next)
         if (*p == s) {
             *p = s->next;
-            return 1;
+            break;
         }
-    return 0;
+    pthread_mutex_unlock(&live_lock);
 }
 
-static shm_slot_t *slot_of(const colio_coll_shm_t *s, int64_t seq, int rank)
+/* The node's ranks: those sharing memory, or (node_size > 0) groups of node_size consecutive ranks. */
+static int split_nodes(MPI_Comm comm, int rank, int node_size, MPI_Comm *node)
 {
-    return &s->slots[(seq & 1) * s->size + rank];
+    if (node_size > 0)
+        return MPI_Comm_split(comm, rank / node_size, rank, node);
+    return MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
 }
 
-int colio_coll_shm_create(MPI_Comm comm, colio_coll_shm_t **seg_p)
+/* Collective over the node: the node's first rank allocates the slots, two rows and two results. */
+static int map_slots(colio_coll_shm_t *s, MPI_Comm node)
 {
-    *seg_p = NULL;
-#ifdef COLIO_SMPI
-    (void)comm;
-    return MPI_ERR_OTHER; /* SMPI's ranks are threads of one process: p2p there (coll.c) */
-#else
-    colio_coll_shm_t *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return MPI_ERR_NO_MEM;
-    MPI_Comm_rank(comm, &s->rank);
-    MPI_Comm_size(comm, &s->size);
-    s->comm = comm;
-    MPI_Aint bytes = s->rank == 0 ? (MPI_Aint)2 * s->size * SLOT_BYTES : 0;
+    MPI_Aint bytes = (MPI_Aint)(2 * s->nlocal + 2) * COLIO_COLL_SHM_SLOT, size;
     void *mine;
-    int rc = MPI_Win_allocate_shared(bytes, SLOT_BYTES, MPI_INFO_NULL, comm, &mine, &s->win);
+    int disp;
+    int rc = MPI_Win_allocate_shared(s->local == 0 ? bytes : 0, COLIO_COLL_SHM_SLOT, MPI_INFO_NULL, node, &mine,
+                                     &s->win);
     if (rc != MPI_SUCCESS) {
-        free(s);
+        s->win = MPI_WIN_NULL;
         return rc;
     }
-    MPI_Aint size;
-    int disp;
     rc = MPI_Win_shared_query(s->win, 0, &size, &disp, &s->slots);
-    if (rc != MPI_SUCCESS || size < (MPI_Aint)2 * s->size * SLOT_BYTES) {
-        MPI_Win_free(&s->win);
-        free(s);
-        return rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
-    }
-    if (s->rank == 0) /* the window's memory starts undefined; the caller's agreement orders this before any use */
-        for (int i = 0; i < 2 * s->size; i++)
-            atomic_store_explicit(&s->slots[i].seq, 0, memory_order_relaxed);
+    if (rc == MPI_SUCCESS && size < bytes)
+        rc = MPI_ERR_OTHER;
+    if (rc == MPI_SUCCESS && s->local == 0) /* undefined until set; the caller's agreement orders this before use */
+        for (int i = 0; i < 2 * s->nlocal + 2; i++)
+            atomic_store_explicit(&((shm_slot_t *)s->slots)[i].seq, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    pthread_mutex_lock(&live_lock);
-    track(s);
-    pthread_mutex_unlock(&live_lock);
-    *seg_p = s;
-    return MPI_SUCCESS;
+    return rc;
+}
+
+int colio_coll_shm_create(MPI_Comm comm, int node_size, colio_coll_shm_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->comm = comm, s->win = MPI_WIN_NULL, s->leaders = MPI_COMM_NULL;
+#ifdef COLIO_SMPI
+    (void)node_size;
+    return MPI_ERR_OTHER; /* SMPI's ranks are threads of one process: p2p there (coll.c) */
+#else
+    MPI_Comm node = MPI_COMM_NULL;
+    int rank, firsts = 0;
+    MPI_Comm_rank(comm, &rank);
+    int rc = split_nodes(comm, rank, node_size, &node);
+    if (rc == MPI_SUCCESS) {
+        MPI_Comm_rank(node, &s->local);
+        MPI_Comm_size(node, &s->nlocal);
+        rc = MPI_Comm_split(comm, s->local == 0 ? 0 : MPI_UNDEFINED, rank, &s->leaders);
+    }
+    int first = s->local == 0;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allreduce(&first, &firsts, 1, MPI_INT, MPI_SUM, comm);
+    s->two_level = firsts > 1;
+    if (!s->two_level && s->leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&s->leaders); /* one node: nobody to meet */
+    if (rc == MPI_SUCCESS)
+        rc = map_slots(s, node);
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    if (rc == MPI_SUCCESS)
+        track(s);
+    return rc;
 #endif
 }
 
 void colio_coll_shm_free(colio_coll_shm_t *s)
 {
-    if (s == NULL)
-        return;
-    pthread_mutex_lock(&live_lock);
-    int allocated = untrack(s);
-    pthread_mutex_unlock(&live_lock);
-    if (allocated)
-        MPI_Win_free(&s->win);
-    free(s);
+    untrack(s);
+    release(s);
 }
 
 /* ---- allreduce through the slots -------------------------------------------------------- */
 
-/* Whether this allreduce goes through the slots: c's segment, its communicator, words that fit. */
-static int fits_slots(const colio_coll_t *c, int n, MPI_Datatype t, MPI_Comm comm, int *bytes)
+/* Where an allreduce in flight is (c->shm_stage). */
+enum {
+    GATHER = 1, /* waiting for the node's slots (one node: every rank; else the node's first rank) */
+    LEADERS,    /* the node's first rank: the p2p allreduce among nodes in flight */
+    RESULT      /* the node's other ranks, several nodes: waiting for the node's result */
+};
+
+/* Whether this allreduce goes through the slots: c's segment, its communicator, words that fit, an order kept. */
+static int fits_slots(const colio_coll_t *c, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, int *bytes)
 {
-    int esize = 0;
-    if (c->shm == NULL || comm != c->shm->comm || n < 0 || MPI_Type_size(t, &esize) != MPI_SUCCESS)
+    int esize = 0, commutes = 1;
+    if (c->shm == NULL || comm != c->shm->comm || n < 0 || MPI_Type_size(t, &esize) != MPI_SUCCESS || esize <= 0 ||
+        n > (int)sizeof(((shm_slot_t *)0)->data) / esize)
+        return 0;
+    if (c->shm->two_level && (MPI_Op_commutative(op, &commutes) != MPI_SUCCESS || !commutes))
         return 0;
     *bytes = n * esize;
-    return esize > 0 && n <= (int)sizeof(((shm_slot_t *)0)->data) / esize;
+    return 1;
 }
 
 static int shm_allreduce(colio_coll_t *c, const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
 {
     int bytes;
-    if (!fits_slots(c, n, t, comm, &bytes))
+    if (!fits_slots(c, n, t, op, comm, &bytes))
         return colio_coll_p2p.allreduce(c, in, out, n, t, op, comm);
     colio_coll_shm_t *s = c->shm;
     int64_t seq = ++s->started;
-    shm_slot_t *mine = slot_of(s, seq, s->rank);
+    shm_slot_t *mine = slot_of(s, seq, s->local);
     memcpy(mine->data, in, (size_t)bytes);
     atomic_store_explicit(&mine->seq, seq, memory_order_release);
     c->shm_seq = seq;
-    c->out = out, c->count = n, c->type = t, c->op = op;
+    c->out = out, c->count = n, c->type = t, c->op = op, c->shm_bytes = bytes;
     c->shm_next = 0;
+    c->shm_stage = s->two_level && s->local != 0 ? RESULT : GATHER;
     return MPI_SUCCESS;
 }
 
-/*
- * Every slot at c->shm_seq: combine them as MPI orders a reduction, rank 0's
- * words op (rank 1's op (... op rank p-1's)), from the last rank down.
- */
-static int combine(colio_coll_t *c)
+/* Have all the node's slots reached the allreduce in flight? Remembers the first that had not. */
+static int node_arrived(colio_coll_t *c)
 {
     const colio_coll_shm_t *s = c->shm;
-    int64_t seq = c->shm_seq;
-    int rc = MPI_SUCCESS, esize = 0;
-    MPI_Type_size(c->type, &esize);
-    memcpy(c->out, slot_of(s, seq, s->size - 1)->data, (size_t)c->count * (size_t)esize);
-    for (int j = s->size - 2; j >= 0 && rc == MPI_SUCCESS; j--)
-        rc = MPI_Reduce_local(slot_of(s, seq, j)->data, c->out, c->count, c->type, c->op);
-    c->shm_seq = 0;
-    return rc;
-}
-
-/* Have all slots reached the allreduce in flight? Remembers the first that had not. */
-static int all_arrived(colio_coll_t *c)
-{
-    const colio_coll_shm_t *s = c->shm;
-    for (; c->shm_next < s->size; c->shm_next++)
+    for (; c->shm_next < s->nlocal; c->shm_next++)
         if (atomic_load_explicit(&slot_of(s, c->shm_seq, c->shm_next)->seq, memory_order_acquire) != c->shm_seq)
             return 0;
     return 1;
+}
+
+/* The node's slots combined into to as MPI orders a reduction: its first rank's op (... op its last's). */
+static int combine_node(const colio_coll_t *c, void *to)
+{
+    const colio_coll_shm_t *s = c->shm;
+    int rc = MPI_SUCCESS;
+    memcpy(to, slot_of(s, c->shm_seq, s->nlocal - 1)->data, (size_t)c->shm_bytes);
+    for (int j = s->nlocal - 2; j >= 0 && rc == MPI_SUCCESS; j--)
+        rc = MPI_Reduce_local(slot_of(s, c->shm_seq, j)->data, to, c->count, c->type, c->op);
+    return rc;
+}
+
+/* The node's first rank: the node's words, combined, go to the allreduce among the nodes. */
+static int start_leaders(colio_coll_t *c)
+{
+    const colio_coll_shm_t *s = c->shm;
+    shm_slot_t *result = slot_of(s, c->shm_seq, s->nlocal); /* the node's part until the result replaces it */
+    int rc = combine_node(c, result->data);
+    if (rc == MPI_SUCCESS)
+        rc = colio_coll_p2p.allreduce(c, result->data, c->out, c->count, c->type, c->op, s->leaders);
+    c->shm_stage = LEADERS;
+    return rc;
+}
+
+/* The node's first rank: the result, for the node's other ranks. */
+static void publish(colio_coll_t *c)
+{
+    shm_slot_t *result = slot_of(c->shm, c->shm_seq, c->shm->nlocal);
+    memcpy(result->data, c->out, (size_t)c->shm_bytes);
+    atomic_store_explicit(&result->seq, c->shm_seq, memory_order_release);
+}
+
+/* As far as the slots (and the nodes' messages) allow, without blocking. *done_p: complete. */
+static int advance(colio_coll_t *c, int *done_p)
+{
+    const colio_coll_shm_t *s = c->shm;
+    int rc = MPI_SUCCESS;
+    *done_p = 0;
+    if (c->shm_stage == GATHER) {
+        if (!node_arrived(c))
+            return MPI_SUCCESS;
+        if (!s->two_level) {
+            rc = combine_node(c, c->out);
+            c->shm_seq = 0, *done_p = 1;
+            return rc;
+        }
+        if ((rc = start_leaders(c)) != MPI_SUCCESS) {
+            c->shm_seq = 0, *done_p = 1; /* the p2p schedule ended on this rank; the node's other ranks are lost */
+            return rc;
+        }
+    }
+    if (c->shm_stage == LEADERS) {
+        int done = 0;
+        rc = colio_coll_p2p.test(c, &done);
+        if (rc == MPI_SUCCESS && !done)
+            return MPI_SUCCESS;
+        publish(c);
+    } else if (c->shm_stage == RESULT) {
+        const shm_slot_t *result = slot_of(s, c->shm_seq, s->nlocal);
+        if (atomic_load_explicit(&result->seq, memory_order_acquire) != c->shm_seq)
+            return MPI_SUCCESS;
+        memcpy(c->out, result->data, (size_t)c->shm_bytes);
+    }
+    c->shm_seq = 0, *done_p = 1;
+    return rc;
 }
 
 /*
@@ -220,12 +309,10 @@ static int shm_test(colio_coll_t *c, int *done_p)
 {
     if (c->shm_seq == 0)
         return colio_coll_p2p.test(c, done_p);
-    *done_p = all_arrived(c);
-    if (!*done_p) {
+    int rc = advance(c, done_p);
+    if (!*done_p)
         keep_messages_moving(c->shm);
-        return MPI_SUCCESS;
-    }
-    return combine(c);
+    return rc;
 }
 
 /* Spin briefly, poll MPI now and then, and give the core away once the wait is long (more ranks than cores). */
@@ -245,9 +332,11 @@ static int shm_wait(colio_coll_t *c)
 {
     if (c->shm_seq == 0)
         return colio_coll_p2p.wait(c);
-    for (int spins = 0; !all_arrived(c); spins++)
-        pause_spin(c->shm, spins);
-    return combine(c);
+    const colio_coll_shm_t *s = c->shm;
+    int done = 0, rc;
+    for (int spins = 0; (rc = advance(c, &done)) == MPI_SUCCESS && !done; spins++)
+        pause_spin(s, spins);
+    return rc;
 }
 
 static int shm_bcast(colio_coll_t *c, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm)

@@ -19,7 +19,8 @@ static void cache_free(colio_comm_cache_t *c)
         MPI_Comm_free(&c->kept[i].comm);
     if (c->nursery != MPI_COMM_NULL)
         MPI_Comm_free(&c->nursery);
-    colio_coll_shm_free(c->shm);
+    if (c->shm)
+        colio_coll_shm_free(c->shm);
     if (c->shared != MPI_COMM_NULL)
         MPI_Comm_free(&c->shared);
     colio_topo_free(&c->topo);
@@ -172,20 +173,21 @@ static int start_nursery(colio_comm_cache_t *c, MPI_Comm comm)
 }
 
 /*
- * The agreements' slots in node-shared memory, where every rank of comm is
- * on one node (the topology says so alike on every rank), kept only where
- * every rank made them; the agreement also orders the slots' zeroing
- * before their first use. Made where some rank failed: left unused (freeing
- * is collective).
+ * The agreements' slots in node-shared memory, where some node holds two
+ * ranks of comm or more (the topology says so alike on every rank), kept
+ * only where every rank made its node's; the agreement also orders the
+ * slots' zeroing before their first use. Else every rank gives back what
+ * it made (a segment fails alike on a node's ranks).
  */
 static void start_slots(colio_comm_cache_t *c, MPI_Comm comm)
 {
-    if (c->topo.nnodes != 1 || c->topo.nprocs < 2)
+    if (c->topo.nnodes >= c->topo.nprocs)
         return;
-    colio_coll_shm_t *shm = NULL;
-    int ok = colio_coll_shm_create(comm, &shm) == MPI_SUCCESS, all = 0;
+    int ok = colio_coll_shm_create(comm, 0, &c->slots) == MPI_SUCCESS, all = 0;
     if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all)
-        c->shm = shm;
+        c->shm = &c->slots;
+    else
+        colio_coll_shm_free(&c->slots);
 }
 
 int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_comm_cache_t **shared_p,

@@ -27,7 +27,7 @@
  * files at once), and a file with a one-sided window (file.c); their files
  * still take their own duplicate for nonblocking slots from the cache.
  * (Under SMPI there are no duplicates at all, base/smpi_compat.h.)
- * Where the shared duplicate's ranks all share one node, the cache also
+ * Where some of the shared duplicate's ranks share a node, the cache also
  * keeps the slots in node-shared memory its blocking calls' agreements go
  * through (coll/coll_shm.c): blocking calls are the only ones on it, in
  * the same order on every rank, which is what the slots need.
@@ -46,7 +46,8 @@
 typedef struct colio_comm_cache {
     colio_topo_t topo;     /* nodes of the communicator (no network model) */
     MPI_Comm shared;       /* the duplicate files share, or MPI_COMM_NULL where they may not */
-    colio_coll_shm_t *shm; /* with shared, where its ranks share one node: slots for its allreduces, else NULL */
+    colio_coll_shm_t *shm; /* with shared, where some of its ranks share a node: &slots, else NULL */
+    colio_coll_shm_t slots; /* ... its allreduces' slots in node-shared memory (coll/coll.h) */
     MPI_Comm nursery;      /* with shared: the parent of the spares, used by their MPI_Comm_idup only */
     MPI_Comm spare;        /* ... the next open's own duplicate, forming while spare_req is pending */
     MPI_Request spare_req;

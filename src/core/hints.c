@@ -221,8 +221,9 @@ static const hint_def_t hint_table[] = {
      "COLIO_ERR_HINT), auto (thread when MPI_THREAD_MULTIPLE is available, else none)"},
     {"colio_agreements", HK_NAME, F(agreements), 0, 0, coll_name_valid, "shm",
      "how each operation's small collectives (error and extent agreement, access pattern, counts) run: shm "
-     "(where every rank of the file's communicator shares one node, a blocking call's allreduces of up to 248 "
-     "bytes go through slots in node-shared memory, no message at all; everything else as p2p), p2p (colio's own "
+     "(a blocking call's allreduces of up to 248 bytes go through slots in node-shared memory: no message at "
+     "all on one node; on several, only the nodes' first ranks exchange messages, log2 of the nodes; everything "
+     "else as p2p), p2p (colio's own "
      "schedules of point-to-point messages, log2(p) steps, stepped by every colio call: cheaper per call than "
      "MPI's nonblocking collectives under MPICH and Open MPI, and nonblocking operations overlap computation even "
      "where those do not progress or are linear, as in SimGrid SMPI), mpi (MPI's nonblocking collectives)"},

@@ -288,6 +288,14 @@ static double now(void)
 enum { PROBE_BIG = 8 << 20, PROBE_SMALL = 1, PROBE_CALLS = 256, PROBE_GAP = 4096 };
 /* No storage call costs less than entering the kernel. */
 #define PROBE_CALL_MIN 50e-9
+/*
+ * The least a small call's best run must cost, per call, to count as
+ * waiting: a one-byte call into a page cache costs about a microsecond; a
+ * rank sharing its core with busy ones may still see wall time far above
+ * its CPU time in some runs (a CI run under load took such calls for
+ * waiting ones), never in the best of three at 10 us a call.
+ */
+#define PROBE_WAIT_MIN 10e-6
 
 /* One thread's share of a measurement: calls of len bytes, gap apart from off on. */
 typedef struct probe_part {
@@ -456,7 +464,8 @@ static int probe_fd(int fd, char *buf, char *other, int measure_streams, colio_s
            pieces on tmpfs here: 0.040-0.047 s for 64 MiB where one stream's figures say 0.023 s) */
         f->write_streams = 0.6, f->write_call_streams = 0.5;
         f->read_streams = f->read_call_streams = 2;
-        if (calls_waited(calls_w_cpu, calls_w_wall)) /* calls that wait (1 ms behind a delay) overlap across ranks */
+        /* calls that wait (1 ms behind a delay) overlap across ranks */
+        if (f->write_call >= PROBE_WAIT_MIN && calls_waited(calls_w_cpu, calls_w_wall))
             f->write_call_streams = 2;
     }
     f->copy_bw = copy_bandwidth();

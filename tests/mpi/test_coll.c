@@ -7,8 +7,10 @@
  * completion by tests (with a rank computing in between) or by a wait.
  * Consecutive collectives share one tag without synchronising in between.
  * shm runs with slots in node-shared memory on the communicator (its
- * allreduces there), with slots on another communicator and with none (p2p
- * for everything then), and with allreduces too large for a slot.
+ * allreduces there: the communicator as one node, and as nodes of two ranks
+ * and of one, whose first ranks meet by p2p), with slots on another
+ * communicator and with none (p2p for everything then), and with
+ * allreduces too large for a slot or of an operation that does not commute.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -169,26 +171,31 @@ int main(int argc, char **argv)
     test_init(&argc, &argv);
     MPI_Op keep;
     MPI_Op_create(keep_left, 0, &keep);
-    /* shm three times: slots on the communicator, slots on another one (WORLD's), none */
-    const char *names[] = {"mpi", "p2p", "shm", "shm", "shm"};
-    colio_coll_shm_t *world_seg = NULL;
-    CHECK(colio_coll_shm_create(MPI_COMM_WORLD, &world_seg) == MPI_SUCCESS, "slots on MPI_COMM_WORLD");
+    /* shm five times: slots on the communicator as one node, as nodes of two ranks and of one (two levels:
+       the nodes' first ranks meet by p2p), slots on another communicator (WORLD's), none */
+    const char *names[] = {"mpi", "p2p", "shm", "shm", "shm", "shm", "shm"};
+    static colio_coll_shm_t world_seg, segs[3];
+    const int node_sizes[3] = {0, 2, 1};
+    CHECK(colio_coll_shm_create(MPI_COMM_WORLD, 0, &world_seg) == MPI_SUCCESS, "slots on MPI_COMM_WORLD");
     MPI_Barrier(MPI_COMM_WORLD);
     for (int size = 1; size <= t_nprocs; size++) {
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, t_rank < size ? 0 : MPI_UNDEFINED, t_rank, &comm);
         if (comm == MPI_COMM_NULL)
             continue;
-        colio_coll_shm_t *seg = NULL;
-        CHECK(colio_coll_shm_create(comm, &seg) == MPI_SUCCESS, "slots on %d ranks", size);
-        MPI_Barrier(comm); /* orders rank 0's zeroing of the slots before their use */
+        for (int k = 0; k < 3; k++)
+            CHECK(colio_coll_shm_create(comm, node_sizes[k], &segs[k]) == MPI_SUCCESS, "slots on %d ranks, nodes of %d",
+                  size, node_sizes[k]);
+        CHECK(segs[1].two_level == (size > 2) && segs[2].two_level == (size > 1) && !segs[0].two_level,
+              "two levels where several nodes");
+        MPI_Barrier(comm); /* orders the zeroing of the slots before their use */
         for (use_wait = 0; use_wait <= 1; use_wait++)
-            for (int i = 0; i < 5; i++) {
+            for (int i = 0; i < 7; i++) {
                 const colio_coll_ops_t *ops = colio_coll_find(names[i]);
                 CHECK(ops != NULL, "no implementation %s", names[i]);
                 if (!ops)
                     continue;
-                seg_now = i == 2 ? seg : i == 3 && size < t_nprocs ? world_seg : NULL;
+                seg_now = i >= 2 && i <= 4 ? &segs[i - 2] : i == 5 && size < t_nprocs ? &world_seg : NULL;
                 check_allreduce(ops, comm, t_rank, keep, 9);
                 check_allreduce(ops, comm, t_rank, keep, 40); /* more than a slot holds */
                 check_bcast(ops, comm, t_rank, size);
@@ -198,10 +205,11 @@ int main(int argc, char **argv)
                 check_many(ops, comm, t_rank, size);
             }
         seg_now = NULL;
-        colio_coll_shm_free(seg);
+        for (int k = 0; k < 3; k++)
+            colio_coll_shm_free(&segs[k]);
         MPI_Comm_free(&comm);
     }
-    colio_coll_shm_free(world_seg);
+    colio_coll_shm_free(&world_seg);
     CHECK(colio_coll_find("nonesuch") == NULL, "unknown name found");
     MPI_Op_free(&keep);
     return test_finish("test_coll");

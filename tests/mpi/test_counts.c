@@ -3,7 +3,7 @@
  * random patterns (each rank sends to a random subset of the aggregators,
  * some ranks to none, one to all), with 1 to p aggregators at random ranks,
  * under colio's p2p agreements, its shm ones (slots in node-shared memory
- * on the communicator) and MPI's, the counts every aggregator
+ * on the communicator, nodes of two ranks) and MPI's, the counts every aggregator
  * learns equal an MPI_Alltoall of the same words, and each rank posts
  * messages only to and from the aggregators that concern it. Drives the
  * engine's steps directly on a minimal file and operation.
@@ -90,8 +90,9 @@ int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
     const char *agreements[] = {"p2p", "mpi", "shm"};
-    colio_coll_shm_t *seg = NULL;
-    CHECK(colio_coll_shm_create(MPI_COMM_WORLD, &seg) == MPI_SUCCESS, "slots in node-shared memory");
+    static colio_coll_shm_t slots;
+    colio_coll_shm_t *seg = &slots;
+    CHECK(colio_coll_shm_create(MPI_COMM_WORLD, 2, seg) == MPI_SUCCESS, "slots in node-shared memory");
     MPI_Barrier(MPI_COMM_WORLD);
     int round = 0;
     for (int a = 0; a < 3; a++)
