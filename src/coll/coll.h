@@ -112,7 +112,8 @@ void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag, coli
  * segment per node (the ranks sharing memory, or with node_size > 0 groups
  * of node_size consecutive ranks, for tests), with the nodes' first ranks'
  * communicator where there are several. Fails (an MPI error code) alike on
- * the ranks of a node. The caller agrees on comm whether every rank made
+ * every rank when a split fails, alike on the ranks of a node when the
+ * window does. The caller agrees on comm whether every rank made
  * its segment: if so, that agreement orders the slots' zeroing before
  * their first use; if not, every rank frees what it made. Segments are
  * freed, collectively, before comm (or at MPI_Finalize, by themselves).
@@ -148,15 +149,16 @@ static inline int colio_coll_alltoall(colio_coll_t *c, const void *in, int n, MP
 }
 /*
  * Point-to-point messages (sends and receives) one rank's alltoall over p
- * ranks takes: p2p's Bruck schedule one of each per step, MPI's counted as
- * the pairwise exchange MPI libraries use for small alltoalls (statistics).
+ * ranks takes: p2p's Bruck schedule (shm runs p2p's) one of each per step,
+ * MPI's counted as the pairwise exchange MPI libraries use for small
+ * alltoalls (statistics).
  */
 static inline int64_t colio_coll_alltoall_messages(const colio_coll_t *c, int p)
 {
     int64_t steps = 0;
     for (int v = 1; v < p; v *= 2)
         steps++;
-    return c->ops == &colio_coll_p2p ? 2 * steps : 2 * (int64_t)(p - 1);
+    return c->ops == &colio_coll_p2p || c->ops == &colio_coll_shm ? 2 * steps : 2 * (int64_t)(p - 1);
 }
 static inline int colio_coll_test(colio_coll_t *c, int *done_p) { return c->ops->test(c, done_p); }
 static inline int colio_coll_wait(colio_coll_t *c) { return c->ops->wait(c); }

@@ -67,6 +67,7 @@ static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Collective: the window over the node, the nodes' first ranks' communicator. */
 static void release(colio_coll_shm_t *s)
 {
+    s->slots = NULL; /* allreduces still started on it (another library's callback at MPI_Finalize) go p2p */
     if (s->win != MPI_WIN_NULL)
         MPI_Win_free(&s->win);
     if (s->leaders != MPI_COMM_NULL)
@@ -148,23 +149,26 @@ int colio_coll_shm_create(MPI_Comm comm, int node_size, colio_coll_shm_t *s)
     (void)node_size;
     return MPI_ERR_OTHER; /* SMPI's ranks are threads of one process: p2p there (coll.c) */
 #else
+    /* every collective over comm on every rank, whatever failed before it; the window only where all went well */
     MPI_Comm node = MPI_COMM_NULL;
-    int rank, firsts = 0;
+    int rank, bad = 0;
     MPI_Comm_rank(comm, &rank);
-    int rc = split_nodes(comm, rank, node_size, &node);
-    if (rc == MPI_SUCCESS) {
+    if (split_nodes(comm, rank, node_size, &node) == MPI_SUCCESS) {
         MPI_Comm_rank(node, &s->local);
         MPI_Comm_size(node, &s->nlocal);
-        rc = MPI_Comm_split(comm, s->local == 0 ? 0 : MPI_UNDEFINED, rank, &s->leaders);
+    } else {
+        node = MPI_COMM_NULL, s->local = -1, bad = 1;
     }
-    int first = s->local == 0;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allreduce(&first, &firsts, 1, MPI_INT, MPI_SUM, comm);
-    s->two_level = firsts > 1;
+    bad |= MPI_Comm_split(comm, s->local == 0 ? 0 : MPI_UNDEFINED, rank, &s->leaders) != MPI_SUCCESS;
+    int mine[2] = {s->local == 0, bad}, sums[2] = {0, 1};
+    int rc = MPI_Allreduce(mine, sums, 2, MPI_INT, MPI_SUM, comm);
+    s->two_level = sums[0] > 1;
     if (!s->two_level && s->leaders != MPI_COMM_NULL)
         MPI_Comm_free(&s->leaders); /* one node: nobody to meet */
+    if (rc == MPI_SUCCESS && sums[1] != 0)
+        rc = MPI_ERR_OTHER;
     if (rc == MPI_SUCCESS)
-        rc = map_slots(s, node);
+        rc = map_slots(s, node); /* collective over the node, whose ranks all got here */
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);
     if (rc == MPI_SUCCESS)
@@ -192,7 +196,8 @@ enum {
 static int fits_slots(const colio_coll_t *c, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, int *bytes)
 {
     int esize = 0, commutes = 1;
-    if (c->shm == NULL || comm != c->shm->comm || n < 0 || MPI_Type_size(t, &esize) != MPI_SUCCESS || esize <= 0 ||
+    if (c->shm == NULL || c->shm->slots == NULL || comm != c->shm->comm || n < 0 ||
+        MPI_Type_size(t, &esize) != MPI_SUCCESS || esize <= 0 ||
         n > (int)sizeof(((shm_slot_t *)0)->data) / esize)
         return 0;
     if (c->shm->two_level && (MPI_Op_commutative(op, &commutes) != MPI_SUCCESS || !commutes))
@@ -251,12 +256,18 @@ static int start_leaders(colio_coll_t *c)
     return rc;
 }
 
-/* The node's first rank: the result, for the node's other ranks. */
-static void publish(colio_coll_t *c)
+/*
+ * The node's first rank: the result, for the node's other ranks, or (rc an
+ * error: the allreduce among the nodes failed here) the news that there is
+ * none, as the allreduce's number negated, so they return an error too.
+ */
+static int publish(colio_coll_t *c, int rc)
 {
     shm_slot_t *result = slot_of(c->shm, c->shm_seq, c->shm->nlocal);
-    memcpy(result->data, c->out, (size_t)c->shm_bytes);
-    atomic_store_explicit(&result->seq, c->shm_seq, memory_order_release);
+    if (rc == MPI_SUCCESS)
+        memcpy(result->data, c->out, (size_t)c->shm_bytes);
+    atomic_store_explicit(&result->seq, rc == MPI_SUCCESS ? c->shm_seq : -c->shm_seq, memory_order_release);
+    return rc;
 }
 
 /* As far as the slots (and the nodes' messages) allow, without blocking. *done_p: complete. */
@@ -274,7 +285,8 @@ static int advance(colio_coll_t *c, int *done_p)
             return rc;
         }
         if ((rc = start_leaders(c)) != MPI_SUCCESS) {
-            c->shm_seq = 0, *done_p = 1; /* the p2p schedule ended on this rank; the node's other ranks are lost */
+            rc = publish(c, rc); /* the p2p schedule ended on this rank */
+            c->shm_seq = 0, *done_p = 1;
             return rc;
         }
     }
@@ -283,12 +295,16 @@ static int advance(colio_coll_t *c, int *done_p)
         rc = colio_coll_p2p.test(c, &done);
         if (rc == MPI_SUCCESS && !done)
             return MPI_SUCCESS;
-        publish(c);
+        publish(c, rc);
     } else if (c->shm_stage == RESULT) {
         const shm_slot_t *result = slot_of(s, c->shm_seq, s->nlocal);
-        if (atomic_load_explicit(&result->seq, memory_order_acquire) != c->shm_seq)
+        int64_t seq = atomic_load_explicit(&result->seq, memory_order_acquire);
+        if (seq != c->shm_seq && seq != -c->shm_seq)
             return MPI_SUCCESS;
-        memcpy(c->out, result->data, (size_t)c->shm_bytes);
+        if (seq == c->shm_seq)
+            memcpy(c->out, result->data, (size_t)c->shm_bytes);
+        else
+            rc = MPI_ERR_OTHER; /* the node's first rank failed among the nodes */
     }
     c->shm_seq = 0, *done_p = 1;
     return rc;

@@ -186,8 +186,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < 3; k++)
             CHECK(colio_coll_shm_create(comm, node_sizes[k], &segs[k]) == MPI_SUCCESS, "slots on %d ranks, nodes of %d",
                   size, node_sizes[k]);
-        CHECK(segs[1].two_level == (size > 2) && segs[2].two_level == (size > 1) && !segs[0].two_level,
-              "two levels where several nodes");
+        CHECK(segs[1].two_level == (size > 2) && segs[2].two_level == (size > 1), "two levels where several nodes");
         MPI_Barrier(comm); /* orders the zeroing of the slots before their use */
         for (use_wait = 0; use_wait <= 1; use_wait++)
             for (int i = 0; i < 7; i++) {
@@ -205,10 +204,14 @@ int main(int argc, char **argv)
                 check_many(ops, comm, t_rank, size);
             }
         seg_now = NULL;
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 3; k++) { /* the allreduces that fit went through the slots */
+            CHECK(segs[k].started > 0, "no allreduce through the slots of nodes of %d", node_sizes[k]);
             colio_coll_shm_free(&segs[k]);
+        }
         MPI_Comm_free(&comm);
     }
+    CHECK(world_seg.started == 0, "%lld allreduces on other communicators went through WORLD's slots",
+          (long long)world_seg.started);
     colio_coll_shm_free(&world_seg);
     CHECK(colio_coll_find("nonesuch") == NULL, "unknown name found");
     MPI_Op_free(&keep);

@@ -99,6 +99,7 @@ int main(int argc, char **argv)
         for (int naggs = 1; naggs <= t_nprocs; naggs++)
             for (int k = 0; k < 4; k++, round++)
                 run_case(agreements[a], a == 2 ? seg : NULL, naggs, 0x5EED0000u + (uint64_t)(100 * naggs + k), round);
+    CHECK(seg->started > 0, "no allreduce of the counts step went through the slots");
     colio_coll_shm_free(seg);
     return test_finish("test_counts");
 }
