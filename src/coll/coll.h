@@ -149,16 +149,16 @@ static inline int colio_coll_alltoall(colio_coll_t *c, const void *in, int n, MP
 }
 /*
  * Point-to-point messages (sends and receives) one rank's alltoall over p
- * ranks takes: p2p's Bruck schedule (shm runs p2p's) one of each per step,
- * MPI's counted as the pairwise exchange MPI libraries use for small
- * alltoalls (statistics).
+ * ranks takes: colio's Bruck schedule (p2p's, which shm runs too) one of
+ * each per step, MPI's counted as the pairwise exchange MPI libraries use
+ * for small alltoalls (statistics).
  */
 static inline int64_t colio_coll_alltoall_messages(const colio_coll_t *c, int p)
 {
     int64_t steps = 0;
     for (int v = 1; v < p; v *= 2)
         steps++;
-    return c->ops == &colio_coll_p2p || c->ops == &colio_coll_shm ? 2 * steps : 2 * (int64_t)(p - 1);
+    return c->ops != &colio_coll_mpi ? 2 * steps : 2 * (int64_t)(p - 1);
 }
 static inline int colio_coll_test(colio_coll_t *c, int *done_p) { return c->ops->test(c, done_p); }
 static inline int colio_coll_wait(colio_coll_t *c) { return c->ops->wait(c); }
