@@ -12,7 +12,9 @@
  * figure is the best of LOOPS loops, in microseconds per call (slowest
  * rank); the written bytes are checked after each write loop, the read
  * ones after each read loop.
- * usage: mpiexec -n P call-cost PATH [BYTES] [CALLS] [LOOPS]
+ * ENGINES (comma-separated names, default all) picks engines, e.g. to
+ * profile colio alone.
+ * usage: mpiexec -n P call-cost PATH [BYTES] [CALLS] [LOOPS] [ENGINES]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -155,6 +157,16 @@ static void check_file(const char *path, int bytes, int calls)
     }
 }
 
+/* Whether NAME is one of the comma-separated names in LIST. */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 static double floor_loop(int barrier, int calls, int loops)
 {
     double best = 1e30;
@@ -182,7 +194,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     if (argc < 2) {
         if (rank == 0)
-            fprintf(stderr, "usage: call-cost PATH [BYTES] [CALLS] [LOOPS]\n");
+            fprintf(stderr, "usage: call-cost PATH [BYTES] [CALLS] [LOOPS] [ENGINES]\n");
         MPI_Finalize();
         return 2;
     }
@@ -190,6 +202,7 @@ int main(int argc, char **argv)
     int bytes = argc > 2 ? atoi(argv[2]) : 64;
     int calls = argc > 3 ? atoi(argv[3]) : 20000;
     int loops = argc > 4 ? atoi(argv[4]) : 5;
+    const char *only = argc > 5 ? argv[5] : NULL;
     unsigned char *buf = malloc(2 * (size_t)bytes * (size_t)calls); /* what is written, then room for the reads */
     for (int k = 0; k < calls; k++)
         for (int i = 0; i < bytes; i++)
@@ -199,6 +212,8 @@ int main(int argc, char **argv)
                calls, loops);
     for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
         const engine_t *e = &engines[i];
+        if (only && !listed(only, e->name))
+            continue;
         if (rank == 0)
             MPI_File_delete(path, MPI_INFO_NULL);
         MPI_Barrier(MPI_COMM_WORLD);

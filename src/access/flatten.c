@@ -645,18 +645,16 @@ static struct {
     MPI_Datatype type;
     colio_flat_t *flat;
 } named_kept[NAMED_KEPT];
-static int named_n;
-static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
+static int named_n; /* entries below it are complete and never change: read without the lock */
+static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER; /* writers only */
 
 colio_flat_t *colio_flat_named(MPI_Datatype type)
 {
-    colio_flat_t *f = NULL;
-    pthread_mutex_lock(&named_lock);
-    for (int i = 0; i < named_n && f == NULL; i++)
+    int n = __atomic_load_n(&named_n, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
         if (named_kept[i].type == type)
-            f = named_kept[i].flat;
-    pthread_mutex_unlock(&named_lock);
-    return f;
+            return named_kept[i].flat;
+    return NULL;
 }
 
 /* A named type's kept flat, else flatten and keep it (when there is room: else the caller owns the copy). */
@@ -672,7 +670,8 @@ static int flat_named(MPI_Datatype type, colio_flat_t **flat_p, int *owned_p, co
     pthread_mutex_lock(&named_lock);
     if (named_n < NAMED_KEPT) {
         named_kept[named_n].type = type;
-        named_kept[named_n++].flat = *flat_p;
+        named_kept[named_n].flat = *flat_p;
+        __atomic_store_n(&named_n, named_n + 1, __ATOMIC_RELEASE); /* the entry, then its count */
         *owned_p = 0;
     }
     pthread_mutex_unlock(&named_lock);

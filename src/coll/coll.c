@@ -38,7 +38,7 @@ void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag, coli
     c->ops = ops;
     c->tag = tag;
     c->shm = shm;
-    c->shm_seq = 0;
+    c->shm_seq = 0, c->shm_tests = 0;
     c->req = MPI_REQUEST_NULL;
     c->active = c->phase = c->nreq = 0;
     c->tmp = NULL, c->off = NULL;

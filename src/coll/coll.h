@@ -75,7 +75,7 @@ typedef struct colio_coll {
        it, where it is (coll_shm.c) */
     colio_coll_shm_t *shm;
     int64_t shm_seq;
-    int shm_next, shm_stage, shm_bytes;
+    int shm_next, shm_stage, shm_bytes, shm_tests; /* shm_tests: unfinished tests since the last MPI poll */
     _Alignas(16) char small[COLIO_COLL_SMALL];
 } colio_coll_t;
 

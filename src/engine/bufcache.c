@@ -178,7 +178,9 @@ void colio_array_free(void *p)
 
 void *colio_array_take(colio_bufcache_t *c, int kind, size_t size)
 {
-    void *p = c->arr[kind];
+    void *p = c->set_owner ? NULL : c->arr[kind]; /* a reserved set is its owner's */
+    if (c->set_owner == NULL)
+        c->set_key = 0;
     if (p && c->arr_size[kind] == size) {
         c->arr[kind] = NULL;
         return c->arr_clean[kind] ? p : array_zero(p, size);
@@ -194,6 +196,8 @@ static void array_keep(colio_bufcache_t *c, int kind, void *p, size_t size, int 
         colio_array_free(p);
         return;
     }
+    if (c->set_owner == NULL) /* else p is of a kind the reserved set lacks: the set stays whole */
+        c->set_key = 0;
     c->arr[kind] = p;
     c->arr_size[kind] = size;
     c->arr_clean[kind] = (unsigned char)clean;
@@ -204,10 +208,12 @@ void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size) { arr
 int colio_array_take_set(colio_bufcache_t *c, unsigned mask, const size_t *sizes, void **slots[])
 {
     int missing = 0;
+    if (c->set_owner == NULL)
+        c->set_key = 0; /* what is kept is taken */
     for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
         if (!(mask >> kind & 1u))
             continue;
-        void *p = c->arr[kind];
+        void *p = c->set_owner ? NULL : c->arr[kind];
         if (p && c->arr_size[kind] == sizes[kind] && c->arr_clean[kind]) /* the small call's case, inline */
             c->arr[kind] = NULL;
         else
@@ -218,12 +224,32 @@ int colio_array_take_set(colio_bufcache_t *c, unsigned mask, const size_t *sizes
     return missing;
 }
 
-void colio_array_give_unused_set(colio_bufcache_t *c, const size_t *sizes, void **slots[])
+void colio_array_give_unused_set(colio_bufcache_t *c, unsigned mask, uint64_t key, const size_t *sizes,
+                                 void **slots[])
 {
+    uint64_t kept = c->set_key; /* a reserved set stays whole: these are freed (array_keep) */
+    int whole = 1;
     for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
         array_keep(c, kind, *slots[kind], sizes[kind], 1);
         *slots[kind] = NULL;
+        if (mask >> kind & 1u)
+            whole &= c->arr[kind] != NULL && c->arr_size[kind] == sizes[kind] && c->arr_clean[kind];
     }
+    c->set_key = c->set_owner ? kept : whole ? key : 0;
+}
+
+int colio_array_reserve_set(colio_bufcache_t *c, uint64_t key, const void *owner)
+{
+    if (key == 0 || c->set_key != key || c->set_owner != NULL)
+        return 0;
+    c->set_owner = owner;
+    return 1;
+}
+
+void colio_array_release_set(colio_bufcache_t *c, const void *owner)
+{
+    if (c->set_owner == owner)
+        c->set_owner = NULL;
 }
 
 void colio_bufcache_free(colio_bufcache_t *c)
@@ -237,4 +263,5 @@ void colio_bufcache_free(colio_bufcache_t *c)
         colio_array_free(c->arr[k]);
         c->arr[k] = NULL;
     }
+    c->set_key = 0, c->set_owner = NULL;
 }

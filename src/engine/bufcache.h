@@ -11,6 +11,7 @@
 #define COLIO_ENGINE_BUFCACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define COLIO_BUFCACHE_SLOTS 24
 
@@ -40,6 +41,8 @@ typedef struct colio_bufcache {
     void *arr[COLIO_ARR_KINDS];
     size_t arr_size[COLIO_ARR_KINDS];
     unsigned char arr_clean[COLIO_ARR_KINDS]; /* still all zero: the next take skips zeroing */
+    uint64_t set_key;      /* the kept arrays are a whole set, clean, given back as set_key's (0: not known whole) */
+    const void *set_owner; /* the operation that set is reserved for, or NULL */
 } colio_bufcache_t;
 
 /* An array of kind and size bytes, zeroed: the kept one when its size matches, else a new one; NULL when out of memory. */
@@ -55,7 +58,19 @@ void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size);
  * each way per small call instead of fourteen.
  */
 int colio_array_take_set(colio_bufcache_t *c, unsigned mask, const size_t *sizes, void **slots[]);
-void colio_array_give_unused_set(colio_bufcache_t *c, const size_t *sizes, void **slots[]);
+/* key (nonzero) names mask and sizes: when every kind in mask is then kept, clean, the set is whole under key. */
+void colio_array_give_unused_set(colio_bufcache_t *c, unsigned mask, uint64_t key, const size_t *sizes,
+                                 void **slots[]);
+/*
+ * Reserve the whole set kept under key for owner without taking it (1), or
+ * 0 (none such, or reserved already). Until released, every other take
+ * finds nothing kept and every give of those kinds is freed, so the owner
+ * can still take the set whole later (colio_array_release_set, then
+ * colio_array_take_set), or let it go untouched: a small call that never
+ * needs its arrays moves no pointer at all (issue 23, item 1).
+ */
+int colio_array_reserve_set(colio_bufcache_t *c, uint64_t key, const void *owner);
+void colio_array_release_set(colio_bufcache_t *c, const void *owner);
 /* Free an array from colio_array_take that is not given back (a stored plan's); NULL is ignored. */
 void colio_array_free(void *p);
 

@@ -6,6 +6,7 @@
 #include "base/clock.h"
 #include "engine/op.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -555,17 +556,51 @@ static unsigned init_array_kinds(const colio_file *fh)
     return colio_counts_may_be_sparse(fh) ? all : all & ~sparse_only;
 }
 
-/* Arrays whose size depends only on nprocs and naggs, taken before any collective (kept between calls). */
+/* What names the INIT arrays' kinds and sizes in the file's cache (their sizes follow from arr_naggs). */
+static uint64_t init_arrays_key(const colio_op_t *op)
+{
+    return (uint64_t)op->arr_kinds << 32 | (uint32_t)(op->arr_naggs + 1);
+}
+
+/*
+ * Arrays whose size depends only on nprocs and naggs, taken before any
+ * collective (kept between calls): their memory too is agreed at SETUP.
+ * The set the call before gave back unused is only reserved here, and
+ * taken once the call turns out to need it (take_reserved_arrays): a
+ * direct or early call never touches it.
+ */
 static int init_plan_memory(colio_op_t *op)
 {
-    void **slots[COLIO_ARR_KINDS];
-    init_array_slots(op, slots);
     const colio_config_t *c = &op->fh->cfg;
     op->arr_naggs = c->set.naggs > c->wide.naggs ? c->set.naggs : c->wide.naggs;
-    /* their memory too: a failure is agreed at SETUP */
-    if (colio_array_take_set(&op->fh->bufs, init_array_kinds(op->fh), array_sizes(op), slots))
+    op->arr_kinds = init_array_kinds(op->fh);
+    const size_t *sizes = array_sizes(op);
+    if (colio_array_reserve_set(&op->fh->bufs, init_arrays_key(op), op)) {
+        op->arr_reserved = 1;
+        return 0;
+    }
+    void **slots[COLIO_ARR_KINDS];
+    init_array_slots(op, slots);
+    if (colio_array_take_set(&op->fh->bufs, op->arr_kinds, sizes, slots))
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", op->fh->nprocs);
     return 0;
+}
+
+/*
+ * The reserved INIT arrays, taken for a call that plans. They cannot be
+ * missing: while reserved no other operation takes them (bufcache.h).
+ */
+static void take_reserved_arrays(colio_op_t *op)
+{
+    if (!op->arr_reserved)
+        return;
+    op->arr_reserved = 0;
+    colio_array_release_set(&op->fh->bufs, op);
+    void **slots[COLIO_ARR_KINDS];
+    init_array_slots(op, slots);
+    int missing = colio_array_take_set(&op->fh->bufs, op->arr_kinds, array_sizes(op), slots);
+    assert(!missing);
+    (void)missing;
 }
 
 _Static_assert(offsetof(colio_setup_words_t, extent_sum) == COLIO_SETUP_MIN * sizeof(int64_t) &&
@@ -910,13 +945,21 @@ static int setup_path(colio_op_t *op)
             op->ghi = op->eof;
     }
     adopt_stored_plan(op);
-    if (op->glo >= op->ghi) {
-        strcpy(op->stats.strategy, op->early ? "early" : "none"); /* literals that fit: no format per call */
+    if (op->glo >= op->ghi) { /* literals that fit, one strcpy each: the compiler stores them in place */
+        if (op->early)
+            strcpy(op->stats.strategy, "early");
+        else
+            strcpy(op->stats.strategy, "none");
         op->phase = COLIO_PH_DONE; /* nothing to move anywhere */
         return COLIO_STEP_NEXT;
     }
     int direct = use_direct_path(op);
-    strcpy(op->stats.strategy, direct ? "direct" : "two-phase");
+    if (!direct)
+        take_reserved_arrays(op);
+    if (direct)
+        strcpy(op->stats.strategy, "direct");
+    else
+        strcpy(op->stats.strategy, "two-phase");
     op->after_gate = direct ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
     op->phase = COLIO_PH_GATE;
     return COLIO_STEP_NEXT;
@@ -1118,9 +1161,14 @@ static void exchange_stats(colio_op_t *op)
  */
 static void give_init_arrays(colio_op_t *op)
 {
+    if (op->arr_reserved) { /* never taken: the set stays whole in the cache */
+        colio_array_release_set(&op->fh->bufs, op);
+        op->arr_reserved = 0;
+        return;
+    }
     void **slots[COLIO_ARR_KINDS];
     init_array_slots(op, slots);
-    colio_array_give_unused_set(&op->fh->bufs, array_sizes(op), slots);
+    colio_array_give_unused_set(&op->fh->bufs, op->arr_kinds, init_arrays_key(op), array_sizes(op), slots);
 }
 
 int colio_op_finish(colio_op_t *op, MPI_Status *status)

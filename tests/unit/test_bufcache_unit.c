@@ -102,7 +102,7 @@ static void set_round_trip(void)
         CHECK(!wanted || all_zero(arr[k], sizes[k]), "kind %d taken zeroed", k);
         first[k] = arr[k];
     }
-    colio_array_give_unused_set(&c, sizes, slots);
+    colio_array_give_unused_set(&c, mask, 7, sizes, slots);
     for (int k = 0; k < COLIO_ARR_KINDS; k++)
         CHECK(arr[k] == NULL, "kind %d: its slot emptied when given back", k);
     CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0, "the set is taken again");
@@ -113,16 +113,75 @@ static void set_round_trip(void)
     memset(arr[0], 0xab, sizes[0]);
     colio_array_give(&c, 0, arr[0], sizes[0]);
     arr[0] = NULL;
-    colio_array_give_unused_set(&c, sizes, slots);
+    colio_array_give_unused_set(&c, mask, 7, sizes, slots);
     CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0 && arr[0] == first[0] && all_zero(arr[0], sizes[0]),
           "a written array comes back zeroed");
-    colio_array_give_unused_set(&c, sizes, slots);
+    colio_array_give_unused_set(&c, mask, 7, sizes, slots);
     colio_bufcache_free(&c);
+}
+
+/*
+ * A whole set given back unused is reserved, not taken: while reserved no
+ * one else gets its arrays (they allocate their own, and what they give
+ * back is freed), and its owner takes it whole later or lets it go.
+ */
+static void set_reserved(void)
+{
+    colio_bufcache_t c;
+    memset(&c, 0, sizeof c);
+    size_t sizes[COLIO_ARR_KINDS];
+    void *arr[COLIO_ARR_KINDS], *other[COLIO_ARR_KINDS], **slots[COLIO_ARR_KINDS], **oslots[COLIO_ARR_KINDS];
+    for (int k = 0; k < COLIO_ARR_KINDS; k++)
+        sizes[k] = 24 + 8 * (size_t)k, arr[k] = other[k] = NULL, slots[k] = &arr[k], oslots[k] = &other[k];
+    unsigned mask = (1u << COLIO_ARR_KINDS) - 1;
+    const uint64_t key = (uint64_t)mask << 32 | 5;
+    int a = 0, b = 0; /* owners: only their addresses matter */
+    CHECK(colio_array_reserve_set(&c, key, &a) == 0, "nothing kept: nothing to reserve");
+    CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0, "a set is taken");
+    void *first[COLIO_ARR_KINDS];
+    memcpy(first, arr, sizeof first);
+    colio_array_give_unused_set(&c, mask, key, sizes, slots);
+    CHECK(colio_array_reserve_set(&c, key + 1, &a) == 0, "another key does not reserve the set");
+    CHECK(colio_array_reserve_set(&c, key, &a) == 1, "the whole set is reserved");
+    CHECK(colio_array_reserve_set(&c, key, &b) == 0, "once only");
+    CHECK(colio_array_take_set(&c, mask, sizes, oslots) == 0, "another operation takes a set meanwhile");
+    for (int k = 0; k < COLIO_ARR_KINDS; k++)
+        CHECK(other[k] != NULL && other[k] != first[k] && all_zero(other[k], sizes[k]),
+              "kind %d: its own array, not the reserved one", k);
+    void *one = colio_array_take(&c, 0, sizes[0]);
+    CHECK(one != NULL && one != first[0], "a single take does not get a reserved array either");
+    colio_array_free(one);
+    colio_array_give_unused_set(&c, mask, key, sizes, oslots); /* freed: the kinds are kept already */
+    colio_array_release_set(&c, &b);
+    CHECK(colio_array_reserve_set(&c, key, &b) == 0, "only the owner releases");
+    colio_array_release_set(&c, &a);
+    CHECK(colio_array_reserve_set(&c, key, &b) == 1, "released untouched, the set is still whole");
+    colio_array_release_set(&c, &b);
+    CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0, "taken whole");
+    for (int k = 0; k < COLIO_ARR_KINDS; k++)
+        CHECK(arr[k] == first[k] && all_zero(arr[k], sizes[k]), "kind %d: the kept array, zero", k);
+    CHECK(colio_array_reserve_set(&c, key, &a) == 0, "taken: nothing to reserve");
+    /* one array given back written: the set is not clean, so not reserved (its take zeroes it) */
+    memset(arr[3], 0xcd, sizes[3]);
+    colio_array_give(&c, 3, arr[3], sizes[3]);
+    arr[3] = NULL;
+    colio_array_give_unused_set(&c, mask, key, sizes, slots);
+    CHECK(colio_array_reserve_set(&c, key, &a) == 0, "a written array: the set is not whole");
+    CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0 && arr[3] == first[3] && all_zero(arr[3], sizes[3]),
+          "the written array comes back zeroed");
+    /* a set given back without one of its kinds is not whole */
+    colio_array_free(arr[5]);
+    arr[5] = NULL;
+    colio_array_give_unused_set(&c, mask, key, sizes, slots);
+    CHECK(colio_array_reserve_set(&c, key, &a) == 0, "a kind missing: the set is not whole");
+    colio_bufcache_free(&c);
+    CHECK(colio_array_reserve_set(&c, key, &a) == 0, "freed: nothing to reserve");
 }
 
 int main(void)
 {
     set_round_trip();
+    set_reserved();
     round_trip(64);
     round_trip(COLIO_ARRAY_MAP_MIN - 1);
     round_trip(COLIO_ARRAY_MAP_MIN);
