@@ -50,8 +50,8 @@ static int64_t align_pad(int64_t at, int64_t off) { return (off - at) & (COLIO_R
 /* Reads of n bytes into m from file offset off that would copy slowly there. */
 static int misaligned_read(const colio_op_t *op, const char *m, int64_t n, int64_t off)
 {
-    return aligned_read_matters(op, n) && ((uintptr_t)m - (uintptr_t)off) % (COLIO_READ_ALIGN / 2) != 0 &&
-           colio_misaligned_reads_slow();
+    return aligned_read_matters(op, n) &&
+           colio_misaligned_read_slow((unsigned)(((uintptr_t)m - (uintptr_t)off) % COLIO_READ_ALIGN));
 }
 
 /* Piece k of run i. */
