@@ -98,6 +98,16 @@ extern const colio_coll_ops_t colio_coll_shm;
 /* The implementation named name ("mpi", "p2p"), or NULL. */
 const colio_coll_ops_t *colio_coll_find(const char *name);
 
+/*
+ * inout = in op inout, as MPI_Reduce_local, without MPI where colio knows
+ * the function: MIN, MAX and SUM of MPI_INT64_T (the engine's agreements)
+ * and colio's own ops named by colio_coll_local_op. A small call's SETUP
+ * agreement spent a tenth of its combining in MPI_Reduce_local's entry.
+ */
+int colio_coll_reduce_local(const void *in, void *inout, int n, MPI_Datatype t, MPI_Op op);
+/* op (made by colio with MPI_Op_create) runs fn: colio_coll_reduce_local may call fn itself. At most 8. */
+void colio_coll_local_op(MPI_Op op, MPI_User_function *fn);
+
 /* The implementation used when colio_agreements is not set: p2p under SimGrid SMPI, else shm. */
 const char *colio_coll_default_name(void);
 

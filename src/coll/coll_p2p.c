@@ -136,8 +136,8 @@ static int reduce_in(colio_coll_t *c)
     int64_t bytes = (int64_t)c->count * c->esize;
     int rc;
     if (c->reduce_from < c->rank)
-        return MPI_Reduce_local(c->tmp, c->out, c->count, c->type, c->op);
-    rc = MPI_Reduce_local(c->out, c->tmp, c->count, c->type, c->op);
+        return colio_coll_reduce_local(c->tmp, c->out, c->count, c->type, c->op);
+    rc = colio_coll_reduce_local(c->out, c->tmp, c->count, c->type, c->op);
     memcpy(c->out, c->tmp, (size_t)bytes);
     return rc;
 }

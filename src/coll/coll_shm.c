@@ -248,7 +248,7 @@ static int combine_node(const colio_coll_t *c, void *to)
     int rc = MPI_SUCCESS;
     memcpy(to, slot_of(s, c->shm_seq, s->nlocal - 1)->data, (size_t)c->shm_bytes);
     for (int j = s->nlocal - 2; j >= 0 && rc == MPI_SUCCESS; j--)
-        rc = MPI_Reduce_local(slot_of(s, c->shm_seq, j)->data, to, c->count, c->type, c->op);
+        rc = colio_coll_reduce_local(slot_of(s, c->shm_seq, j)->data, to, c->count, c->type, c->op);
     return rc;
 }
 

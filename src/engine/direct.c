@@ -98,7 +98,7 @@ static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
 /* Bytes the operation holds: its lists and the bounce buffers made so far. */
 static int64_t held_memory(const colio_op_t *op)
 {
-    return colio_op_memory(op) + (op->dir.bounce ? (int64_t)op->dir.bounce_cap : 0);
+    return op->dir.lists_memory + (op->dir.bounce ? (int64_t)op->dir.bounce_cap : 0);
 }
 
 static int add_copy(colio_direct_slot_t *s, int64_t pos, int64_t boff, int64_t len)
@@ -229,7 +229,7 @@ static void fill_job(colio_op_t *op, colio_direct_slot_t *s)
                         &d->chain_failed);
     s->job.keep_past_eof = op->early; /* the end of file is not agreed yet: what lies past it stays */
     s->bounce_used = s->ncopies = 0, s->sieve = 0, s->uses_bounce = 0;
-    if (reading && d->part == 0 && sieve_chunk_ends(op, &ei, &ek, &end)) {
+    if (reading && d->part == 0 && acc->npieces > 1 && sieve_chunk_ends(op, &ei, &ek, &end)) { /* 1: nothing to sieve */
         fill_sieve(op, s, ei, ek, end);
         return;
     }
@@ -339,7 +339,8 @@ static void start(colio_op_t *op)
     d->bounce_owner = -1;
     d->eof_seen = INT64_MAX;
     op->stats.aggregators = 0;
-    op->stats.memory = colio_op_memory(op); /* the run list; bounce buffers add up as they are made */
+    d->lists_memory = colio_op_memory(op);
+    op->stats.memory = d->lists_memory; /* the run list; bounce buffers add up as they are made */
 }
 
 int colio_step_direct(colio_op_t *op)

@@ -625,8 +625,8 @@ static void setup_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
 static MPI_Op setup_op(void)
 {
     static MPI_Op op = MPI_OP_NULL; /* created once, lives until MPI_Finalize */
-    if (op == MPI_OP_NULL)
-        MPI_Op_create(setup_reduce, 1, &op);
+    if (op == MPI_OP_NULL && MPI_Op_create(setup_reduce, 1, &op) == MPI_SUCCESS)
+        colio_coll_local_op(op, setup_reduce);
     return op;
 }
 

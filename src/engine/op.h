@@ -278,6 +278,7 @@ typedef struct colio_direct {
     int64_t submitted;
     int chain_failed;            /* the executor's: a job failed, later ones make no call */
     int64_t eof_seen;            /* reads: the lowest offset where a job found the end of file */
+    int64_t lists_memory;        /* colio_op_memory at the start: the lists do not change on this path */
 } colio_direct_t;
 
 /* The sparse counts step (engine/counts.c): INIT arrays, taken with the others (bufcache.h). */

@@ -56,12 +56,14 @@ static void fill(int64_t *v, int n, unsigned *seed)
         v[i] = (int64_t)rand_r(seed) - RAND_MAX / 2;
 }
 
+static MPI_Op keep_known; /* keep_left again, named to colio_coll_local_op: combined without MPI; never freed */
+
 static void check_allreduce(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, MPI_Op keep, int N)
 {
     int64_t in[40], got[40], want[40];
     unsigned seed = 7u + (unsigned)rank;
-    MPI_Op ops_tried[] = {MPI_MIN, MPI_SUM, keep};
-    for (int k = 0; k < 3; k++) {
+    MPI_Op ops_tried[] = {MPI_MIN, MPI_SUM, MPI_MAX, keep, keep_known};
+    for (int k = 0; k < 5; k++) {
         colio_coll_t c;
         colio_coll_init(&c, ops, TAG, seg_now);
         fill(in, N, &seed);
@@ -166,11 +168,34 @@ static void check_many(const colio_coll_ops_t *ops, MPI_Comm comm, int rank, int
     }
 }
 
+/* colio's local reduction against MPI's: the int64 builtins, a named op of colio's, one it leaves to MPI. */
+static void check_reduce_local(MPI_Op keep)
+{
+    int64_t in[9] = {INT64_MIN, -5, -1, 0, 1, 7, INT64_MAX, 3, -9}, got[9], want[9];
+    int64_t base[9] = {3, -6, 2, 0, -1, 7, -4, 3, 12};
+    MPI_Op tried[] = {MPI_MIN, MPI_MAX, MPI_SUM, keep_known, keep, MPI_PROD};
+    for (int k = 0; k < 6; k++) {
+        memcpy(got, base, sizeof got), memcpy(want, base, sizeof want);
+        int n = k == 2 || k == 5 ? 6 : 9; /* sums and products of words that do not overflow */
+        CHECK(colio_coll_reduce_local(in + 1, got, n - 1, MPI_INT64_T, tried[k]) == MPI_SUCCESS, "reduce_local %d", k);
+        MPI_Reduce_local(in + 1, want, n - 1, MPI_INT64_T, tried[k]);
+        CHECK(memcmp(got, want, sizeof got) == 0, "colio_coll_reduce_local (op %d) differs from MPI_Reduce_local", k);
+    }
+    int a[3] = {4, -2, 9}, b[3] = {1, 5, -7}, w[3];
+    memcpy(w, b, sizeof w);
+    MPI_Reduce_local(a, w, 3, MPI_INT, MPI_MIN);
+    CHECK(colio_coll_reduce_local(a, b, 3, MPI_INT, MPI_MIN) == MPI_SUCCESS && memcmp(b, w, sizeof w) == 0,
+          "another type goes to MPI");
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
     MPI_Op keep;
     MPI_Op_create(keep_left, 0, &keep);
+    MPI_Op_create(keep_left, 0, &keep_known);
+    colio_coll_local_op(keep_known, keep_left);
+    check_reduce_local(keep);
     /* shm five times: slots on the communicator as one node, as nodes of two ranks and of one (two levels:
        the nodes' first ranks meet by p2p), slots on another communicator (WORLD's), none */
     const char *names[] = {"mpi", "p2p", "shm", "shm", "shm", "shm", "shm"};
@@ -214,6 +239,6 @@ int main(int argc, char **argv)
           (long long)world_seg.started);
     colio_coll_shm_free(&world_seg);
     CHECK(colio_coll_find("nonesuch") == NULL, "unknown name found");
-    MPI_Op_free(&keep);
+    MPI_Op_free(&keep); /* keep_known stays: colio's table names it until MPI_Finalize */
     return test_finish("test_coll");
 }
