@@ -66,7 +66,8 @@ static void colio_close_(void *fh)
 
 static int mpiio_open(const char *path, void **fh)
 {
-    *fh = malloc(sizeof(MPI_File));
+    if ((*fh = malloc(sizeof(MPI_File))) == NULL)
+        return MPI_ERR_NO_MEM;
     return MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, *fh);
 }
 static int mpiio_xfer(void *fh, int writing, long long off, void *buf, int len)
@@ -84,6 +85,8 @@ static void mpiio_close(void *fh)
 static int posix_open(const char *path, void **fh)
 {
     int *fd = malloc(sizeof *fd);
+    if (fd == NULL)
+        return 1;
     *fd = open(path, O_CREAT | O_RDWR, 0644);
     *fh = fd;
     return *fd < 0;
@@ -140,6 +143,8 @@ static void check_file(const char *path, int bytes, int calls)
     if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &f) != MPI_SUCCESS)
         die("check open", 1);
     unsigned char *got = malloc((size_t)bytes);
+    if (got == NULL)
+        die("check buffer", 1);
     long long bad = 0;
     for (int k = 0; k < calls; k++) {
         long long off = ((long long)k * nprocs + rank) * bytes;
@@ -204,6 +209,8 @@ int main(int argc, char **argv)
     int loops = argc > 4 ? atoi(argv[4]) : 5;
     const char *only = argc > 5 ? argv[5] : NULL;
     unsigned char *buf = malloc(2 * (size_t)bytes * (size_t)calls); /* what is written, then room for the reads */
+    if (buf == NULL)
+        die("buffer", 1);
     for (int k = 0; k < calls; k++)
         for (int i = 0; i < bytes; i++)
             buf[(size_t)k * bytes + i] = byte_at(((long long)k * nprocs + rank) * bytes + i);
