@@ -48,6 +48,7 @@ typedef struct colio_coll_shm {
     int two_level;        /* ranks on several nodes: the nodes' first ranks meet over leaders */
     MPI_Comm leaders;     /* two_level, on a node's first rank: the nodes' first ranks, else MPI_COMM_NULL */
     int64_t started;      /* allreduces started through the slots (the next one's number - 1) */
+    int64_t fail_leaders_at; /* tests: the allreduce of this number fails among the nodes (0: none) */
     struct colio_coll_shm *next; /* the process's segments still allocated */
 } colio_coll_shm_t;
 

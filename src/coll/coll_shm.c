@@ -258,6 +258,8 @@ static int start_leaders(colio_coll_t *c)
     const colio_coll_shm_t *s = c->shm;
     shm_slot_t *result = slot_of(s, c->shm_seq, s->nlocal); /* the node's part until the result replaces it */
     int rc = combine_node(c, result->data);
+    if (rc == MPI_SUCCESS && c->shm_seq == s->fail_leaders_at)
+        rc = MPI_ERR_OTHER; /* a test's failure among the nodes, set on every leader: nobody sends */
     if (rc == MPI_SUCCESS)
         rc = colio_coll_p2p.allreduce(c, result->data, c->out, c->count, c->type, c->op, s->leaders);
     c->shm_stage = LEADERS;

@@ -188,6 +188,35 @@ static void check_reduce_local(MPI_Op keep)
           "another type goes to MPI");
 }
 
+/*
+ * Two levels, the allreduce among the nodes failing on every node's first
+ * rank: every rank of every node returns an error (the others through the
+ * published result, negated), and the next allreduce is whole again.
+ */
+static void check_leaders_fail(colio_coll_shm_t *seg, MPI_Comm comm, int size)
+{
+    if (!seg->two_level)
+        return;
+    seg->fail_leaders_at = seg->started + 1;
+    colio_coll_t c;
+    colio_coll_init(&c, &colio_coll_shm, TAG, seg);
+    int64_t in = 1, out = 0;
+    int rc = colio_coll_allreduce(&c, &in, &out, 1, MPI_INT64_T, MPI_SUM, comm);
+    if (rc == MPI_SUCCESS)
+        rc = colio_coll_wait(&c);
+    int failed = rc != MPI_SUCCESS, everywhere = 0;
+    MPI_Allreduce(&failed, &everywhere, 1, MPI_INT, MPI_MIN, comm);
+    CHECK(everywhere == 1, "a failure among the nodes reached every rank (here: rc %d)", rc);
+    CHECK(!colio_coll_pending(&c), "nothing pending after the failure");
+    seg->fail_leaders_at = 0;
+    colio_coll_init(&c, &colio_coll_shm, TAG, seg);
+    rc = colio_coll_allreduce(&c, &in, &out, 1, MPI_INT64_T, MPI_SUM, comm);
+    if (rc == MPI_SUCCESS)
+        rc = colio_coll_wait(&c);
+    CHECK(rc == MPI_SUCCESS && out == size, "the allreduce after the failure: rc %d, sum %lld of %d", rc,
+          (long long)out, size);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -229,6 +258,8 @@ int main(int argc, char **argv)
                 check_many(ops, comm, t_rank, size);
             }
         seg_now = NULL;
+        check_leaders_fail(&segs[1], comm, size);
+        check_leaders_fail(&segs[2], comm, size);
         for (int k = 0; k < 3; k++) { /* the allreduces that fit went through the slots */
             CHECK(segs[k].started > 0, "no allreduce through the slots of nodes of %d", node_sizes[k]);
             colio_coll_shm_free(&segs[k]);
