@@ -76,7 +76,8 @@ typedef struct colio_coll {
        it, where it is (coll_shm.c) */
     colio_coll_shm_t *shm;
     int64_t shm_seq;
-    int shm_next, shm_stage, shm_bytes, shm_tests; /* shm_tests: unfinished tests since the last MPI poll */
+    int shm_next, shm_stage, shm_bytes;
+    unsigned shm_tests; /* unfinished tests of the allreduce in flight: every 64th polls MPI */
     _Alignas(16) char small[COLIO_COLL_SMALL];
 } colio_coll_t;
 
@@ -106,7 +107,7 @@ const colio_coll_ops_t *colio_coll_find(const char *name);
  * agreement spent a tenth of its combining in MPI_Reduce_local's entry.
  */
 int colio_coll_reduce_local(const void *in, void *inout, int n, MPI_Datatype t, MPI_Op op);
-/* op (made by colio with MPI_Op_create) runs fn: colio_coll_reduce_local may call fn itself. At most 8. */
+/* op (made by colio with MPI_Op_create, never freed) runs fn: colio_coll_reduce_local may call fn itself. At most 8. */
 void colio_coll_local_op(MPI_Op op, MPI_User_function *fn);
 
 /* The implementation used when colio_agreements is not set: p2p under SimGrid SMPI, else shm. */

@@ -193,8 +193,12 @@ static void array_keep(colio_bufcache_t *c, int kind, void *p, size_t size, int 
     if (p == NULL)
         return;
     if (c->arr[kind] != NULL) {
-        colio_array_free(p);
-        return;
+        if (c->arr_size[kind] == size || c->set_owner != NULL) { /* the kept one serves (or is reserved) */
+            colio_array_free(p);
+            return;
+        }
+        colio_array_free(c->arr[kind]); /* sized for another aggregator count: the calls now use p's */
+        c->arr[kind] = NULL;
     }
     if (c->set_owner == NULL) /* else p is of a kind the reserved set lacks: the set stays whole */
         c->set_key = 0;

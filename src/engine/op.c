@@ -1161,6 +1161,8 @@ static void exchange_stats(colio_op_t *op)
  */
 static void give_init_arrays(colio_op_t *op)
 {
+    if (op->arr_kinds == 0) /* INIT failed before it took or reserved any */
+        return;
     if (op->arr_reserved) { /* never taken: the set stays whole in the cache */
         colio_array_release_set(&op->fh->bufs, op);
         op->arr_reserved = 0;

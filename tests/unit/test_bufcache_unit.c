@@ -157,9 +157,20 @@ static void set_reserved(void)
     colio_array_release_set(&c, &a);
     CHECK(colio_array_reserve_set(&c, key, &b) == 1, "released untouched, the set is still whole");
     colio_array_release_set(&c, &b);
+    one = colio_array_take(&c, 2, sizes[2]); /* taken outside a reservation: the set is no longer whole */
+    CHECK(one == first[2], "the kept array of a kind, taken alone");
+    CHECK(colio_array_reserve_set(&c, key, &a) == 0, "one kind taken: nothing to reserve");
+    colio_array_give_unused_set(&c, mask, key, sizes, slots); /* nothing in the slots: the set is checked again */
+    CHECK(colio_array_reserve_set(&c, key, &a) == 0, "still a kind short");
+    colio_array_give(&c, 2, one, sizes[2]);
+    CHECK(colio_array_reserve_set(&c, key, &a) == 0, "given back as used: not clean");
     CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0, "taken whole");
     for (int k = 0; k < COLIO_ARR_KINDS; k++)
         CHECK(arr[k] == first[k] && all_zero(arr[k], sizes[k]), "kind %d: the kept array, zero", k);
+    colio_array_give_unused_set(&c, mask, key, sizes, slots);
+    CHECK(colio_array_reserve_set(&c, key, &a) == 1, "given back whole and clean: reserved again");
+    colio_array_release_set(&c, &a);
+    CHECK(colio_array_take_set(&c, mask, sizes, slots) == 0, "and taken");
     CHECK(colio_array_reserve_set(&c, key, &a) == 0, "taken: nothing to reserve");
     /* one array given back written: the set is not clean, so not reserved (its take zeroes it) */
     memset(arr[3], 0xcd, sizes[3]);
@@ -174,6 +185,14 @@ static void set_reserved(void)
     arr[5] = NULL;
     colio_array_give_unused_set(&c, mask, key, sizes, slots);
     CHECK(colio_array_reserve_set(&c, key, &a) == 0, "a kind missing: the set is not whole");
+    /* an array of another size (the aggregator count changed) replaces the kept one: later takes find it */
+    colio_array_give_unused_set(&c, mask, key, sizes, slots);
+    void *bigger = colio_array_take(&c, 4, 2 * sizes[4]);
+    CHECK(bigger != NULL && bigger != first[4], "another size: a new array");
+    colio_array_give(&c, 4, bigger, 2 * sizes[4]);
+    void *again = colio_array_take(&c, 4, 2 * sizes[4]);
+    CHECK(again == bigger && all_zero(again, 2 * sizes[4]), "the new size is kept, zeroed when taken back");
+    colio_array_free(again);
     colio_bufcache_free(&c);
     CHECK(colio_array_reserve_set(&c, key, &a) == 0, "freed: nothing to reserve");
 }
