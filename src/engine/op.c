@@ -954,6 +954,10 @@ static int setup_path(colio_op_t *op)
         return COLIO_STEP_NEXT;
     }
     int direct = use_direct_path(op);
+    if (direct && op->reuse) { /* a borrowed plan serves a two-phase call only (keep_plan would drop its arrays) */
+        op->reuse->busy = 0;
+        op->reuse = NULL;
+    }
     if (!direct)
         take_reserved_arrays(op);
     if (direct)

@@ -134,17 +134,15 @@ static void round_sizes(const char *path)
         {"colio_storage_model=" FAST ";colio_round_size=64m", "rounds above cb_buffer_size"},
     };
     int64_t wr[4], rr[4];
+    char hints[4][700];
     for (int c = 0; c < 4; c++) {
-        char hints[700];
-        snprintf(hints, sizeof hints, "%s;%s", force, cases[c].extra);
+        snprintf(hints[c], sizeof hints[c], "%s;%s", force, cases[c].extra);
         colio_stats w, r;
-        run_case(path, hints, cases[c].what, 4096, 256, &w, &r, NULL);
+        run_case(path, hints[c], cases[c].what, 4096, 256, &w, &r, NULL);
         wr[c] = max_rounds(&w), rr[c] = max_rounds(&r);
     }
-    char hints[700];
-    snprintf(hints, sizeof hints, "%s;%s", force, cases[0].extra);
     colio_stats w, r;
-    run_case(path, hints, "256 KiB rounds by colio_set_info", 4096, 256, &w, &r, "colio_round_size=256k");
+    run_case(path, hints[0], "256 KiB rounds by colio_set_info", 4096, 256, &w, &r, "colio_round_size=256k");
     CHECK(max_rounds(&r) > max_rounds(&w) && max_rounds(&w) == wr[0],
           "colio_set_info(colio_round_size=256k): %lld rounds reading after %lld writing", (long long)max_rounds(&r),
           (long long)max_rounds(&w));
