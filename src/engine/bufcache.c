@@ -250,10 +250,12 @@ int colio_array_reserve_set(colio_bufcache_t *c, uint64_t key, const void *owner
     return 1;
 }
 
-void colio_array_release_set(colio_bufcache_t *c, const void *owner)
+int colio_array_release_set(colio_bufcache_t *c, const void *owner)
 {
-    if (c->set_owner == owner)
-        c->set_owner = NULL;
+    if (c->set_owner != owner || owner == NULL)
+        return 0;
+    c->set_owner = NULL;
+    return 1;
 }
 
 void colio_bufcache_free(colio_bufcache_t *c)

@@ -70,7 +70,8 @@ void colio_array_give_unused_set(colio_bufcache_t *c, unsigned mask, uint64_t ke
  * needs its arrays moves no pointer at all (issue 23, item 1).
  */
 int colio_array_reserve_set(colio_bufcache_t *c, uint64_t key, const void *owner);
-void colio_array_release_set(colio_bufcache_t *c, const void *owner);
+/* 1 when owner held the reservation (now released), else 0 and nothing changes. */
+int colio_array_release_set(colio_bufcache_t *c, const void *owner);
 /* Free an array from colio_array_take that is not given back (a stored plan's); NULL is ignored. */
 void colio_array_free(void *p);
 

@@ -575,10 +575,8 @@ static int init_plan_memory(colio_op_t *op)
     op->arr_naggs = c->set.naggs > c->wide.naggs ? c->set.naggs : c->wide.naggs;
     op->arr_kinds = init_array_kinds(op->fh);
     const size_t *sizes = array_sizes(op);
-    if (colio_array_reserve_set(&op->fh->bufs, init_arrays_key(op), op)) {
-        op->arr_reserved = 1;
+    if (colio_array_reserve_set(&op->fh->bufs, init_arrays_key(op), op))
         return 0;
-    }
     void **slots[COLIO_ARR_KINDS];
     init_array_slots(op, slots);
     if (colio_array_take_set(&op->fh->bufs, op->arr_kinds, sizes, slots))
@@ -592,10 +590,8 @@ static int init_plan_memory(colio_op_t *op)
  */
 static void take_reserved_arrays(colio_op_t *op)
 {
-    if (!op->arr_reserved)
+    if (!colio_array_release_set(&op->fh->bufs, op))
         return;
-    op->arr_reserved = 0;
-    colio_array_release_set(&op->fh->bufs, op);
     void **slots[COLIO_ARR_KINDS];
     init_array_slots(op, slots);
     int missing = colio_array_take_set(&op->fh->bufs, op->arr_kinds, array_sizes(op), slots);
@@ -954,16 +950,16 @@ static int setup_path(colio_op_t *op)
         return COLIO_STEP_NEXT;
     }
     int direct = use_direct_path(op);
-    if (direct && op->reuse) { /* a borrowed plan serves a two-phase call only (keep_plan would drop its arrays) */
-        op->reuse->busy = 0;
-        op->reuse = NULL;
-    }
-    if (!direct)
-        take_reserved_arrays(op);
-    if (direct)
+    if (direct) {
+        if (op->reuse) { /* a borrowed plan serves a two-phase call only (keep_plan would drop its arrays) */
+            op->reuse->busy = 0;
+            op->reuse = NULL;
+        }
         strcpy(op->stats.strategy, "direct");
-    else
+    } else {
+        take_reserved_arrays(op);
         strcpy(op->stats.strategy, "two-phase");
+    }
     op->after_gate = direct ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
     op->phase = COLIO_PH_GATE;
     return COLIO_STEP_NEXT;
@@ -1167,11 +1163,8 @@ static void give_init_arrays(colio_op_t *op)
 {
     if (op->arr_kinds == 0) /* INIT failed before it took or reserved any */
         return;
-    if (op->arr_reserved) { /* never taken: the set stays whole in the cache */
-        colio_array_release_set(&op->fh->bufs, op);
-        op->arr_reserved = 0;
+    if (colio_array_release_set(&op->fh->bufs, op)) /* reserved, never taken: the set stays whole in the cache */
         return;
-    }
     void **slots[COLIO_ARR_KINDS];
     init_array_slots(op, slots);
     colio_array_give_unused_set(&op->fh->bufs, op->arr_kinds, init_arrays_key(op), array_sizes(op), slots);

@@ -324,8 +324,7 @@ typedef struct colio_op {
     int memflat_owned;
     int64_t nbytes;              /* requested bytes */
     int arr_naggs;               /* aggregators the INIT arrays were sized for (bufcache.h) */
-    unsigned arr_kinds;          /* ... the kinds taken */
-    int arr_reserved;            /* ... reserved in the file's cache, not taken yet (take_reserved_arrays) */
+    unsigned arr_kinds;          /* ... the kinds taken (or reserved in the file's cache: take_reserved_arrays) */
     int early;                   /* the access moves through DIRECT before SETUP (colio_direct_early) */
     int64_t early_bytes, early_pieces; /* ... what it moved; the access is then empty */
     int early_done;              /* ... and it did */

@@ -152,9 +152,9 @@ static void set_reserved(void)
     CHECK(one != NULL && one != first[0], "a single take does not get a reserved array either");
     colio_array_free(one);
     colio_array_give_unused_set(&c, mask, key, sizes, oslots); /* freed: the kinds are kept already */
-    colio_array_release_set(&c, &b);
-    CHECK(colio_array_reserve_set(&c, key, &b) == 0, "only the owner releases");
-    colio_array_release_set(&c, &a);
+    CHECK(colio_array_release_set(&c, &b) == 0, "only the owner releases");
+    CHECK(colio_array_reserve_set(&c, key, &b) == 0, "still reserved");
+    CHECK(colio_array_release_set(&c, &a) == 1, "the owner releases");
     CHECK(colio_array_reserve_set(&c, key, &b) == 1, "released untouched, the set is still whole");
     colio_array_release_set(&c, &b);
     one = colio_array_take(&c, 2, sizes[2]); /* taken outside a reservation: the set is no longer whole */
