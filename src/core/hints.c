@@ -280,6 +280,7 @@ void colio_hints_default(colio_hints_t *h)
     strcpy(h->io_executor, "threads");
     strcpy(h->agreements, colio_coll_default_name());
     h->pipeline = 2;
+    h->lock_writes = COLIO_DISABLE; /* the toggles' zero is automatic; libcolio_mpiio asks for that itself */
     strcpy(h->topology, "flat");
     strcpy(h->rank_list, "linear");
     strcpy(h->local_aggs, "*:1");

@@ -12,6 +12,29 @@ static int set(colio_hints_t *h, const char *k, const char *v)
     return colio_hints_set(h, k, v, &e);
 }
 
+/*
+ * The default a key's reference gives (docs/HINTS.md) is the value a file
+ * starts with: that text, set on defaults, changes nothing. (colio_lock_writes
+ * documented disable while the defaults held automatic, enum value 0.) Three
+ * references describe their default in words instead.
+ */
+static void check_documented_default(const char *key, const char *dflt)
+{
+    static const char *const prose[] = {"cb_nodes", "colio_meta_exchange", "colio_storage_cache"};
+    for (size_t i = 0; i < sizeof prose / sizeof prose[0]; i++)
+        if (strcmp(key, prose[i]) == 0)
+            return;
+    colio_hints_t plain, documented;
+    colio_hints_default(&plain);
+    colio_hints_default(&documented);
+    char got[256] = "", want[256] = "";
+    int rc = set(&documented, key, dflt);
+    colio_hints_get(&plain, key, got, sizeof got);
+    colio_hints_get(&documented, key, want, sizeof want);
+    CHECK(rc == 0 && strcmp(got, want) == 0, "%s: documented default \"%s\" (%s), the defaults hold \"%s\"", key,
+          dflt, want, got);
+}
+
 int main(void)
 {
     colio_hints_t h;
@@ -101,8 +124,10 @@ int main(void)
     colio_hints_default(&h);
     CHECK(colio_hints_get(&h, "romio_ds_read", v, sizeof v) == 0 && strcmp(v, "automatic") == 0, "get toggle");
     int n = 0;
-    for (const char *doc, *dflt; colio_hints_key(n, &doc, &dflt); n++)
+    for (const char *doc, *dflt; colio_hints_key(n, &doc, &dflt); n++) {
         CHECK(doc[0] != '\0', "key %d documented", n);
+        check_documented_default(colio_hints_key(n, NULL, NULL), dflt);
+    }
     CHECK(n >= 15, "hint table has %d keys", n);
     return unit_finish("test_hints_unit");
 }
