@@ -100,7 +100,8 @@ typedef struct colio_op_stats {
     int64_t agg_bytes_min;  /**< bytes of the idlest aggregator's file domain */
     double predicted_cost;  /**< the cost model's time for the slowest file domain, TAPIOCA's max C1 + C2 (s) */
     char strategy[12];      /**< the call's path: "two-phase", "direct", "early" (every piece went before the
-                                 agreement), "none" (nothing to move); totals: the last */
+                                 agreement), "staged" (this rank's piece went to its node's first rank,
+                                 colio_stage_bytes), "none" (nothing to move); totals: the last */
     double predicted_two_phase; /**< the strategy model's seconds for two-phase I/O (0: not modelled) */
     double predicted_direct;    /**< ... for the direct path (colio_storage_model) */
     int64_t meta_messages;      /**< point-to-point messages of the metadata phase this rank posted: the counts

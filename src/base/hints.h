@@ -35,6 +35,8 @@ typedef struct colio_hints {
     colio_toggle_t lock_writes; /* colio_lock_writes: byte-range lock around each storage write (store/posix.c);
                                    automatic: while some rank's view is not one contiguous stretch (core/file.c) */
     int64_t direct_min;      /* colio_direct_min: contiguous bytes per rank for the direct path */
+    int64_t stage_bytes;     /* colio_stage_bytes: a blocking write's one piece up to this size goes to the
+                                node's first rank through shared memory (engine/stage.c); 0: never */
     int64_t typed_min;       /* colio_typed_min: average piece size for derived-datatype messages */
     int read_sieve_ratio;    /* colio_read_sieve_ratio: automatic reads go independent below it (0: never) */
     int throttle;            /* colio_throttle: steps (receives) per window of the stepped kernels; 0 = unlimited */

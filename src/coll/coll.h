@@ -38,12 +38,15 @@
 struct colio_coll_ops;
 /* Bytes of one rank's slot in node-shared memory: 8 for the allreduce's number, the rest for its words. */
 #define COLIO_COLL_SHM_SLOT 256
+/* Bytes one rank may stage for its node's first rank beside an allreduce (colio_coll_stage). */
+#define COLIO_COLL_SHM_STAGE 4096
 
 /* Slots in node-shared memory for the allreduces of one communicator (coll_shm.c). */
 typedef struct colio_coll_shm {
     MPI_Comm comm;        /* the only communicator whose allreduces use the slots */
     MPI_Win win;          /* the node's segment */
-    void *slots;          /* two rows of nlocal slots, then two result slots */
+    void *slots;          /* two rows of nlocal slots, then two result slots, then nlocal staging records */
+    unsigned char *gather; /* the node's first rank: room for every rank's staged bytes (malloc, lazily) */
     int local, nlocal;    /* this rank among its node's ranks, and their number */
     int two_level;        /* ranks on several nodes: the nodes' first ranks meet over leaders */
     MPI_Comm leaders;     /* two_level, on a node's first rank: the nodes' first ranks, else MPI_COMM_NULL */
@@ -135,6 +138,33 @@ void colio_coll_shm_free(colio_coll_shm_t *seg);
 
 /* Is a collective in flight on c (started and not yet seen complete)? */
 int colio_coll_pending(const colio_coll_t *c);
+
+/*
+ * Bytes handed to the node's first rank beside an allreduce (engine/stage.c):
+ * a rank stores up to COLIO_COLL_SHM_STAGE bytes and their file offset in its
+ * staging record of c's segment before the allreduce that names them starts;
+ * the node's first rank reads them once that allreduce completed, and must
+ * be done before its next allreduce starts (the records have one row: a rank
+ * stages again only after the next allreduce, which waits for that rank).
+ *
+ * colio_coll_stage_seq: the number the next allreduce on comm will have,
+ * the same on the node's ranks, or 0 where it will not go through the
+ * slots (another communicator, no segment, or one rank on the node: then
+ * nothing is staged). colio_coll_stage_room: this rank's record's bytes, to
+ * fill before colio_coll_stage_mark names them (len bytes at off) for
+ * allreduce seq. colio_coll_staged: on the node's first rank, the bytes
+ * the node's rank `local` (below colio_coll_stage_ranks) staged for seq
+ * (len 0: none). colio_coll_stage_gather: the first rank's room for all of
+ * them, or NULL when out of memory.
+ */
+int64_t colio_coll_stage_seq(const colio_coll_t *c, MPI_Comm comm);
+unsigned char *colio_coll_stage_room(const colio_coll_t *c);
+void colio_coll_stage_mark(const colio_coll_t *c, int64_t seq, int64_t off, int64_t len);
+int colio_coll_stage_leader(const colio_coll_t *c);
+int colio_coll_stage_ranks(const colio_coll_t *c);
+void colio_coll_staged(const colio_coll_t *c, int64_t seq, int local, int64_t *off, int64_t *len,
+                       const unsigned char **bytes);
+unsigned char *colio_coll_stage_gather(colio_coll_t *c);
 
 static inline int colio_coll_allreduce(colio_coll_t *c, const void *in, void *out, int n, MPI_Datatype t, MPI_Op op,
                                        MPI_Comm comm)

@@ -45,6 +45,23 @@ typedef struct shm_slot {
 } shm_slot_t;
 _Static_assert(sizeof(shm_slot_t) == COLIO_COLL_SHM_SLOT, "one slot is COLIO_COLL_SHM_SLOT bytes");
 
+/* One rank's staged bytes: the allreduce that names them, their place in the file, the bytes. */
+typedef struct shm_stage {
+    int64_t seq, off, len;
+    unsigned char pad[64 - 3 * sizeof(int64_t)];
+    unsigned char data[COLIO_COLL_SHM_STAGE];
+} shm_stage_t;
+
+static size_t segment_bytes(int nlocal)
+{
+    return (size_t)(2 * nlocal + 2) * COLIO_COLL_SHM_SLOT + (size_t)nlocal * sizeof(shm_stage_t);
+}
+
+static shm_stage_t *stage_of(const colio_coll_shm_t *s, int local)
+{
+    return (shm_stage_t *)((char *)s->slots + (size_t)(2 * s->nlocal + 2) * COLIO_COLL_SHM_SLOT) + local;
+}
+
 /* The slot of the node's rank `local` in allreduce seq's row; local == nlocal: the node's result. */
 static shm_slot_t *slot_of(const colio_coll_shm_t *s, int64_t seq, int local)
 {
@@ -68,6 +85,8 @@ static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static void release(colio_coll_shm_t *s)
 {
     s->slots = NULL; /* allreduces still started on it (another library's callback at MPI_Finalize) go p2p */
+    free(s->gather);
+    s->gather = NULL;
     if (s->win != MPI_WIN_NULL)
         MPI_Win_free(&s->win);
     if (s->leaders != MPI_COMM_NULL)
@@ -122,7 +141,7 @@ static int split_nodes(MPI_Comm comm, int rank, int node_size, MPI_Comm *node)
 /* Collective over the node: the node's first rank allocates the slots, two rows and two results. */
 static int map_slots(colio_coll_shm_t *s, MPI_Comm node)
 {
-    MPI_Aint bytes = (MPI_Aint)(2 * s->nlocal + 2) * COLIO_COLL_SHM_SLOT, size;
+    MPI_Aint bytes = (MPI_Aint)segment_bytes(s->nlocal), size;
     void *mine;
     int disp;
     int rc = MPI_Win_allocate_shared(s->local == 0 ? bytes : 0, COLIO_COLL_SHM_SLOT, MPI_INFO_NULL, node, &mine,
@@ -134,9 +153,12 @@ static int map_slots(colio_coll_shm_t *s, MPI_Comm node)
     rc = MPI_Win_shared_query(s->win, 0, &size, &disp, &s->slots);
     if (rc == MPI_SUCCESS && size < bytes)
         rc = MPI_ERR_OTHER;
-    if (rc == MPI_SUCCESS && s->local == 0) /* undefined until set; the caller's agreement orders this before use */
+    if (rc == MPI_SUCCESS && s->local == 0) { /* undefined until set; the caller's agreement orders this first */
         for (int i = 0; i < 2 * s->nlocal + 2; i++)
             atomic_store_explicit(&((shm_slot_t *)s->slots)[i].seq, 0, memory_order_relaxed);
+        for (int i = 0; i < s->nlocal; i++)
+            stage_of(s, i)->seq = 0;
+    }
     atomic_thread_fence(memory_order_release);
     return rc;
 }
@@ -368,6 +390,47 @@ static int shm_wait(colio_coll_t *c)
     for (int spins = 0; (rc = advance(c, &done)) == MPI_SUCCESS && !done; spins++)
         pause_spin(s, spins);
     return rc;
+}
+
+/* ---- bytes staged beside an allreduce ----------------------------------------------------
+ * The record is written with plain stores before the allreduce's own slot
+ * is released (shm_allreduce), and read by the node's first rank after it
+ * acquired every slot of that allreduce: the slots order them. */
+
+int64_t colio_coll_stage_seq(const colio_coll_t *c, MPI_Comm comm)
+{
+    const colio_coll_shm_t *s = c->shm;
+    if (c->ops != &colio_coll_shm || s == NULL || s->slots == NULL || comm != s->comm || s->nlocal < 2)
+        return 0;
+    return s->started + 1;
+}
+
+unsigned char *colio_coll_stage_room(const colio_coll_t *c) { return stage_of(c->shm, c->shm->local)->data; }
+
+void colio_coll_stage_mark(const colio_coll_t *c, int64_t seq, int64_t off, int64_t len)
+{
+    shm_stage_t *r = stage_of(c->shm, c->shm->local);
+    r->off = off, r->len = len, r->seq = seq;
+}
+
+int colio_coll_stage_leader(const colio_coll_t *c) { return c->shm != NULL && c->shm->local == 0; }
+
+int colio_coll_stage_ranks(const colio_coll_t *c) { return c->shm->nlocal; }
+
+void colio_coll_staged(const colio_coll_t *c, int64_t seq, int local, int64_t *off, int64_t *len,
+                       const unsigned char **bytes)
+{
+    const shm_stage_t *r = stage_of(c->shm, local);
+    int named = r->seq == seq;
+    *off = named ? r->off : 0, *len = named ? r->len : 0, *bytes = r->data;
+}
+
+unsigned char *colio_coll_stage_gather(colio_coll_t *c)
+{
+    colio_coll_shm_t *s = c->shm;
+    if (s->gather == NULL)
+        s->gather = malloc((size_t)s->nlocal * COLIO_COLL_SHM_STAGE);
+    return s->gather;
 }
 
 static int shm_bcast(colio_coll_t *c, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm)

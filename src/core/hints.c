@@ -125,6 +125,13 @@ static const hint_def_t hint_table[] = {
      "file that keeps the probe's figures per file system between runs (30 days): empty for "
      "$COLIO_STORAGE_CACHE, else $XDG_CACHE_HOME/colio/storage-figures or ~/.cache/colio/storage-figures; none: "
      "no file (each process probes once per file system)"},
+    {"colio_stage_bytes", HK_BYTES, F(stage_bytes), 0, COLIO_COLL_SHM_STAGE, NULL, "1024",
+     "a blocking collective write whose rank has one piece of at most this many bytes hands it to the first rank "
+     "of its node through node-shared memory (with the call's agreement), and that rank writes its node's pieces "
+     "in one storage call per contiguous stretch, then all agree on the result: sixteen ranks' 64-byte pieces "
+     "become one 1 KiB write instead of sixteen writes contending for the file; only where colio_agreements=shm "
+     "runs the call's agreements through node-shared memory (blocking calls, two ranks or more on a node) and "
+     "romio_cb_write is automatic; at most 4096; 0: never"},
     {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "262144",
      "with colio_storage_model=off: automatic mode goes direct (no aggregation) when every rank's pieces average "
      "at least this size (or it has none)"},
@@ -266,6 +273,7 @@ void colio_hints_default(colio_hints_t *h)
     h->cb_buffer_size = 16 << 20;
     h->cb_nodes = 0;
     h->direct_min = 256 << 10;
+    h->stage_bytes = 1024; /* 2 ranks, tmpfs: staged 64 B-1 KiB writes gained, 4 KiB lost (PERFORMANCE.md) */
     h->typed_min = 2048;
     h->read_sieve_ratio = 2;
     h->throttle = 32;

@@ -29,6 +29,7 @@ static const colio_step_fn_t steps[COLIO_PH_COUNT_] = {
     [COLIO_PH_PROPOSE] = colio_step_propose,
     [COLIO_PH_SETUP] = colio_step_setup,
     [COLIO_PH_EOF] = colio_step_eof,
+    [COLIO_PH_STAGE] = colio_step_stage,
     [COLIO_PH_GATE] = colio_step_gate,
     [COLIO_PH_DIRECT] = colio_step_direct,
     [COLIO_PH_PLAN] = colio_step_plan,
@@ -151,6 +152,7 @@ static double *phase_clock(colio_op_t *op, colio_phase_t ph)
     case COLIO_PH_ROUND:
     case COLIO_PH_ROUND_FETCH:
     case COLIO_PH_DIRECT:
+    case COLIO_PH_STAGE:
         return &t->compute;
     case COLIO_PH_ROUND_XCHG:
         return &t->data_exchange;
@@ -762,7 +764,7 @@ int colio_step_start(colio_op_t *op)
     }
     if (!colio_order_may_start(op))
         return COLIO_STEP_WAIT;
-    op->early = colio_direct_early(op);
+    op->early = !colio_stage_piece(op) && colio_direct_early(op);
     op->phase = op->early ? COLIO_PH_DIRECT : COLIO_PH_PROPOSE;
     return COLIO_STEP_NEXT;
 }
@@ -799,7 +801,9 @@ int colio_step_propose(colio_op_t *op)
         .extent_sum = acc->n ? acc->end - colio_access_run(acc, 0).off : 0,
         .bytes_sum = acc->nbytes,
         .pieces_sum = acc->npieces,
+        .staged_sum = op->staged,
     };
+    colio_stage_mark(op);
     int rc = colio_coll_allreduce(&op->coll, &op->agree_in.setup, &op->agree_out.setup, COLIO_SETUP_WORDS,
                                   MPI_INT64_T, setup_op(), op->comm);
     return colio_op_posted(op, rc, "setup agreement", COLIO_PH_SETUP);
@@ -942,11 +946,14 @@ static int setup_path(colio_op_t *op)
     }
     adopt_stored_plan(op);
     if (op->glo >= op->ghi) { /* literals that fit, one strcpy each: the compiler stores them in place */
-        if (op->early)
+        if (op->staged)
+            strcpy(op->stats.strategy, "staged");
+        else if (op->early_done)
             strcpy(op->stats.strategy, "early");
         else
             strcpy(op->stats.strategy, "none");
         op->phase = COLIO_PH_DONE; /* nothing to move anywhere */
+        colio_stage_route(op);
         return COLIO_STEP_NEXT;
     }
     int direct = use_direct_path(op);
@@ -962,6 +969,7 @@ static int setup_path(colio_op_t *op)
     }
     op->after_gate = direct ? COLIO_PH_DIRECT : COLIO_PH_PLAN;
     op->phase = COLIO_PH_GATE;
+    colio_stage_route(op);
     return COLIO_STEP_NEXT;
 }
 

@@ -10,12 +10,15 @@
  *   START         a read waits for earlier writes before it looks at
  *                 the end of file                                   (engine/order.c);
  *                 a rank whose access is one piece moves it at once,
- *                 through DIRECT, before any agreement            (direct.c, "early")
+ *                 through DIRECT, before any agreement            (direct.c, "early"),
+ *                 or, a small write, stages it for its node's first rank (stage.c)
  *   PROPOSE       post the SETUP agreement                         (Iallreduce)
  *   SETUP         agree on errors, global extent, end of file, path (Iallreduce)
  *   EOF           reads whose rank 0 moved its piece early and did not
  *                 look at the end of file, when others still have pieces:
  *                 rank 0's file size to everyone                   (Ibcast)
+ *   STAGE         where ranks staged pieces: each node's first rank writes
+ *                 its node's, then the call ends with FINAL          (stage.c)
  *   GATE          wait until no earlier operation in flight on the file
  *                 touches the same bytes (one of them a write)      (engine/order.c)
  *   DIRECT        each rank accesses its own pieces               (local I/O)
@@ -75,6 +78,7 @@ typedef enum colio_phase {
     COLIO_PH_PROPOSE,
     COLIO_PH_SETUP,
     COLIO_PH_EOF,
+    COLIO_PH_STAGE,
     COLIO_PH_GATE,
     COLIO_PH_DIRECT,
     COLIO_PH_PLAN,
@@ -113,9 +117,10 @@ typedef struct colio_setup_words {
     int64_t piece_meta;           /* 1: my pieces as two words each take no more room than my runs as four
                                      -> two-word metadata when so on every rank (access/split.h) */
     int64_t extent_sum, bytes_sum, pieces_sum; /* SUM: every rank's extent, bytes and pieces */
+    int64_t staged_sum;           /* SUM: ranks whose piece waits in node-shared memory (stage.c) */
 } colio_setup_words_t;
 #define COLIO_SETUP_MIN 13
-#define COLIO_SETUP_WORDS 16
+#define COLIO_SETUP_WORDS 17
 
 typedef struct colio_ready_words {
     int64_t err_key;
@@ -328,6 +333,10 @@ typedef struct colio_op {
     int early;                   /* the access moves through DIRECT before SETUP (colio_direct_early) */
     int64_t early_bytes, early_pieces; /* ... what it moved; the access is then empty */
     int early_done;              /* ... and it did */
+    int staged;                  /* this rank's one piece waits in node-shared memory (stage.c) */
+    int64_t stage_off;           /* ... its place in the file (its length: early_bytes) */
+    int64_t stage_seq;           /* the SETUP agreement's number among the node's slots (0: not through them) */
+    colio_phase_t after_stage;   /* STAGE: where the call goes on (FINAL where nothing else moves) */
     /* collectives in flight */
     colio_coll_t coll;           /* the agreement in flight (its p2p messages carry coll.tag) */
     colio_agree_words_t agree_in, agree_out; /* the agreement in flight's words */
@@ -444,6 +453,13 @@ void colio_direct_free(colio_op_t *op);
  * moved and leave the rest of the operation an empty access.
  */
 int colio_direct_early(const colio_op_t *op);
+/* START: whether this rank's one piece went to node-shared memory for its node's first rank (stage.c). */
+int colio_stage_piece(colio_op_t *op);
+/* PROPOSE: name the staged piece for the SETUP agreement about to start. */
+void colio_stage_mark(colio_op_t *op);
+/* SETUP: go through STAGE first where some rank staged. */
+void colio_stage_route(colio_op_t *op);
+int colio_step_stage(colio_op_t *op);
 void colio_direct_early_done(colio_op_t *op);
 /* Give an INIT array of kind (bufcache.h) back to the file for the next operation. */
 void colio_op_give_array(colio_op_t *op, int kind, void *p);

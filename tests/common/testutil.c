@@ -506,3 +506,19 @@ int tu_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const 
     colio_request *r = NULL;
     return finish_nb(colio_iread_list_all(fh, n, off, len, buf, &r), &r, MPI_STATUS_IGNORE);
 }
+
+void test_check_file(const char *path, const unsigned char *image, int64_t size, const char *what)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank != 0)
+        return;
+    unsigned char *file = malloc((size_t)size);
+    CHECK(test_read_file(path, file, size) == 0, "%s: read the file", what);
+    int64_t bad = 0, first = -1;
+    for (int64_t x = 0; x < size; x++)
+        if (file[x] != image[x] && bad++ == 0)
+            first = x;
+    CHECK(bad == 0, "%s: %lld wrong bytes, the first at %lld (%u, expected %u)", what, (long long)bad,
+          (long long)first, first >= 0 ? file[first] : 0, first >= 0 ? image[first] : 0);
+    free(file);
+}

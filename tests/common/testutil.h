@@ -111,6 +111,9 @@ int view_image(MPI_Offset disp, MPI_Datatype filetype, int64_t skip, const unsig
 int view_stream(MPI_Offset disp, MPI_Datatype filetype, int64_t skip, const unsigned char *image,
                 int64_t size, unsigned char *stream, int64_t nbytes);
 
+/* Collective: rank 0 compares the file's first size bytes with image (the first wrong byte reported). */
+void test_check_file(const char *path, const unsigned char *image, int64_t size, const char *what);
+
 /*
  * Combine per-rank (image, mask) to rank 0 and compare the file with
  * old-content-where-unmasked. Returns mismatches (on rank 0; 0 elsewhere).

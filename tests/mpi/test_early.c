@@ -41,23 +41,6 @@ static colio_file *open_file(const char *path)
     return fh;
 }
 
-/* Rank 0 compares the whole file with image (size bytes). */
-static void check_file(const char *path, const unsigned char *image, int64_t size, const char *what)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (t_rank != 0)
-        return;
-    unsigned char *file = malloc((size_t)size);
-    CHECK(test_read_file(path, file, size) == 0, "%s: read the file", what);
-    int64_t bad = 0, first = -1;
-    for (int64_t x = 0; x < size; x++)
-        if (file[x] != image[x] && bad++ == 0)
-            first = x;
-    CHECK(bad == 0, "%s: %lld wrong bytes, the first at %lld (%u, expected %u)", what, (long long)bad,
-          (long long)first, first >= 0 ? file[first] : 0, first >= 0 ? image[first] : 0);
-    free(file);
-}
-
 static void old_image(unsigned char *image, int64_t size)
 {
     for (int64_t x = 0; x < size; x++)
@@ -92,7 +75,7 @@ static void every_rank_one_piece(const char *path)
           "one piece read: count %d, expected %lld, bytes %s", count, (long long)len,
           memcmp(back, buf, (size_t)len) == 0 ? "right" : "wrong");
     colio_close(&fh);
-    check_file(path, image, size, "every rank one piece");
+    test_check_file(path, image, size, "every rank one piece");
     free(image);
 }
 
@@ -134,7 +117,7 @@ static void hybrid(const char *path)
     CHECK_RC(tu_read_list_all(fh, n, off, len, back), COLIO_SUCCESS, fh);
     CHECK(memcmp(back, buf, (size_t)bytes) == 0, "hybrid read: wrong bytes");
     colio_close(&fh);
-    check_file(path, image, size, "hybrid one piece and two-phase");
+    test_check_file(path, image, size, "hybrid one piece and two-phase");
     free(image);
 }
 
@@ -191,7 +174,7 @@ static void nonblocking_order(const char *path)
         CHECK_RC(colio_wait(&req[i], MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
     CHECK(memcmp(back, image + a_off, (size_t)a_len) == 0, "the read issued last missed an earlier write");
     colio_close(&fh);
-    check_file(path, image, size, "nonblocking issue order");
+    test_check_file(path, image, size, "nonblocking issue order");
     free(image);
 }
 
