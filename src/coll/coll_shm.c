@@ -429,7 +429,7 @@ unsigned char *colio_coll_stage_gather(colio_coll_t *c)
 {
     colio_coll_shm_t *s = c->shm;
     if (s->gather == NULL)
-        s->gather = malloc((size_t)s->nlocal * COLIO_COLL_SHM_STAGE);
+        s->gather = aligned_alloc(64, (size_t)s->nlocal * COLIO_COLL_SHM_STAGE); /* a multiple of 64 */
     return s->gather;
 }
 

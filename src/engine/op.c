@@ -412,6 +412,7 @@ int colio_op_test_coll(colio_op_t *op, int *done_p)
     int rc = colio_coll_test(&op->coll, done_p);
     if (rc != MPI_SUCCESS) {
         colio_err_from_mpi(&op->err, rc, "collective agreement");
+        op->coll_failed = 1;
         *done_p = 1;
     }
     return *done_p ? COLIO_STEP_NEXT : COLIO_STEP_WAIT;
@@ -995,6 +996,10 @@ int colio_step_setup(colio_op_t *op)
     int done;
     if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
         return COLIO_STEP_WAIT;
+    if (op->coll_failed) { /* nothing was agreed: as after EOF's failed broadcast, the call ends here */
+        op->phase = COLIO_PH_DONE;
+        return COLIO_STEP_NEXT;
+    }
     const colio_setup_words_t *w = &op->agree_out.setup;
     if (w->err_key != 0) {
         colio_op_start_errmsg(op, w->err_key);

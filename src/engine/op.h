@@ -319,6 +319,7 @@ typedef struct colio_op {
     int fp_done;                 /* the individual file pointer already moved (at initiation) */
     colio_err_t err;             /* this rank's first error */
     int io_failed;               /* stop storage I/O, keep communicating */
+    int coll_failed;             /* an agreement failed here (MPI's error, recorded): its words mean nothing */
     int tag_meta, tag_data, tag_counts;
     colio_counts_state_t counts; /* the sparse counts step in flight (engine/counts.c) */
     const colio_xchg_ops_t *kern_meta, *kern_data; /* kernels of this operation (auto resolved at READY) */

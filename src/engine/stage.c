@@ -21,7 +21,8 @@
  * without its exchange: the "messages" are the agreement's own slots.
  * Only blocking calls stage (nonblocking ones agree on communicators of
  * their own), and only in automatic mode (romio_cb_write=enable asks for
- * two-phase I/O, disable for each rank's own writes); a rank with
+ * two-phase I/O, disable for each rank's own writes, romio_no_indep_rw
+ * for storage touched by aggregators only); a rank with
  * operations in flight on the same bytes does not, as its piece must land
  * after them.
  */
@@ -37,7 +38,7 @@ int colio_stage_piece(colio_op_t *op)
     const colio_access_t *acc = &op->acc;
     const colio_hints_t *h = &op->fh->hints;
     if (op->args.kind != COLIO_OP_WRITE || op->err.code != 0 || acc->npieces != 1 || acc->nbytes > h->stage_bytes ||
-        h->cb_write != COLIO_AUTOMATIC || colio_coll_stage_seq(&op->coll, op->comm) == 0)
+        h->cb_write != COLIO_AUTOMATIC || h->no_indep_rw || colio_coll_stage_seq(&op->coll, op->comm) == 0)
         return 0;
     colio_run_t r = colio_access_run(acc, 0);
     if (!colio_order_may_access_range(op, r.off, acc->end))
@@ -129,9 +130,7 @@ static void write_staged(colio_op_t *op)
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory writing the node's staged pieces");
     } else if (n > 0) {
         int ran_here = !colio_op_submit_job(op, &job, 0);
-        colio_op_fold_job(op, &job, ran_here);
-        if (job.rc != 0)
-            colio_op_io_error(op, job.rc, "write", list[0].off, list[n - 1].off + list[n - 1].len - list[0].off);
+        colio_op_fold_job(op, &job, ran_here); /* and its error, if any */
     }
     colio_aio_job_free(&job);
     free(list);
