@@ -21,7 +21,9 @@
  *      the file unchanged where pieces were staged (an early direct piece
  *      lands before the agreement);
  *   6. colio_stage_bytes=0 and romio_cb_write=enable: nothing staged, the
- *      same bytes.
+ *      same bytes;
+ *   7. a nonblocking write of the same bytes still in flight, then a
+ *      blocking one-piece write: the file holds the later one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +219,36 @@ static void bad_argument(const char *path)
     test_check_file(path, image, 4096, staged ? "a failed call writes no staged piece" : "a failed call");
 }
 
+/*
+ * 7. A nonblocking write of the same bytes still in flight: the blocking
+ * one-piece write after it must land after it (issue order), so it is not
+ * staged past it; the file holds the second write.
+ */
+static void after_nonblocking(const char *path)
+{
+    const char *what = "a staged-size write after a nonblocking one of the same bytes";
+    int64_t size = (int64_t)t_nprocs * SMALL;
+    test_prefill(path, size);
+    colio_file *fh = open_with(path, "");
+    unsigned char first[SMALL], second[SMALL];
+    int64_t off = (int64_t)t_rank * SMALL;
+    for (int i = 0; i < SMALL; i++)
+        first[i] = 0x11, second[i] = byte_of(t_rank, off + i);
+    colio_request *req = NULL;
+    int rc = colio_iwrite_at_all(fh, off, first, SMALL, MPI_BYTE, &req);
+    expect_all(rc, COLIO_SUCCESS, fh, "the nonblocking write", NULL);
+    rc = colio_write_at_all(fh, off, second, SMALL, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_SUCCESS, fh, what, NULL);
+    rc = colio_wait(&req, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_SUCCESS, fh, "its wait", NULL);
+    colio_close(&fh);
+    unsigned char *image = malloc((size_t)size);
+    for (int64_t x = 0; x < size; x++)
+        image[x] = byte_of((int)(x / SMALL), x);
+    test_check_file(path, image, size, what);
+    free(image);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -231,6 +263,7 @@ int main(int argc, char **argv)
     if (t_nprocs > 1)
         leader_fails(path);
     bad_argument(path);
+    after_nonblocking(path);
     test_unlink(path);
     return test_finish("test_stage");
 }
