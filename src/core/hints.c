@@ -273,7 +273,7 @@ void colio_hints_default(colio_hints_t *h)
     h->cb_buffer_size = 16 << 20;
     h->cb_nodes = 0;
     h->direct_min = 256 << 10;
-    h->stage_bytes = 1024; /* 2 ranks, tmpfs: staged 64 B-1 KiB writes gained, 4 KiB lost (PERFORMANCE.md) */
+    h->stage_bytes = 1024; /* 2 ranks, tmpfs: staged 64 B-1 KiB writes gained, 4 KiB did not (PERFORMANCE.md) */
     h->typed_min = 2048;
     h->read_sieve_ratio = 2;
     h->throttle = 32;

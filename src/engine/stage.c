@@ -79,21 +79,20 @@ static int by_offset(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* The node's pieces of this call, in file order; -1 when there is no room to list them. */
-static int collect(colio_op_t *op, staged_t **list, int *n)
+/* Nodes of up to this many ranks list their pieces on the stack (no allocation per call). */
+enum { FEW_RANKS = 64 };
+
+/* The node's pieces of this call into list (room for every rank of the node), in file order; their number. */
+static int collect(colio_op_t *op, staged_t *list)
 {
-    int cap = colio_coll_stage_ranks(&op->coll), k = 0;
-    *list = malloc(sizeof **list * (size_t)(cap > 0 ? cap : 1));
-    if (*list == NULL)
-        return -1;
-    for (int local = 0; local < cap; local++) {
-        staged_t *s = &(*list)[k];
+    int k = 0;
+    for (int local = 0; local < colio_coll_stage_ranks(&op->coll); local++) {
+        staged_t *s = &list[k];
         colio_coll_staged(&op->coll, op->stage_seq, local, &s->off, &s->len, &s->bytes);
         k += s->len > 0;
     }
-    qsort(*list, (size_t)k, sizeof **list, by_offset);
-    *n = k;
-    return 0;
+    qsort(list, (size_t)k, sizeof *list, by_offset);
+    return k;
 }
 
 /* One storage call per stretch of pieces that follow one another in the file, their bytes gathered. */
@@ -121,19 +120,20 @@ static int fill_job(colio_op_t *op, const staged_t *list, int n, colio_aio_job_t
 static void write_staged(colio_op_t *op)
 {
     colio_file *fh = op->fh;
-    staged_t *list = NULL;
-    int n = 0;
+    int ranks = colio_coll_stage_ranks(&op->coll), n = 0;
+    staged_t few[FEW_RANKS], *list = ranks <= FEW_RANKS ? few : malloc(sizeof *list * (size_t)ranks);
     colio_aio_job_t job;
     memset(&job, 0, sizeof job);
     colio_aio_job_reset(&job, COLIO_AIO_WRITE, fh->store, fh->st, NULL);
-    if (collect(op, &list, &n) != 0 || fill_job(op, list, n, &job) != 0) {
+    if (list == NULL || fill_job(op, list, n = collect(op, list), &job) != 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory writing the node's staged pieces");
     } else if (n > 0) {
         int ran_here = !colio_op_submit_job(op, &job, 0);
         colio_op_fold_job(op, &job, ran_here); /* and its error, if any */
     }
     colio_aio_job_free(&job);
-    free(list);
+    if (list != few)
+        free(list);
 }
 
 int colio_step_stage(colio_op_t *op)
