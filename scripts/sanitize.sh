@@ -31,7 +31,7 @@ COLIO_HINTS="colio_subfiles=3;colio_subfile_stripe=97;romio_cb_write=enable;romi
   ASAN_OPTIONS=detect_leaks=0 mpiexec.mpich -n 3 build/asan/tests/test_lists >/dev/null ||
   { echo "sanitize: test_lists on subfiled files failed"; exit 1; }
 log=$(mktemp)
-for t in test_views test_lists test_errors test_semantics test_plans test_rma test_placement test_subfile test_stage; do
+for t in test_views test_lists test_errors test_semantics test_plans test_rma test_placement test_subfile test_stage test_mix_random; do
   args=()
   [ "$t" = test_subfile ] && args=(build/asan/tools/colio-subfile)
   ASAN_OPTIONS=detect_leaks=1:exitcode=0 mpiexec.mpich -n 2 "build/asan/tests/$t" "${args[@]}" >"$log" 2>&1 || true

@@ -507,18 +507,22 @@ int tu_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], const 
     return finish_nb(colio_iread_list_all(fh, n, off, len, buf, &r), &r, MPI_STATUS_IGNORE);
 }
 
-void test_check_file(const char *path, const unsigned char *image, int64_t size, const char *what)
+int64_t test_check_file(const char *path, const unsigned char *image, int64_t size, const char *what)
 {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (t_rank != 0)
-        return;
-    unsigned char *file = malloc((size_t)size);
-    CHECK(test_read_file(path, file, size) == 0, "%s: read the file", what);
     int64_t bad = 0, first = -1;
-    for (int64_t x = 0; x < size; x++)
-        if (file[x] != image[x] && bad++ == 0)
-            first = x;
-    CHECK(bad == 0, "%s: %lld wrong bytes, the first at %lld (%u, expected %u)", what, (long long)bad,
-          (long long)first, first >= 0 ? file[first] : 0, first >= 0 ? image[first] : 0);
-    free(file);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank == 0) {
+        unsigned char *file = malloc((size_t)size);
+        int readable = test_read_file(path, file, size) == 0;
+        CHECK(readable, "%s: read the file", what);
+        for (int64_t x = 0; x < size; x++)
+            if (file[x] != image[x] && bad++ == 0)
+                first = x;
+        CHECK(bad == 0, "%s: %lld wrong bytes, the first at %lld (%u, expected %u)", what, (long long)bad,
+              (long long)first, first >= 0 ? file[first] : 0, first >= 0 ? image[first] : 0);
+        bad += !readable;
+        free(file);
+    }
+    MPI_Bcast(&bad, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    return bad;
 }

@@ -111,8 +111,9 @@ int view_image(MPI_Offset disp, MPI_Datatype filetype, int64_t skip, const unsig
 int view_stream(MPI_Offset disp, MPI_Datatype filetype, int64_t skip, const unsigned char *image,
                 int64_t size, unsigned char *stream, int64_t nbytes);
 
-/* Collective: rank 0 compares the file's first size bytes with image (the first wrong byte reported). */
-void test_check_file(const char *path, const unsigned char *image, int64_t size, const char *what);
+/* Collective: rank 0 compares the file's first size bytes with image (the first wrong byte reported);
+   every rank gets the number of wrong bytes (a file rank 0 cannot read counts one more). */
+int64_t test_check_file(const char *path, const unsigned char *image, int64_t size, const char *what);
 
 /*
  * Combine per-rank (image, mask) to rank 0 and compare the file with

@@ -105,25 +105,6 @@ static call_t draw(uint64_t *g, const int64_t *bases, int i)
     return c;
 }
 
-/* Rank 0 compares the file with the shadow; every rank learns the result. */
-static int64_t file_mismatches(const char *path, const unsigned char *shadow, int64_t eof)
-{
-    int64_t bad = 0;
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (t_rank == 0) {
-        unsigned char *f = malloc(FILE_MAX);
-        int64_t size = test_file_size(path);
-        bad += size != eof;
-        if (test_read_file(path, f, eof) != 0)
-            bad++;
-        for (int64_t x = 0; x < eof; x++)
-            bad += f[x] != shadow[x];
-        free(f);
-    }
-    MPI_Bcast(&bad, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-    return bad;
-}
-
 static int64_t run_call(colio_file *fh, const call_t *c, unsigned char *shadow, int64_t eof)
 {
     MPI_Offset *off = malloc(sizeof *off * 2 * SPAN), *len = malloc(sizeof *len * 2 * SPAN);
@@ -180,7 +161,8 @@ int main(int argc, char **argv)
             shadow_write(&c, 0, shadow, &eof);
             if (c.nonblocking)
                 shadow_write(&c, 1, shadow, &eof);
-            bad += file_mismatches(path, shadow, eof);
+            bad += test_check_file(path, shadow, eof, "the file after the call");
+            bad += t_rank == 0 && test_file_size(path) != eof;
         }
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
         CHECK(bad == 0, "call %d (shape %d, %s%s, base %lld, empty rank %d, odd rank %d): %lld wrong bytes", i, c.shape,
