@@ -18,7 +18,11 @@
  * keep their old bytes), after each read every rank compares its bytes
  * with the shadow (memory between strided bytes untouched). The strategies
  * the engine took are counted; under the default hints a run must have seen
- * the one-piece paths it is meant to mix with the others.
+ * the one-piece paths it is meant to mix with the others. Then the same
+ * kind of calls through the fault backend, one storage write or read of
+ * one rank failing (ENOSPC or EIO) in each of a few opens: the call that
+ * meets it returns that error with one message on every rank, the others
+ * succeed, and a failed write changes no byte outside its own pieces.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,8 @@
 
 #define FILE_MAX (1 << 19)
 #define CALLS 150
+#define FAULT_OPENS 6
+#define FAULT_CALLS 16
 #define MAX_PIECES 8192 /* 64 KiB of 8-byte blocks */
 #define SLOT_SMALL 2048
 #define SLOT_LARGE 40960
@@ -265,8 +271,41 @@ static int seen(const tally_t *t, const char *name)
     return 0;
 }
 
-/* One call (and its follow-up): 0, or the wrong bytes it read or left in the file. */
-static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsigned char *shadow, tally_t *tally)
+/*
+ * The call's code, the same on every rank with one message: success, or in
+ * an open with a fault (fault: its code) that code. 1 when the call failed.
+ */
+static int agreed(colio_file *fh, int rc, int fault, const char *what)
+{
+    int want = rc;
+    MPI_Bcast(&want, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (want != fault)
+        want = COLIO_SUCCESS;
+    expect_all(rc, want, fh, what, NULL);
+    return want != COLIO_SUCCESS;
+}
+
+/* After a failed write its pieces hold what the file holds (anything); the rest must not have moved. */
+static void adopt_failed_pieces(const char *path, const pieces_t *p, unsigned char *shadow)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank == 0) {
+        unsigned char *f = malloc(FILE_MAX);
+        if (test_read_file(path, f, FILE_MAX) == 0)
+            for (int i = 0; i < p->n; i++)
+                memcpy(shadow + p->off[i], f + p->off[i], (size_t)p->len[i]);
+        free(f);
+    }
+    MPI_Bcast(shadow, FILE_MAX, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+/*
+ * One call (and its follow-up): the wrong bytes it read or left in the
+ * file. fault: the code a failing storage call gives in this open (0:
+ * none); *failed set when the call returned it.
+ */
+static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsigned char *shadow, tally_t *tally,
+                        int fault, int *failed)
 {
     pieces_t *p = malloc(sizeof *p), *q = malloc(sizeof *q);
     share_t *s = malloc(sizeof *s), *f = malloc(sizeof *f);
@@ -276,7 +315,7 @@ static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsig
         fill(s, c->salt);
     colio_request *req = NULL;
     int rc = issue(fh, c, s, c->nonblocking ? &req : NULL);
-    expect_all(rc, COLIO_SUCCESS, fh, "the call", NULL);
+    *failed = agreed(fh, rc, fault, "the call");
     if (!c->nonblocking)
         count_strategy(fh, tally);
     if (c->follow) { /* issued behind the first, before its wait: lands after it */
@@ -289,17 +328,17 @@ static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsig
         expect_all(rc, COLIO_SUCCESS, fh, "the follow-up write", NULL);
         count_strategy(fh, tally);
     }
-    if (req) {
-        rc = colio_wait(&req, MPI_STATUS_IGNORE);
-        expect_all(rc, COLIO_SUCCESS, fh, "the wait", NULL);
-    }
+    if (req)
+        *failed |= agreed(fh, colio_wait(&req, MPI_STATUS_IGNORE), fault, "the wait");
     int64_t bad = 0;
     if (c->reading) {
-        bad = read_mismatches(s, shadow);
+        bad = *failed ? 0 : read_mismatches(s, shadow); /* a failed read's bytes are anything */
     } else {
         shadow_write(p, c->salt, shadow);
         if (c->follow)
             shadow_write(q, c->salt + 1000, shadow);
+        if (*failed)
+            adopt_failed_pieces(path, p, shadow);
         bad = test_check_file(path, shadow, FILE_MAX, "the file after the call");
     }
     share_free(s);
@@ -307,6 +346,55 @@ static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsig
         share_free(f);
     free(p), free(q), free(s), free(f);
     return bad;
+}
+
+/* n calls drawn from g on the open file: 0, or the first call's number that went wrong. */
+static int run_calls(colio_file *fh, const char *path, uint64_t *g, int n, unsigned char *shadow, tally_t *tally,
+                     int fault, int *failures)
+{
+    for (int i = 0; i < n; i++) {
+        call_t c = draw(g, i);
+        if (fault)
+            c.follow = 0; /* a failed write in flight leaves the bytes behind it to anything */
+        int failed = 0;
+        int64_t bad = run_call(fh, path, &c, shadow, tally, fault, &failed);
+        *failures += failed;
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(bad == 0, "call %d (%s %s through %s%s%s): %lld wrong bytes", i, shape_name[c.shape],
+              c.reading ? "read" : "write", via_name[c.via], c.nonblocking ? ", nonblocking" : "",
+              c.follow ? ", a small write behind it" : "", (long long)bad);
+        if (bad || test_all_failures())
+            return i + 1;
+    }
+    return 0;
+}
+
+/* Opens with one storage call of one rank failing, the same kind of calls in each. */
+static void faulty_opens(const char *path, uint64_t *g, unsigned char *shadow, tally_t *tally)
+{
+    int total = 0;
+    for (int k = 0; k < FAULT_OPENS; k++) {
+        int reads = test_xorshift(g) % 3 == 0, nth = 1 + (int)(test_xorshift(g) % 4);
+        int rank = (int)(test_xorshift(g) % (uint64_t)t_nprocs), enospc = !reads && test_xorshift(g) % 2;
+        char hints[128];
+        snprintf(hints, sizeof hints, "colio_backend=fault;colio_fault=%s:%d:%s:%d", reads ? "read" : "write", nth,
+                 enospc ? "ENOSPC" : "EIO", rank);
+        MPI_Info info = test_info(hints);
+        colio_file *fh = NULL;
+        int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
+        MPI_Info_free(&info);
+        expect_all(rc, COLIO_SUCCESS, fh, hints, NULL);
+        int failures = 0, wrong = fh ? run_calls(fh, path, g, FAULT_CALLS, shadow, tally,
+                                                 enospc ? COLIO_ERR_NOSPC : COLIO_ERR_IO, &failures) : 1;
+        CHECK(failures <= 1, "%s: %d calls failed, one storage call did", hints, failures);
+        total += failures;
+        colio_close(&fh);
+        if (wrong)
+            return;
+    }
+    if (t_rank == 0)
+        printf("test_mix_random: %d of %d opens with a fault had a call fail\n", total, FAULT_OPENS);
+    CHECK(total > 0, "no call met the injected fault in %d opens", FAULT_OPENS);
 }
 
 int main(int argc, char **argv)
@@ -323,16 +411,7 @@ int main(int argc, char **argv)
     expect_all(rc, COLIO_SUCCESS, fh, "open", NULL);
     uint64_t g = 0x3A1C0DE5ULL;
     tally_t tally = {0};
-    for (int i = 0; i < CALLS && fh; i++) {
-        call_t c = draw(&g, i);
-        int64_t bad = run_call(fh, path, &c, shadow, &tally);
-        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        CHECK(bad == 0, "call %d (%s %s through %s%s%s): %lld wrong bytes", i, shape_name[c.shape],
-              c.reading ? "read" : "write", via_name[c.via], c.nonblocking ? ", nonblocking" : "",
-              c.follow ? ", a small write behind it" : "", (long long)bad);
-        if (bad)
-            break;
-    }
+    int failures = 0, wrong = fh ? run_calls(fh, path, &g, CALLS, shadow, &tally, 0, &failures) : 1;
     const char *hints = getenv("COLIO_HINTS");
     char agree[16] = "";
     int flag = 0;
@@ -350,6 +429,8 @@ int main(int argc, char **argv)
               "no call was staged");
     }
     colio_close(&fh);
+    if (!wrong)
+        faulty_opens(path, &g, shadow, &tally);
     free(shadow);
     test_unlink(path);
     return test_finish("test_mix_random");
