@@ -27,190 +27,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "random_calls.h"
 #include "testutil.h"
 
-#define FILE_MAX (1 << 19)
 #define CALLS 150
 #define FAULT_OPENS 6
 #define FAULT_CALLS 16
-#define MAX_PIECES 8192 /* 64 KiB of 8-byte blocks */
-#define SLOT_SMALL 2048
-#define SLOT_LARGE 40960
 
-enum { SHAPE_SMALL, SHAPE_LARGE, SHAPE_BLOCKS, SHAPE_RUNS, NSHAPES };
-enum { VIA_AT, VIA_LIST, VIA_VIEW };
-static const char *shape_name[] = {"one small piece", "one large piece", "interleaved blocks", "random runs"};
 static const char *via_name[] = {"offset", "list", "view"};
 
-typedef struct {
-    int64_t off[MAX_PIECES], len[MAX_PIECES];
-    int owner[MAX_PIECES];
-    int n;
-} pieces_t;
-
-typedef struct {
-    int shape, via, reading, nonblocking, follow, salt;
-    uint64_t seed;
-} call_t;
-
-/* A generator of its own from a seed drawn from another (xorshift's next states would repeat that one's). */
-static uint64_t own_stream(uint64_t seed, uint64_t salt)
-{
-    uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (salt + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return (z ^ (z >> 31)) | 1;
-}
-
-static unsigned char value(int64_t x, int salt) { return (unsigned char)(x * 151 + salt * 37 + (x >> 9) * 5 + 3); }
-
-static void add(pieces_t *p, int64_t off, int64_t len, int owner)
-{
-    if (p->n < MAX_PIECES && len > 0)
-        p->off[p->n] = off, p->len[p->n] = len, p->owner[p->n++] = owner;
-}
-
-/* One piece per rank in slots of slot bytes from base, some ranks empty; or packed, a few bytes apart or none. */
-static void one_each(pieces_t *p, uint64_t *g, int64_t base, int64_t slot, int64_t least)
-{
-    int packed = test_xorshift(g) % 3 == 0;
-    for (int r = 0, x = 0; r < t_nprocs; r++) {
-        if (test_xorshift(g) % 6 == 0)
-            continue;
-        int64_t len = least + (int64_t)(test_xorshift(g) % (uint64_t)(slot / 2 - least));
-        if (test_xorshift(g) % 5 == 0) /* the sizes that sit on the staging limit and IOR's */
-            len = test_xorshift(g) % 2 ? 1024 : 64;
-        int64_t at = packed ? x + (int64_t)(test_xorshift(g) % 4)
-                            : r * slot + (int64_t)(test_xorshift(g) % (uint64_t)(slot - len + 1));
-        add(p, base + at, len, r);
-        x = (int)(at + len);
-    }
-}
-
-/* Every rank's pieces of the call, in file order (the same on every rank); second: its follow-up. */
-static void call_pieces(const call_t *c, pieces_t *p, int second)
-{
-    uint64_t g = own_stream(c->seed, 0);
-    p->n = 0;
-    int64_t span = c->shape == SHAPE_LARGE ? (int64_t)t_nprocs * SLOT_LARGE : 65536;
-    int64_t base = (int64_t)(test_xorshift(&g) % (uint64_t)(FILE_MAX - span));
-    if (second) { /* small pieces over the start of the first write's bytes */
-        g ^= 0x51EDF00DULL;
-        one_each(p, &g, base, SLOT_SMALL / 2, 1);
-    } else if (c->shape == SHAPE_SMALL)
-        one_each(p, &g, base, SLOT_SMALL, 1);
-    else if (c->shape == SHAPE_LARGE)
-        one_each(p, &g, base, SLOT_LARGE, SLOT_SMALL);
-    else if (c->shape == SHAPE_BLOCKS) {
-        static const int64_t blocks[] = {8, 64, 512, 4096};
-        int64_t b = blocks[test_xorshift(&g) % 4], step = (t_nprocs + (int64_t)(test_xorshift(&g) % 2)) * b;
-        for (int64_t x = base; x + step <= base + span; x += step)
-            for (int r = 0; r < t_nprocs; r++)
-                add(p, x + r * b, b, r);
-    } else {
-        int64_t most = test_xorshift(&g) % 3 == 0 ? 5000 : test_xorshift(&g) % 2 ? 300 : 8;
-        for (int64_t x = base;;) {
-            int64_t len = 1 + (int64_t)(test_xorshift(&g) % (uint64_t)most);
-            int owner = (int)(test_xorshift(&g) % (uint64_t)(t_nprocs + 1)); /* t_nprocs: a hole */
-            if (x + len > base + span)
-                break;
-            if (owner < t_nprocs)
-                add(p, x, len, owner);
-            x += len + (test_xorshift(&g) % 3 == 0 ? (int64_t)(test_xorshift(&g) % 200) : 0);
-        }
-    }
-}
-
-static call_t draw(uint64_t *g, int i)
-{
-    call_t c = {.shape = (int)(test_xorshift(g) % NSHAPES), .salt = i + 1, .seed = test_xorshift(g)};
-    int one_piece = c.shape == SHAPE_SMALL || c.shape == SHAPE_LARGE;
-    c.via = one_piece ? (int)(test_xorshift(g) % 3) : test_xorshift(g) % 2 ? VIA_LIST : VIA_VIEW;
-    c.reading = test_xorshift(g) % 3 == 0;
-    c.nonblocking = c.via != VIA_VIEW && test_xorshift(g) % 4 == 0; /* no set_view with requests in flight */
-    c.follow = c.nonblocking && !c.reading && test_xorshift(g) % 2;
-    return c;
-}
-
-/* The shadow after a write of pieces p with salt. */
-static void shadow_write(const pieces_t *p, int salt, unsigned char *shadow)
-{
-    for (int i = 0; i < p->n; i++)
-        for (int64_t x = p->off[i]; x < p->off[i] + p->len[i]; x++)
-            shadow[x] = value(x, salt);
-}
-
-/* This rank's share of a call: its pieces and the memory they move through. */
-typedef struct {
-    MPI_Offset off[MAX_PIECES], len[MAX_PIECES];
-    int n;
-    int64_t bytes;
-    int strided;        /* memory: every other byte (one piece through an offset only) */
-    unsigned char *mem; /* 2 * bytes + 2 */
-    MPI_Datatype memtype, filetype;
-} share_t;
-
-static void share_of(const pieces_t *p, const call_t *c, int second, share_t *s)
-{
-    s->n = 0, s->bytes = 0;
-    for (int i = 0; i < p->n; i++)
-        if (p->owner[i] == t_rank) {
-            s->off[s->n] = p->off[i], s->len[s->n++] = p->len[i];
-            s->bytes += p->len[i];
-        }
-    uint64_t g = own_stream(c->seed, 2 + 2 * (uint64_t)t_rank + (uint64_t)second);
-    s->strided = !second && c->via == VIA_AT && s->n == 1 && test_xorshift(&g) % 2;
-    s->mem = malloc((size_t)(2 * s->bytes + 2));
-    memset(s->mem, 0xEE, (size_t)(2 * s->bytes + 2));
-    s->memtype = MPI_BYTE;
-    if (s->strided) {
-        MPI_Type_vector((int)s->bytes, 1, 2, MPI_BYTE, &s->memtype);
-        MPI_Type_commit(&s->memtype);
-    }
-}
-
-/* Where byte k of the share sits in its memory. */
-static int64_t mem_at(const share_t *s, int64_t k) { return s->strided ? 2 * k : k; }
-
-static void fill(share_t *s, int salt)
-{
-    for (int i = 0, k = 0; i < s->n; i++)
-        for (int64_t x = s->off[i]; x < s->off[i] + s->len[i]; x++, k++)
-            s->mem[mem_at(s, k)] = value(x, salt);
-}
-
-static void share_free(share_t *s)
-{
-    if (s->strided)
-        MPI_Type_free(&s->memtype);
-    free(s->mem);
-}
-
-/* Wrong bytes of a read: the shadow's bytes at the share's offsets, memory between them untouched. */
-static int64_t read_mismatches(const share_t *s, const unsigned char *shadow)
-{
-    int64_t bad = 0, k = 0;
-    for (int i = 0; i < s->n; i++)
-        for (int64_t x = s->off[i]; x < s->off[i] + s->len[i]; x++, k++)
-            bad += s->mem[mem_at(s, k)] != shadow[x];
-    for (int64_t m = 0; s->strided && m < 2 * s->bytes; m += 2)
-        bad += s->mem[m + 1] != 0xEE;
-    bad += s->mem[2 * s->bytes] != 0xEE || s->mem[2 * s->bytes + 1] != 0xEE;
-    return bad;
-}
-
-/* A view of the share's pieces (a rank without pieces: a view of one byte, which it does not use). */
+/* A view of the share's pieces. */
 static int set_share_view(colio_file *fh, share_t *s)
 {
-    MPI_Aint *disp = malloc(sizeof *disp * (size_t)(s->n + 1));
-    int *len = malloc(sizeof *len * (size_t)(s->n + 1));
-    for (int i = 0; i < s->n; i++)
-        disp[i] = (MPI_Aint)s->off[i], len[i] = (int)s->len[i];
-    if (s->n == 0)
-        disp[0] = 0, len[0] = 1;
-    MPI_Type_create_hindexed(s->n ? s->n : 1, len, disp, MPI_BYTE, &s->filetype);
-    MPI_Type_commit(&s->filetype);
-    free(disp), free(len);
+    rc_share_filetype(s);
     return colio_set_view(fh, 0, MPI_BYTE, s->filetype, MPI_INFO_NULL);
 }
 
@@ -309,10 +138,10 @@ static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsig
 {
     pieces_t *p = malloc(sizeof *p), *q = malloc(sizeof *q);
     share_t *s = malloc(sizeof *s), *f = malloc(sizeof *f);
-    call_pieces(c, p, 0);
-    share_of(p, c, 0, s);
+    rc_call_pieces(c, p, 0);
+    rc_share_of(p, c, 0, s);
     if (!c->reading)
-        fill(s, c->salt);
+        rc_fill(s, c->salt);
     colio_request *req = NULL;
     int rc = issue(fh, c, s, c->nonblocking ? &req : NULL);
     *failed = agreed(fh, rc, fault, "the call");
@@ -321,9 +150,9 @@ static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsig
     if (c->follow) { /* issued behind the first, before its wait: lands after it */
         call_t fc = *c;
         fc.nonblocking = 0, fc.via = VIA_AT;
-        call_pieces(c, q, 1);
-        share_of(q, &fc, 1, f);
-        fill(f, c->salt + 1000);
+        rc_call_pieces(c, q, 1);
+        rc_share_of(q, &fc, 1, f);
+        rc_fill(f, c->salt + 1000);
         rc = issue(fh, &fc, f, NULL);
         expect_all(rc, COLIO_SUCCESS, fh, "the follow-up write", NULL);
         count_strategy(fh, tally);
@@ -332,18 +161,18 @@ static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsig
         *failed |= agreed(fh, colio_wait(&req, MPI_STATUS_IGNORE), fault, "the wait");
     int64_t bad = 0;
     if (c->reading) {
-        bad = *failed ? 0 : read_mismatches(s, shadow); /* a failed read's bytes are anything */
+        bad = *failed ? 0 : rc_read_mismatches(s, shadow); /* a failed read's bytes are anything */
     } else {
-        shadow_write(p, c->salt, shadow);
+        rc_shadow_write(p, c->salt, shadow);
         if (c->follow)
-            shadow_write(q, c->salt + 1000, shadow);
+            rc_shadow_write(q, c->salt + 1000, shadow);
         if (*failed)
             adopt_failed_pieces(path, p, shadow);
         bad = test_check_file(path, shadow, FILE_MAX, "the file after the call");
     }
-    share_free(s);
+    rc_share_free(s);
     if (c->follow)
-        share_free(f);
+        rc_share_free(f);
     free(p), free(q), free(s), free(f);
     return bad;
 }
@@ -353,14 +182,14 @@ static int run_calls(colio_file *fh, const char *path, uint64_t *g, int n, unsig
                      int fault, int *failures)
 {
     for (int i = 0; i < n; i++) {
-        call_t c = draw(g, i);
+        call_t c = rc_draw(g, i);
         if (fault)
             c.follow = 0; /* a failed write in flight leaves the bytes behind it to anything */
         int failed = 0;
         int64_t bad = run_call(fh, path, &c, shadow, tally, fault, &failed);
         *failures += failed;
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        CHECK(bad == 0, "call %d (%s %s through %s%s%s): %lld wrong bytes", i, shape_name[c.shape],
+        CHECK(bad == 0, "call %d (%s %s through %s%s%s): %lld wrong bytes", i, rc_shape_name[c.shape],
               c.reading ? "read" : "write", via_name[c.via], c.nonblocking ? ", nonblocking" : "",
               c.follow ? ", a small write behind it" : "", (long long)bad);
         if (bad || test_all_failures())
@@ -400,6 +229,7 @@ static void faulty_opens(const char *path, uint64_t *g, unsigned char *shadow, t
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
+    rc_setup(MPI_COMM_WORLD);
     char path[512];
     test_path(path, sizeof path, "mix_random");
     test_prefill(path, FILE_MAX);
