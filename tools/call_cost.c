@@ -13,7 +13,8 @@
  * rank); the written bytes are checked after each write loop, the read
  * ones after each read loop.
  * ENGINES (comma-separated names, default all) picks engines, e.g. to
- * profile colio alone.
+ * profile colio alone. CALL_COST_THREADS=multiple initialises MPI with
+ * MPI_THREAD_MULTIPLE, as programs that want colio's progress thread do.
  * usage: mpiexec -n P call-cost PATH [BYTES] [CALLS] [LOOPS] [ENGINES]
  */
 #include <mpi.h>
@@ -194,7 +195,12 @@ static double floor_loop(int barrier, int calls, int loops)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    const char *threads = getenv("CALL_COST_THREADS");
+    int provided = 0;
+    if (threads && strcmp(threads, "multiple") == 0)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     if (argc < 2) {

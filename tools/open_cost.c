@@ -3,12 +3,14 @@
  * libcolio_mpiio preloaded to see what colio adds (docs/PERFORMANCE.md,
  * "Open cost"). Each rank opens PATH (create, read-write), closes it, REPEAT
  * times after one untimed round; rank 0 prints the median and the minimum of
- * each call, the slowest rank's time in every round.
+ * each call, the slowest rank's time in every round. OPEN_COST_THREADS=
+ * multiple initialises MPI with MPI_THREAD_MULTIPLE.
  * usage: mpiexec -n P open-cost PATH [REPEAT]
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double slowest(double t)
 {
@@ -32,7 +34,12 @@ static void report(const char *what, double *t, int n)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    const char *threads = getenv("OPEN_COST_THREADS");
+    int provided = 0;
+    if (threads && strcmp(threads, "multiple") == 0)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     int rank, nprocs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);

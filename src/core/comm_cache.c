@@ -172,22 +172,11 @@ static int start_nursery(colio_comm_cache_t *c, MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
-/*
- * The agreements' slots in node-shared memory, where some node holds two
- * ranks of comm or more (the topology says so alike on every rank), kept
- * only where every rank made its node's; the agreement also orders the
- * slots' zeroing before their first use. Else every rank gives back what
- * it made (a segment fails alike on a node's ranks).
- */
+/* The agreements' slots in node-shared memory, where some node holds two ranks of comm or more. */
 static void start_slots(colio_comm_cache_t *c, MPI_Comm comm)
 {
-    if (c->topo.nnodes >= c->topo.nprocs)
-        return;
-    int ok = colio_coll_shm_create(comm, 0, &c->slots) == MPI_SUCCESS, all = 0;
-    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all)
+    if (colio_coll_shm_create_agreed(comm, c->topo.nnodes < c->topo.nprocs, &c->slots))
         c->shm = &c->slots;
-    else
-        colio_coll_shm_free(&c->slots);
 }
 
 int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_comm_cache_t **shared_p,

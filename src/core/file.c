@@ -188,6 +188,27 @@ static int wants_window(const colio_hints_t *h)
 }
 
 /*
+ * A file on a duplicate of its own (under MPI_THREAD_MULTIPLE, where files
+ * cannot share one; a one-sided kernel's window) keeps agreement slots of
+ * its own in node-shared memory, so its blocking calls agree and stage
+ * there as those of files on the shared duplicate do (issue 23: a 64-byte
+ * call 1.2-1.7x slower through messages at 2 ranks). MPI lets one thread
+ * at a time make a collective call on a file, so the slots see one call at
+ * a time, in the same order on every rank. Made at open (0.1-0.2 ms more
+ * there, docs/PERFORMANCE.md), not at some later call: its collectives
+ * would then block a call that must keep stepping the operations in
+ * flight. Only with colio_agreements=shm (identical everywhere). Collective
+ * on fh->comm.
+ */
+static void own_slots(colio_file *fh)
+{
+    if (fh->shared == NULL && !fh->has_own_slots && fh->cfg.coll == &colio_coll_shm)
+        fh->has_own_slots = colio_coll_shm_create_agreed(fh->comm, fh->topo_mpi.nnodes < fh->topo_mpi.nprocs,
+                                                         &fh->own_slots);
+    fh->agree_shm = fh->shared ? fh->shared->shm : fh->has_own_slots ? &fh->own_slots : NULL;
+}
+
+/*
  * The file leaves the shared duplicate for one of its own (its window's
  * communicator). Collective on the shared duplicate; every rank moves, or
  * none (a failed duplicate on one rank is agreed first).
@@ -204,8 +225,8 @@ static int own_comm(colio_file *fh, colio_err_t *err)
     MPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
     colio_comm_cache_release(fh->shared);
     fh->shared = NULL;
-    fh->agree_shm = NULL;
     fh->comm = own;
+    own_slots(fh);
     return err->code;
 }
 
@@ -423,6 +444,8 @@ static void file_free(colio_file *fh)
         MPI_Comm_free(&fh->own);
     if (fh->cache)
         colio_comm_cache_release(fh->cache);
+    if (fh->has_own_slots)
+        colio_coll_shm_free(&fh->own_slots); /* before its communicator */
     if (fh->shared)
         colio_comm_cache_release(fh->shared);
     else if (fh->comm != MPI_COMM_NULL)
@@ -746,7 +769,7 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
         return rc;
     }
     last_open_error[0] = '\0';
-    fh->agree_shm = fh->shared ? fh->shared->shm : NULL;
+    own_slots(fh);
     colio_file_choose_rounds(fh);
     colio_nb_file_rehint(fh);
     fh->lock_mode = fh->hints.lock_writes;

@@ -49,7 +49,10 @@ struct colio_file {
     MPI_Comm comm;              /* colio's duplicate of the program's communicator, errors returned */
     struct colio_comm_cache *shared; /* comm is the duplicate files on that communicator share
                                         (core/comm_cache.h), or NULL: comm is the file's own */
-    colio_coll_shm_t *agree_shm; /* with shared: its slots for blocking calls' agreements, or NULL (coll.h) */
+    colio_coll_shm_t *agree_shm; /* the slots of blocking calls' agreements (coll.h): shared's, own_slots,
+                                    or NULL (no node holds two ranks) */
+    colio_coll_shm_t own_slots; /* without shared: the file's own slots, when has_own_slots */
+    int has_own_slots;
     struct colio_comm_cache *cache; /* where own came from and goes back to (a reference), or NULL */
     MPI_Comm own;               /* the file's own duplicate, parent of its nonblocking slots (MPI_COMM_NULL:
                                    none, they come from comm; only without a cache, e.g. under SMPI) */

@@ -79,6 +79,22 @@ static int others_need_caller(const colio_op_t *target)
 }
 
 /*
+ * Whether the progress thread has operations to move besides target (a
+ * caller's own): only then is it woken when callers stop stepping, so a
+ * blocking call on a program with the thread (MPI_THREAD_MULTIPLE) does not
+ * wake it, and have it take the rank's core, at every call's end (issue 23:
+ * no thread wake-up on a call's fast path).
+ */
+static int thread_work_besides(const colio_op_t *target)
+{
+    for (colio_nb_file_t *f = thread_running ? files : NULL; f; f = f->next)
+        for (const colio_op_t *op = f->threaded ? f->fh->ops_head : NULL; op; op = op->next)
+            if (op != target && op->phase != COLIO_PH_DONE)
+                return 1;
+    return 0;
+}
+
+/*
  * Block in MPI on target's own requests, the lock released; nobody steps it
  * meanwhile. The progress thread takes over the other operations of its
  * files for that time: one of them may be what another rank needs before
@@ -87,7 +103,7 @@ static int others_need_caller(const colio_op_t *target)
 static void block_on(colio_op_t *target)
 {
     target->claimed = 1;
-    if (--callers_waiting == 0)
+    if (--callers_waiting == 0 && thread_work_besides(target))
         pthread_cond_broadcast(&work_cv);
     pthread_mutex_unlock(&lock);
     colio_op_wait_phase(target);
@@ -123,7 +139,7 @@ void colio_nb_progress_until(int (*done)(void *), void *arg, colio_op_t *target)
         else
             pause_briefly();
     }
-    if (--callers_waiting == 0)
+    if (--callers_waiting == 0 && thread_work_besides(target))
         pthread_cond_broadcast(&work_cv); /* the thread's turn again */
 }
 
