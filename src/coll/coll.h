@@ -136,12 +136,12 @@ void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag, coli
 int colio_coll_shm_create(MPI_Comm comm, int node_size, colio_coll_shm_t *seg);
 void colio_coll_shm_free(colio_coll_shm_t *seg);
 /*
- * The same on real nodes, with that agreement: 1 where every rank made its
- * node's segment (kept), 0 where some rank did not (freed everywhere) or
- * shared is 0 (no node holds two ranks of comm, as the topology says alike
- * on every rank: nothing made).
+ * The same with that agreement: 1 where every rank made its node's segment
+ * (kept), 0 where some rank did not (freed everywhere) or shared is 0 (no
+ * node holds two ranks of comm, as the topology says alike on every rank:
+ * nothing made).
  */
-int colio_coll_shm_create_agreed(MPI_Comm comm, int shared, colio_coll_shm_t *seg);
+int colio_coll_shm_create_agreed(MPI_Comm comm, int node_size, int shared, colio_coll_shm_t *seg);
 
 /* Is a collective in flight on c (started and not yet seen complete)? */
 int colio_coll_pending(const colio_coll_t *c);

@@ -205,11 +205,11 @@ void colio_coll_shm_free(colio_coll_shm_t *s)
     release(s);
 }
 
-int colio_coll_shm_create_agreed(MPI_Comm comm, int shared, colio_coll_shm_t *s)
+int colio_coll_shm_create_agreed(MPI_Comm comm, int node_size, int shared, colio_coll_shm_t *s)
 {
     if (!shared)
         return 0;
-    int ok = colio_coll_shm_create(comm, 0, s) == MPI_SUCCESS, all = 0;
+    int ok = colio_coll_shm_create(comm, node_size, s) == MPI_SUCCESS, all = 0;
     if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all)
         return 1;
     colio_coll_shm_free(s);

@@ -175,7 +175,7 @@ static int start_nursery(colio_comm_cache_t *c, MPI_Comm comm)
 /* The agreements' slots in node-shared memory, where some node holds two ranks of comm or more. */
 static void start_slots(colio_comm_cache_t *c, MPI_Comm comm)
 {
-    if (colio_coll_shm_create_agreed(comm, c->topo.nnodes < c->topo.nprocs, &c->slots))
+    if (colio_coll_shm_create_agreed(comm, 0, c->topo.nnodes < c->topo.nprocs, &c->slots))
         c->shm = &c->slots;
 }
 

@@ -197,14 +197,17 @@ static int wants_window(const colio_hints_t *h)
  * a time, in the same order on every rank. Made at open (0.1-0.2 ms more
  * there, docs/PERFORMANCE.md), not at some later call: its collectives
  * would then block a call that must keep stepping the operations in
- * flight. Only with colio_agreements=shm (identical everywhere). Collective
- * on fh->comm.
+ * flight. Only with colio_agreements=shm (identical everywhere); nodes as
+ * colio_node_size emulates them, if it does (the shared duplicate's slots,
+ * shared by files of any hints, follow the real ones). Collective on
+ * fh->comm.
  */
 static void own_slots(colio_file *fh)
 {
+    int n = fh->hints.node_size; /* emulated nodes: tests reach the slots' two levels on one machine */
+    int shared = n > 0 ? n > 1 && fh->nprocs > 1 : fh->topo_mpi.nnodes < fh->topo_mpi.nprocs;
     if (fh->shared == NULL && !fh->has_own_slots && fh->cfg.coll == &colio_coll_shm)
-        fh->has_own_slots = colio_coll_shm_create_agreed(fh->comm, fh->topo_mpi.nnodes < fh->topo_mpi.nprocs,
-                                                         &fh->own_slots);
+        fh->has_own_slots = colio_coll_shm_create_agreed(fh->comm, n, shared, &fh->own_slots);
     fh->agree_shm = fh->shared ? fh->shared->shm : fh->has_own_slots ? &fh->own_slots : NULL;
 }
 

@@ -155,7 +155,9 @@ static const hint_def_t hint_table[] = {
     {"colio_local_aggregators", HK_NAME, F(local_aggs), 0, 0, local_aggs_valid, "*:1",
      "tam: local aggregators, *:N per node or N in all (spread over nodes by size, at least one per node)"},
     {"colio_node_size", HK_INT, F(node_size), 0, INT_MAX, NULL, "0",
-     "emulate nodes of this many consecutive ranks (placement and kernels see them); 0 = the nodes MPI reports"},
+     "emulate nodes of this many consecutive ranks (placement and kernels see them, and the agreement slots of a "
+     "file with a duplicate of its own: under MPI_THREAD_MULTIPLE, or with a one-sided kernel); 0 = the nodes MPI "
+     "reports"},
     {"colio_auto_fanin", HK_INT, F(auto_fanin), 1, INT_MAX, NULL, "16",
      "auto: an exchange whose busiest aggregator has at least this many peers is all-to-many"},
     {"colio_auto_msg_max", HK_BYTES, F(auto_msg_max), 0, INT64_MAX, NULL, "65536",
