@@ -125,7 +125,7 @@ void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag, coli
 /*
  * Collective over comm: the slots shm's allreduces on comm use, one
  * segment per node (the ranks sharing memory, or with node_size > 0 groups
- * of node_size consecutive ranks, for tests), with the nodes' first ranks'
+ * of node_size consecutive ranks among them, for tests), with the nodes' first ranks'
  * communicator where there are several. Fails (an MPI error code) alike on
  * every rank when a split fails, alike on the ranks of a node when the
  * window does. The caller agrees on comm whether every rank made

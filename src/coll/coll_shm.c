@@ -130,12 +130,16 @@ static void untrack(colio_coll_shm_t *s)
     pthread_mutex_unlock(&live_lock);
 }
 
-/* The node's ranks: those sharing memory, or (node_size > 0) groups of node_size consecutive ranks. */
+/* The node's ranks: those sharing memory, or (node_size > 0) groups of node_size consecutive ranks among them. */
 static int split_nodes(MPI_Comm comm, int rank, int node_size, MPI_Comm *node)
 {
-    if (node_size > 0)
-        return MPI_Comm_split(comm, rank / node_size, rank, node);
-    return MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    if (rc != MPI_SUCCESS || node_size <= 0)
+        return rc;
+    MPI_Comm real = *node; /* emulated nodes never span real ones: shared memory needs one */
+    rc = MPI_Comm_split(real, rank / node_size, rank, node);
+    MPI_Comm_free(&real);
+    return rc;
 }
 
 /* Collective over the node: the node's first rank allocates the slots, two rows and two results. */

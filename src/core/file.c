@@ -192,22 +192,29 @@ static int wants_window(const colio_hints_t *h)
  * cannot share one; a one-sided kernel's window) keeps agreement slots of
  * its own in node-shared memory, so its blocking calls agree and stage
  * there as those of files on the shared duplicate do (issue 23: a 64-byte
- * call 1.2-1.7x slower through messages at 2 ranks). MPI lets one thread
- * at a time make a collective call on a file, so the slots see one call at
- * a time, in the same order on every rank. Made at open (0.1-0.2 ms more
- * there, docs/PERFORMANCE.md), not at some later call: its collectives
- * would then block a call that must keep stepping the operations in
- * flight. Only with colio_agreements=shm (identical everywhere); nodes as
- * colio_node_size emulates them, if it does (the shared duplicate's slots,
- * shared by files of any hints, follow the real ones). Collective on
- * fh->comm.
+ * call 2-6x slower through messages under MPI_THREAD_MULTIPLE). MPI lets
+ * one thread at a time make a collective call on a file, so the slots see
+ * one call at a time, in the same order on every rank. Only with
+ * colio_agreements=shm; on colio_node_size's emulated nodes, if it
+ * emulates them (tests: the shared duplicate's slots, shared by files of
+ * any hints, follow the real ones). Made, remade or given back at open and
+ * whenever hints change, once they are agreed (everything this reads is
+ * then the same on every rank); not at some later call, where the slots'
+ * collectives would block a call that must keep stepping the operations in
+ * flight. Collective on fh->comm; 0.1-0.2 ms (docs/PERFORMANCE.md).
  */
 static void own_slots(colio_file *fh)
 {
-    int n = fh->hints.node_size; /* emulated nodes: tests reach the slots' two levels on one machine */
-    int shared = n > 0 ? n > 1 && fh->nprocs > 1 : fh->topo_mpi.nnodes < fh->topo_mpi.nprocs;
-    if (fh->shared == NULL && !fh->has_own_slots && fh->cfg.coll == &colio_coll_shm)
+    int n = fh->hints.node_size, want = fh->shared == NULL && fh->cfg.coll == &colio_coll_shm;
+    if (fh->has_own_slots && (!want || fh->own_slots_node_size != n)) {
+        colio_coll_shm_free(&fh->own_slots);
+        fh->has_own_slots = 0;
+    }
+    if (want && !fh->has_own_slots) {
+        int shared = n > 0 ? n > 1 && fh->nprocs > 1 : fh->topo_mpi.nnodes < fh->topo_mpi.nprocs;
         fh->has_own_slots = colio_coll_shm_create_agreed(fh->comm, n, shared, &fh->own_slots);
+        fh->own_slots_node_size = n;
+    }
     fh->agree_shm = fh->shared ? fh->shared->shm : fh->has_own_slots ? &fh->own_slots : NULL;
 }
 
@@ -228,8 +235,8 @@ static int own_comm(colio_file *fh, colio_err_t *err)
     MPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
     colio_comm_cache_release(fh->shared);
     fh->shared = NULL;
+    fh->agree_shm = NULL; /* slots of its own once the hints are agreed (own_slots) */
     fh->comm = own;
-    own_slots(fh);
     return err->code;
 }
 
@@ -336,6 +343,7 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
     fh->cfg = cfg;
     fh->hints = *cand;
     fh->hints_gen++;
+    own_slots(fh);
     colio_file_choose_rounds(fh);
     colio_nb_file_rehint(fh);
     return COLIO_SUCCESS;

@@ -52,7 +52,7 @@ struct colio_file {
     colio_coll_shm_t *agree_shm; /* the slots of blocking calls' agreements (coll.h): shared's, own_slots,
                                     or NULL (no node holds two ranks) */
     colio_coll_shm_t own_slots; /* without shared: the file's own slots, when has_own_slots */
-    int has_own_slots;
+    int has_own_slots, own_slots_node_size; /* ... made for this colio_node_size (core/file.c, own_slots) */
     struct colio_comm_cache *cache; /* where own came from and goes back to (a reference), or NULL */
     MPI_Comm own;               /* the file's own duplicate, parent of its nonblocking slots (MPI_COMM_NULL:
                                    none, they come from comm; only without a cache, e.g. under SMPI) */

@@ -23,7 +23,11 @@
  *   6. colio_stage_bytes=0 and romio_cb_write=enable: nothing staged, the
  *      same bytes;
  *   7. a nonblocking write of the same bytes still in flight, then a
- *      blocking one-piece write: the file holds the later one.
+ *      blocking one-piece write: the file holds the later one;
+ *   8. colio_agreements switched by colio_set_info (p2p, shm, p2p): staged
+ *      only while shm (a file of its own makes and gives back its slots).
+ * The `nodes` runs (MPI_THREAD_MULTIPLE, colio_node_size=2) stage on two
+ * emulated nodes, each node's first rank writing its node's pieces.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +287,40 @@ static void after_nonblocking(const char *path)
     free(image);
 }
 
+/*
+ * 8. Agreements switched by colio_set_info after open (p2p, shm, p2p): a
+ * file with slots of its own (MPI_THREAD_MULTIPLE) makes them once the
+ * hints say shm and gives them back after; writes stage only meanwhile.
+ */
+static void agreements_switched(const char *path)
+{
+    const char *what = "agreements switched after open";
+    static const char *modes[] = {"colio_agreements=p2p", "colio_agreements=shm", "colio_agreements=p2p"};
+    int64_t size = 3 * (int64_t)t_nprocs * SMALL;
+    test_prefill(path, 0);
+    colio_file *fh = open_with(path, modes[0]);
+    unsigned char buf[SMALL];
+    for (int k = 0; k < 3; k++) {
+        MPI_Info info = test_info(modes[k]);
+        int rc = colio_set_info(fh, info);
+        MPI_Info_free(&info);
+        expect_all(rc, COLIO_SUCCESS, fh, modes[k], NULL);
+        int64_t off = ((int64_t)k * t_nprocs + t_rank) * SMALL;
+        for (int i = 0; i < SMALL; i++)
+            buf[i] = byte_of(t_rank, off + i);
+        rc = tu_write_at_all(fh, off, buf, SMALL, MPI_BYTE, MPI_STATUS_IGNORE);
+        expect_all(rc, COLIO_SUCCESS, fh, what, NULL);
+        if (!tu_nonblocking())
+            expect_strategy(fh, stages(fh) ? "staged" : "early", modes[k]);
+    }
+    colio_close(&fh);
+    unsigned char *image = malloc((size_t)size);
+    for (int64_t x = 0; x < size; x++)
+        image[x] = byte_of((int)(x / SMALL % t_nprocs), x);
+    test_check_file(path, image, size, what);
+    free(image);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -298,6 +336,7 @@ int main(int argc, char **argv)
         leader_fails(path);
     bad_argument(path);
     after_nonblocking(path);
+    agreements_switched(path);
     test_unlink(path);
     return test_finish("test_stage");
 }
