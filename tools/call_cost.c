@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "colio.h"
+#include "tool_init.h"
 
 static int rank, nprocs;
 
@@ -195,12 +196,7 @@ static double floor_loop(int barrier, int calls, int loops)
 
 int main(int argc, char **argv)
 {
-    const char *threads = getenv("CALL_COST_THREADS");
-    int provided = 0;
-    if (threads && strcmp(threads, "multiple") == 0)
-        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    else
-        MPI_Init(&argc, &argv);
+    tool_mpi_init(&argc, &argv, "CALL_COST_THREADS");
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     if (argc < 2) {

@@ -10,7 +10,8 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
+
+#include "tool_init.h"
 
 static double slowest(double t)
 {
@@ -34,12 +35,7 @@ static void report(const char *what, double *t, int n)
 
 int main(int argc, char **argv)
 {
-    const char *threads = getenv("OPEN_COST_THREADS");
-    int provided = 0;
-    if (threads && strcmp(threads, "multiple") == 0)
-        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    else
-        MPI_Init(&argc, &argv);
+    tool_mpi_init(&argc, &argv, "OPEN_COST_THREADS");
     int rank, nprocs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
