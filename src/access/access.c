@@ -17,23 +17,6 @@ static void release_runs(colio_access_t *acc)
     acc->shift = 0;
 }
 
-/* Adopt a run vector as the access. */
-static void access_take(colio_access_t *acc, colio_runs_t *v)
-{
-    acc->runs = v->r;
-    acc->shift = 0;
-    acc->borrowed = NULL;
-    acc->n = v->n;
-    acc->nbytes = acc->npieces = acc->end = 0;
-    acc->overlaps = 0;
-    for (int64_t i = 0; i < v->n; i++) {
-        acc->nbytes += colio_run_bytes(&v->r[i]);
-        acc->npieces += v->r[i].count;
-        acc->overlaps |= i > 0 && v->r[i].off < acc->end;
-        acc->end = colio_run_end(&v->r[i]) > acc->end ? colio_run_end(&v->r[i]) : acc->end;
-    }
-}
-
 /* Adopt a run vector whose runs are in file order, none overlapping, with its totals (no pass over it). */
 static void access_adopt(colio_access_t *acc, colio_runs_t *v, int64_t nbytes, int64_t npieces)
 {
@@ -45,6 +28,22 @@ static void access_adopt(colio_access_t *acc, colio_runs_t *v, int64_t nbytes, i
     acc->npieces = npieces;
     acc->end = v->n > 0 ? colio_run_end(&v->r[v->n - 1]) : 0;
     acc->overlaps = 0;
+}
+
+/* Adopt any run vector as the access: its totals, largest end and overlaps counted in one pass. */
+static void access_take(colio_access_t *acc, colio_runs_t *v)
+{
+    int64_t nbytes = 0, npieces = 0, end = 0;
+    int overlaps = 0;
+    for (int64_t i = 0; i < v->n; i++) {
+        nbytes += colio_run_bytes(&v->r[i]);
+        npieces += v->r[i].count;
+        overlaps |= i > 0 && v->r[i].off < end;
+        end = colio_run_end(&v->r[i]) > end ? colio_run_end(&v->r[i]) : end;
+    }
+    access_adopt(acc, v, nbytes, npieces);
+    acc->end = end;
+    acc->overlaps = overlaps;
 }
 
 /*

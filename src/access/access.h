@@ -41,9 +41,7 @@ typedef struct colio_access {
 /* Run i of the access in file offsets. */
 static inline colio_run_t colio_access_run(const colio_access_t *acc, int64_t i)
 {
-    colio_run_t r = acc->runs[i];
-    r.off += acc->shift;
-    return r;
+    return colio_run_moved(acc->runs, i, acc->shift);
 }
 
 /* The view of an open file (MPI_File_set_view with datarep "native"). */
@@ -91,9 +89,7 @@ typedef struct colio_access_key {
 /* Run i of a key in file offsets. */
 static inline colio_run_t colio_key_run(const colio_access_key_t *key, int64_t i)
 {
-    colio_run_t r = key->runs[i];
-    r.off += key->shift;
-    return r;
+    return colio_run_moved(key->runs, i, key->shift);
 }
 
 /*

@@ -27,6 +27,13 @@ typedef struct colio_runs {
 
 static inline int64_t colio_run_end(const colio_run_t *r) { return r->off + (r->count - 1) * r->stride + r->len; }
 static inline int64_t colio_run_bytes(const colio_run_t *r) { return r->count * r->len; }
+/* runs[i] moved by shift bytes in the file (runs borrowed from a flattening, placed by a tile). */
+static inline colio_run_t colio_run_moved(const colio_run_t *runs, int64_t i, int64_t shift)
+{
+    colio_run_t r = runs[i];
+    r.off += shift;
+    return r;
+}
 static inline colio_run_t colio_piece(int64_t off, int64_t len, int64_t pos)
 {
     return (colio_run_t){off, len, len, 1, pos};

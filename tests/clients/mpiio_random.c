@@ -28,11 +28,11 @@ static unsigned char old_byte(int64_t x) { return (unsigned char)((x * 131 + 17)
 
 static void prefill(const char *path, unsigned char *shadow)
 {
-    for (int64_t x = 0; x < FILE_MAX; x++)
+    for (int64_t x = 0; x < RC_FILE_MAX; x++)
         shadow[x] = old_byte(x);
     if (rc_rank == 0) {
         int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-        CHECK(fd >= 0 && pwrite(fd, shadow, FILE_MAX, 0) == FILE_MAX, "prefill %s", path);
+        CHECK(fd >= 0 && pwrite(fd, shadow, RC_FILE_MAX, 0) == RC_FILE_MAX, "prefill %s", path);
         if (fd >= 0)
             close(fd);
     }
@@ -46,10 +46,10 @@ static int64_t file_mismatches(MPI_File fh, const char *path, const unsigned cha
     MPI_Barrier(MPI_COMM_WORLD);
     int64_t bad = 0, first = -1;
     if (rc_rank == 0) {
-        unsigned char *f = malloc(FILE_MAX);
+        unsigned char *f = malloc(RC_FILE_MAX);
         int fd = open(path, O_RDONLY);
-        bad = fd < 0 || pread(fd, f, FILE_MAX, 0) != FILE_MAX;
-        for (int64_t x = 0; !bad && x < FILE_MAX; x++)
+        bad = fd < 0 || pread(fd, f, RC_FILE_MAX, 0) != RC_FILE_MAX;
+        for (int64_t x = 0; !bad && x < RC_FILE_MAX; x++)
             if (f[x] != shadow[x] && bad++ == 0)
                 first = x;
         CHECK(bad == 0, "%lld wrong bytes in the file, the first at %lld", (long long)bad, (long long)first);
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *path = argv[1];
-    unsigned char *shadow = malloc(FILE_MAX);
+    unsigned char *shadow = malloc(RC_FILE_MAX);
     prefill(path, shadow);
     MPI_File fh;
     MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));

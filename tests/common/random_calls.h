@@ -33,18 +33,18 @@ static inline uint64_t rc_xorshift(uint64_t *state)
     return *state;
 }
 
-#define FILE_MAX (1 << 19)
-#define MAX_PIECES 8192 /* 64 KiB of 8-byte blocks */
-#define SLOT_SMALL 2048
-#define SLOT_LARGE 40960
+#define RC_FILE_MAX (1 << 19)
+#define RC_MAX_PIECES 8192 /* 64 KiB of 8-byte blocks */
+#define RC_SLOT_SMALL 2048
+#define RC_SLOT_LARGE 40960
 
 enum { SHAPE_SMALL, SHAPE_LARGE, SHAPE_BLOCKS, SHAPE_RUNS, NSHAPES };
 enum { VIA_AT, VIA_LIST, VIA_VIEW };
 static const char *const rc_shape_name[] = {"one small piece", "one large piece", "interleaved blocks", "random runs"};
 
 typedef struct {
-    int64_t off[MAX_PIECES], len[MAX_PIECES];
-    int owner[MAX_PIECES];
+    int64_t off[RC_MAX_PIECES], len[RC_MAX_PIECES];
+    int owner[RC_MAX_PIECES];
     int n;
 } pieces_t;
 
@@ -66,7 +66,7 @@ static inline unsigned char rc_value(int64_t x, int salt) { return (unsigned cha
 
 static inline void rc_add(pieces_t *p, int64_t off, int64_t len, int owner)
 {
-    if (p->n < MAX_PIECES && len > 0)
+    if (p->n < RC_MAX_PIECES && len > 0)
         p->off[p->n] = off, p->len[p->n] = len, p->owner[p->n++] = owner;
 }
 
@@ -92,15 +92,15 @@ static inline void rc_call_pieces(const call_t *c, pieces_t *p, int second)
 {
     uint64_t g = rc_own_stream(c->seed, 0);
     p->n = 0;
-    int64_t span = c->shape == SHAPE_LARGE ? (int64_t)rc_nprocs * SLOT_LARGE : 65536;
-    int64_t base = (int64_t)(rc_xorshift(&g) % (uint64_t)(FILE_MAX - span));
+    int64_t span = c->shape == SHAPE_LARGE ? (int64_t)rc_nprocs * RC_SLOT_LARGE : 65536;
+    int64_t base = (int64_t)(rc_xorshift(&g) % (uint64_t)(RC_FILE_MAX - span));
     if (second) { /* small pieces over the start of the first write's bytes */
         g ^= 0x51EDF00DULL;
-        rc_one_each(p, &g, base, SLOT_SMALL / 2, 1);
+        rc_one_each(p, &g, base, RC_SLOT_SMALL / 2, 1);
     } else if (c->shape == SHAPE_SMALL)
-        rc_one_each(p, &g, base, SLOT_SMALL, 1);
+        rc_one_each(p, &g, base, RC_SLOT_SMALL, 1);
     else if (c->shape == SHAPE_LARGE)
-        rc_one_each(p, &g, base, SLOT_LARGE, SLOT_SMALL);
+        rc_one_each(p, &g, base, RC_SLOT_LARGE, RC_SLOT_SMALL);
     else if (c->shape == SHAPE_BLOCKS) {
         static const int64_t blocks[] = {8, 64, 512, 4096};
         int64_t b = blocks[rc_xorshift(&g) % 4], step = (rc_nprocs + (int64_t)(rc_xorshift(&g) % 2)) * b;
@@ -142,7 +142,7 @@ static inline void rc_shadow_write(const pieces_t *p, int salt, unsigned char *s
 
 /* This rank's share of a call: its pieces and the memory they move through. */
 typedef struct {
-    MPI_Offset off[MAX_PIECES], len[MAX_PIECES];
+    MPI_Offset off[RC_MAX_PIECES], len[RC_MAX_PIECES];
     int n;
     int64_t bytes;
     int strided;        /* memory: every other byte (one piece through an offset only) */

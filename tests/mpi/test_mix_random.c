@@ -132,13 +132,13 @@ static void adopt_failed_pieces(const char *path, const pieces_t *p, unsigned ch
 {
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 0) {
-        unsigned char *f = malloc(FILE_MAX);
-        if (test_read_file(path, f, FILE_MAX) == 0)
+        unsigned char *f = malloc(RC_FILE_MAX);
+        if (test_read_file(path, f, RC_FILE_MAX) == 0)
             for (int i = 0; i < p->n; i++)
                 memcpy(shadow + p->off[i], f + p->off[i], (size_t)p->len[i]);
         free(f);
     }
-    MPI_Bcast(shadow, FILE_MAX, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(shadow, RC_FILE_MAX, MPI_BYTE, 0, MPI_COMM_WORLD);
 }
 
 /*
@@ -181,7 +181,7 @@ static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsig
             rc_shadow_write(q, c->salt + 1000, shadow);
         if (*failed)
             adopt_failed_pieces(path, p, shadow);
-        bad = test_check_file(path, shadow, FILE_MAX, "the file after the call");
+        bad = test_check_file(path, shadow, RC_FILE_MAX, "the file after the call");
     }
     rc_share_free(s);
     if (c->follow)
@@ -255,9 +255,9 @@ int main(int argc, char **argv)
     rc_setup(MPI_COMM_WORLD);
     char path[512];
     test_path(path, sizeof path, "mix_random");
-    test_prefill(path, FILE_MAX);
-    unsigned char *shadow = malloc(FILE_MAX);
-    for (int64_t x = 0; x < FILE_MAX; x++)
+    test_prefill(path, RC_FILE_MAX);
+    unsigned char *shadow = malloc(RC_FILE_MAX);
+    for (int64_t x = 0; x < RC_FILE_MAX; x++)
         shadow[x] = pattern_old(x);
     colio_file *fh = NULL;
     int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
