@@ -3,23 +3,36 @@
  * source's alignment (docs/DESIGN.md, "Aligned reads"). Linux copies out of
  * the page cache with `rep movsb` where the CPU has fast string moves; on
  * the AMD EPYC measured that copy runs 3-7x slower when the destination
- * sits 1-31 bytes past the source modulo 64 (33-63 past, and 32, copy at
- * full speed), on the Intel Xeon measured no shift is slow. The direct path
- * sends such reads through its aligned bounce buffer only where it pays:
- * measured once per process, through a pipe (whose reads use the same
- * copy), 32 KiB into aligned memory, 16 and 48 bytes off, the best of 8
- * each; a half of the shifts is slow when its probe takes 1.5x as long.
+ * sits 1-31 bytes past the source within a page (the copy's stores just
+ * behind its loads modulo 4 KiB); 32-4095 bytes past, and 0, copy at full
+ * speed. On the Intel Xeon measured no shift is slow. The direct path sends
+ * such reads through its aligned bounce buffer only where it pays: measured
+ * once per process, through a pipe (whose reads use the same copy), 32 KiB
+ * into page-aligned memory, 16, 48 and 1040 bytes off, the best of 8 each;
+ * a shift is slow when its probe takes 1.5x as long. 1040 tells whether
+ * the penalty repeats every 64 bytes (then every shift modulo 64 follows
+ * the 16- or 48-byte probe) or stays at the start of a page (this machine:
+ * only 1-31 and 33-63 bytes past a page can be slow).
  * COLIO_MISALIGNED_READS=slow or fast says instead for every shift (the
- * tests force each).
+ * tests force each; `slow` bounces every shift that is not a multiple of 32).
  */
 #ifndef COLIO_BASE_COPYSPEED_H
 #define COLIO_BASE_COPYSPEED_H
 
 /*
- * 1 when reads into memory shift bytes past the file offset's alignment
- * (modulo 64) are worth bouncing; 0 for multiples of 32. The first call of
- * a shift that is not measures (~0.5 ms).
+ * 1 when reads into memory `shift` bytes past their file offset modulo the
+ * page (4 KiB: (address - offset) mod 4096) are worth bouncing; 0 for
+ * multiples of 32. The first call of a shift that is not measures (~0.7 ms).
  */
 int colio_misaligned_read_slow(unsigned shift);
+
+/* What the probe found (or COLIO_MISALIGNED_READS said): which shifts copy slowly. */
+typedef struct colio_copy_penalty {
+    int low, high; /* shifts of 1-31 and 33-63 bytes modulo 64 */
+    int repeats;   /* the penalty comes back every 64 bytes, not only in a page's first 64 */
+} colio_copy_penalty_t;
+
+/* The rule alone, from given probe results (pure; colio_misaligned_read_slow applies it to this machine's). */
+int colio_copy_shift_slow(const colio_copy_penalty_t *p, unsigned shift);
 
 #endif

@@ -497,6 +497,8 @@ int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t
  * path's bounce buffer are aligned to it and have this much room besides.
  */
 #define COLIO_READ_ALIGN 64
+/* The span over which a read's memory shift from its file offset matters to the kernel's copy (base/copyspeed.h). */
+#define COLIO_READ_PAGE 4096
 /* Bytes from the start of a round's collective buffer to where file offset rs goes (0 for writes). */
 int64_t colio_round_read_shift(const colio_op_t *op, int64_t rs);
 /*
