@@ -1,6 +1,7 @@
 /* Building a rank's piece list from a view or an explicit list; user-memory copies. */
 #include "access/access.h"
 
+#include "access/copy.h"
 #include "base/bigmem.h"
 
 #include <stdlib.h>
@@ -446,9 +447,9 @@ static void mem_walk(const colio_memmap_t *m, int64_t pos, int64_t len, char *co
 {
     if (m->flat == NULL) {
         if (to_mem)
-            memcpy(colio_addr(m->base, pos), contig, (size_t)len);
+            colio_copy_bytes(colio_addr(m->base, pos), contig, (size_t)len);
         else
-            memcpy(contig, colio_addr(m->base, pos), (size_t)len);
+            colio_copy_bytes(contig, colio_addr(m->base, pos), (size_t)len);
         return;
     }
     const colio_flat_t *f = m->flat;
@@ -458,9 +459,9 @@ static void mem_walk(const colio_memmap_t *m, int64_t pos, int64_t len, char *co
         int64_t take = r->len - c.in < len ? r->len - c.in : len;
         char *addr = mem_addr(m, &c);
         if (to_mem)
-            memcpy(addr, contig, (size_t)take);
+            colio_copy_bytes(addr, contig, (size_t)take);
         else
-            memcpy(contig, addr, (size_t)take);
+            colio_copy_bytes(contig, addr, (size_t)take);
         contig += take;
         len -= take;
         c.in = 0;

@@ -3,6 +3,7 @@
 #include "base/copyspeed.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,4 +77,15 @@ int colio_misaligned_read_slow(unsigned shift)
         return 0;
     pthread_once(&once, measure);
     return colio_copy_shift_slow(&here, shift);
+}
+
+void colio_copy_aliased(char *d, const char *s, size_t n)
+{
+    enum { PIECE = 1024 };
+    if (!colio_misaligned_read_slow((unsigned)(((uintptr_t)d - (uintptr_t)s) % PAGE))) {
+        memcpy(d, s, n);
+        return;
+    }
+    for (size_t at = 0; at < n; at += PIECE)
+        memcpy(d + at, s + at, n - at < PIECE ? n - at : PIECE);
 }

@@ -19,12 +19,34 @@
 #ifndef COLIO_BASE_COPYSPEED_H
 #define COLIO_BASE_COPYSPEED_H
 
+#include <stddef.h>
+
 /*
  * 1 when reads into memory `shift` bytes past their file offset modulo the
  * page (4 KiB: (address - offset) mod 4096) are worth bouncing; 0 for
  * multiples of 32. The first call of a shift that is not measures (~0.7 ms).
  */
 int colio_misaligned_read_slow(unsigned shift);
+
+/*
+ * Copies in this size range may use `rep movsb`, whose shifts within a page
+ * matter: glibc's threshold is 2 KiB or more (2,112 bytes here), and from
+ * `rep_movsb_stop_threshold` on (512 KiB here, the L2 size on AMD) it
+ * moves vectors, or non-temporal stores, which do not mind the shift and
+ * beat 1 KiB pieces on data out of cache (two-phase reads of 1 MiB blocks:
+ * 20% slower in pieces).
+ */
+#define COLIO_COPY_ALIAS_MIN 2048
+#define COLIO_COPY_ALIAS_MAX (512 << 10)
+#define COLIO_COPY_PAGE 4096
+
+/*
+ * memcpy of n bytes whose destination lies 1-63 bytes past the source
+ * modulo COLIO_COPY_PAGE (access/copy.h's colio_copy_bytes calls it): in
+ * pieces of 1 KiB, below `rep movsb`'s use, where such shifts copy slowly
+ * here; one memcpy elsewhere.
+ */
+void colio_copy_aliased(char *d, const char *s, size_t n);
 
 /* What the probe found (or COLIO_MISALIGNED_READS said): which shifts copy slowly. */
 typedef struct colio_copy_penalty {

@@ -4,10 +4,16 @@
  * only memory 1-31 bytes past the file offset within a page copies slowly
  * (1040 bytes past does not), so a program's buffer 16 bytes past a page
  * is bounced for page-aligned offsets and not for offsets 1 KiB further.
- * Each expectation is written out, not derived from the rule.
+ * Each expectation is written out, not derived from the rule. Then
+ * colio_copy_bytes, forced to copy slow shifts in pieces: every byte lands,
+ * none around it moves, at each size and shift either side of its limits.
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "access/copy.h"
 #include "base/copyspeed.h"
 #include "testutil.h"
 
@@ -17,8 +23,45 @@ static void expect(const char *what, const colio_copy_penalty_t *p, unsigned shi
     CHECK(got == want, "%s: shift %u: %s, expected %s", what, shift, got ? "slow" : "fast", want ? "slow" : "fast");
 }
 
+/* Copy n bytes into memory `shift` bytes past the source modulo 4 KiB; check them and 64 guard bytes each side. */
+static void copy_at(const unsigned char *src, unsigned char *dst_page, size_t n, unsigned shift)
+{
+    unsigned char *dst = dst_page + 64 + shift;
+    memset(dst_page, 0xEE, n + 64 + shift + 64);
+    colio_copy_bytes((char *)dst, (const char *)src, n);
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (dst[i] != src[i] && wrong++ == 0)
+            first = i;
+    CHECK(wrong == 0, "copy of %zu bytes at shift %u: %zu wrong bytes, the first at %zu", n, shift, wrong, first);
+    for (size_t i = 0; i < 64 + shift; i++)
+        CHECK(dst_page[i] == 0xEE, "copy of %zu bytes at shift %u wrote %zu bytes before its start", n, shift, 64 + shift - i);
+    for (size_t i = 0; i < 64; i++)
+        CHECK(dst[n + i] == 0xEE, "copy of %zu bytes at shift %u wrote byte %zu past its end", n, shift, i);
+}
+
+static void copies_land(void)
+{
+    const size_t sizes[] = {1, 33, 2047, 2048, 3000, 4096, 5000, 70001, (512 << 10) - 1, 512 << 10, 600000};
+    const unsigned shifts[] = {0, 1, 16, 31, 32, 33, 63, 64, 1040, 4064, 4095};
+    size_t most = 600000;
+    unsigned char *src = NULL, *dst = NULL;
+    int ok = posix_memalign((void **)&src, 4096, most) == 0 && posix_memalign((void **)&dst, 4096, most + 3 * 4096) == 0;
+    CHECK(ok, "memory for the copies");
+    if (!ok)
+        return;
+    for (size_t i = 0; i < most; i++)
+        src[i] = (unsigned char)(i * 131 + (i >> 9));
+    /* dst + 64 + shift - src is 64 + shift modulo 4 KiB: take 64 off so the shift is the one named */
+    for (unsigned k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        for (unsigned j = 0; j < sizeof shifts / sizeof *shifts; j++)
+            copy_at(src, dst + 4096 - 64, sizes[k], shifts[j]);
+    free(src), free(dst);
+}
+
 int main(void)
 {
+    setenv("COLIO_MISALIGNED_READS", "slow", 1); /* every slow shift copied in pieces, whatever this CPU does */
     const colio_copy_penalty_t epyc = {.low = 1, .high = 0, .repeats = 0};
     const unsigned epyc_slow[] = {1, 8, 16, 24, 31, 4096 + 16, 8192 + 1};
     const unsigned epyc_fast[] = {0, 32, 33, 40, 48, 63, 64, 80, 1040, 2064, 4064, 4080, 4095, 4096, 4096 + 32};
@@ -47,5 +90,6 @@ int main(void)
     for (unsigned s = 0; s < 8192; s++)
         expect("forced slow", &forced, s, s % 32 != 0);
 
+    copies_land();
     return unit_finish("test_copyspeed_unit");
 }
