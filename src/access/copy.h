@@ -14,16 +14,24 @@
 #include "base/copyspeed.h"
 
 /*
- * One contiguous copy. glibc copies 2-512 KiB with `rep movsb`, which on
- * some CPUs (AMD EPYC here) runs 10-23x slower when the destination lies
- * 1-31 bytes past the source modulo 4 KiB (64 KiB: 30 us against 1.7):
- * exactly where a bounce or collective buffer at a file offset's alignment
- * meets a program's buffer 16 bytes past a page. Such copies go in pieces
- * below that size where the probe finds the penalty (base/copyspeed.h).
+ * Whether a copy of n bytes from s to d is one `rep movsb` may run slowly:
+ * glibc copies 2-512 KiB that way, and some CPUs (AMD EPYC here) run it
+ * 10-23x slower when the destination lies 1-31 bytes past the source
+ * modulo 4 KiB (64 KiB: 30 us against 1.7), exactly where a bounce or
+ * collective buffer at a file offset's alignment meets a program's buffer
+ * 16 bytes past a page. 1-63 here; the probe says which of them are slow
+ * (base/copyspeed.h).
  */
+static inline int colio_copy_may_alias(const char *d, const char *s, size_t n)
+{
+    return n >= COLIO_COPY_ALIAS_MIN && n < COLIO_COPY_ALIAS_MAX &&
+           ((uintptr_t)d - (uintptr_t)s) % COLIO_COPY_PAGE - 1 < 63;
+}
+
+/* One contiguous copy between ranges apart (as memcpy): in pieces where the shift is slow here. */
 static inline void colio_copy_bytes(char *d, const char *s, size_t n)
 {
-    if (n >= COLIO_COPY_ALIAS_MIN && n < COLIO_COPY_ALIAS_MAX && ((uintptr_t)d - (uintptr_t)s) % COLIO_COPY_PAGE - 1 < 63)
+    if (colio_copy_may_alias(d, s, n))
         colio_copy_aliased(d, s, n);
     else
         memcpy(d, s, n);

@@ -3,17 +3,16 @@
 #include "base/copyspeed.h"
 
 #include <fcntl.h>
-#include <stdint.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/clock.h"
 
-/* The shifts measured: one for each half of 64 bytes, one past the page's first 64 (copyspeed.h). */
-enum { PROBE_LEN = 32 << 10, PROBE_TRIES = 8, PROBE_OFF_LOW = 16, PROBE_OFF_HIGH = 48, PROBE_OFF_FAR = 1024 + 16 };
-enum { PAGE = 4096 };
+/* The shifts measured: each half of 64 bytes at a page's start and further in (copyspeed.h). */
+enum { PROBE_LEN = 32 << 10, PROBE_TRIES = 8, PROBE_LOW = 16, PROBE_HIGH = 48, PROBE_FAR = 1024 };
 
 static colio_copy_penalty_t here; /* this machine's, measured once */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -42,22 +41,22 @@ static void measure(void)
 {
     const char *env = getenv("COLIO_MISALIGNED_READS");
     if (env && (strcmp(env, "slow") == 0 || strcmp(env, "fast") == 0)) {
-        here.low = here.high = here.repeats = strcmp(env, "slow") == 0;
+        here.low = here.high = here.far_low = here.far_high = strcmp(env, "slow") == 0;
         return;
     }
     int fd[2];
     if (pipe2(fd, O_NONBLOCK | O_CLOEXEC) != 0) /* a pipe shrunk by the user's pipe limit must not block */
         return;
     char *src = NULL, *dst = NULL;
-    if (posix_memalign((void **)&src, 4096, PROBE_LEN) == 0 && posix_memalign((void **)&dst, PAGE, PROBE_LEN + PAGE) == 0) {
+    if (posix_memalign((void **)&src, COLIO_COPY_PAGE, PROBE_LEN) == 0 &&
+        posix_memalign((void **)&dst, COLIO_COPY_PAGE, PROBE_LEN + COLIO_COPY_PAGE) == 0) {
         memset(src, 1, PROBE_LEN);
-        memset(dst, 0, PROBE_LEN + PAGE);
-        double aligned = best_read(fd, src, dst, PROBE_LEN), low = best_read(fd, src, dst + PROBE_OFF_LOW, PROBE_LEN),
-               high = best_read(fd, src, dst + PROBE_OFF_HIGH, PROBE_LEN),
-               far = best_read(fd, src, dst + PROBE_OFF_FAR, PROBE_LEN);
-        here.low = aligned > 0 && low > 1.5 * aligned;
-        here.high = aligned > 0 && high > 1.5 * aligned;
-        here.repeats = aligned > 0 && far > 1.5 * aligned;
+        memset(dst, 0, PROBE_LEN + COLIO_COPY_PAGE);
+        double aligned = best_read(fd, src, dst, PROBE_LEN);
+        int *slow[] = {&here.low, &here.high, &here.far_low, &here.far_high};
+        const int off[] = {PROBE_LOW, PROBE_HIGH, PROBE_FAR + PROBE_LOW, PROBE_FAR + PROBE_HIGH};
+        for (int i = 0; i < 4; i++)
+            *slow[i] = aligned > 0 && best_read(fd, src, dst + off[i], PROBE_LEN) > 1.5 * aligned;
     }
     free(src), free(dst);
     close(fd[0]), close(fd[1]);
@@ -65,10 +64,13 @@ static void measure(void)
 
 int colio_copy_shift_slow(const colio_copy_penalty_t *p, unsigned shift)
 {
-    shift %= PAGE;
-    if (shift % 32 == 0 || (shift >= 64 && !p->repeats))
+    shift %= COLIO_COPY_PAGE;
+    if (shift % 32 == 0)
         return 0;
-    return shift % 64 < 32 ? p->low : p->high;
+    int low = shift % 64 < 32;
+    if (shift < 64)
+        return low ? p->low : p->high;
+    return low ? p->far_low : p->far_high;
 }
 
 int colio_misaligned_read_slow(unsigned shift)
@@ -82,7 +84,7 @@ int colio_misaligned_read_slow(unsigned shift)
 void colio_copy_aliased(char *d, const char *s, size_t n)
 {
     enum { PIECE = 1024 };
-    if (!colio_misaligned_read_slow((unsigned)(((uintptr_t)d - (uintptr_t)s) % PAGE))) {
+    if (!colio_misaligned_read_slow((unsigned)(((uintptr_t)d - (uintptr_t)s) % COLIO_COPY_PAGE))) {
         memcpy(d, s, n);
         return;
     }

@@ -492,13 +492,12 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf);
 int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t max_avg_hole);
 /*
  * Reads land at memory whose address equals their file offset modulo
- * COLIO_READ_ALIGN (docs/DESIGN.md, "Aligned reads"; where the kernel's copy
- * is slow otherwise: base/copyspeed.h). Collective buffers and the direct
- * path's bounce buffer are aligned to it and have this much room besides.
+ * COLIO_READ_ALIGN (docs/DESIGN.md, "Aligned reads"): a shift that is a
+ * multiple of 64 is never one the kernel copies slowly (base/copyspeed.h).
+ * Collective buffers and the direct path's bounce buffer are aligned to it
+ * and have this much room besides.
  */
 #define COLIO_READ_ALIGN 64
-/* The span over which a read's memory shift from its file offset matters to the kernel's copy (base/copyspeed.h). */
-#define COLIO_READ_PAGE 4096
 /* Bytes from the start of a round's collective buffer to where file offset rs goes (0 for writes). */
 int64_t colio_round_read_shift(const colio_op_t *op, int64_t rs);
 /*

@@ -23,6 +23,27 @@ static void expect(const char *what, const colio_copy_penalty_t *p, unsigned shi
     CHECK(got == want, "%s: shift %u: %s, expected %s", what, shift, got ? "slow" : "fast", want ? "slow" : "fast");
 }
 
+/* Which copies colio_copy_bytes considers for pieces: sizes 2 KiB to 512 KiB, shifts 1-63 within a page. */
+static void may_alias_edges(void)
+{
+    static char page[3 * 4096] __attribute__((aligned(4096)));
+    const char *src = page;
+    const struct {
+        size_t n;
+        unsigned shift;
+        int want;
+    } cases[] = {{2047, 16, 0}, {2048, 16, 1}, {(512 << 10) - 1, 16, 1}, {512 << 10, 16, 0}, {4096, 0, 0},
+                 {4096, 1, 1},  {4096, 32, 1}, {4096, 63, 1},            {4096, 64, 0},    {4096, 4095, 0},
+                 {4096, 4096 + 16, 1}};
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int got = colio_copy_may_alias(src + cases[i].shift, src, cases[i].n);
+        CHECK(got == cases[i].want, "%zu bytes at shift %u: %s, expected %s", cases[i].n, cases[i].shift,
+              got ? "considered for pieces" : "one memcpy", cases[i].want ? "considered" : "one memcpy");
+    }
+    /* the shift is the destination's past the source, not the other way round */
+    CHECK(!colio_copy_may_alias(src, src + 16, 4096), "destination 16 bytes before the source taken as 16 past");
+}
+
 /* Copy n bytes into memory `shift` bytes past the source modulo 4 KiB; check them and 64 guard bytes each side. */
 static void copy_at(const unsigned char *src, unsigned char *dst_page, size_t n, unsigned shift)
 {
@@ -62,7 +83,7 @@ static void copies_land(void)
 int main(void)
 {
     setenv("COLIO_MISALIGNED_READS", "slow", 1); /* every slow shift copied in pieces, whatever this CPU does */
-    const colio_copy_penalty_t epyc = {.low = 1, .high = 0, .repeats = 0};
+    const colio_copy_penalty_t epyc = {.low = 1, .high = 0, .far_low = 0, .far_high = 0};
     const unsigned epyc_slow[] = {1, 8, 16, 24, 31, 4096 + 16, 8192 + 1};
     const unsigned epyc_fast[] = {0, 32, 33, 40, 48, 63, 64, 80, 1040, 2064, 4064, 4080, 4095, 4096, 4096 + 32};
     for (unsigned i = 0; i < sizeof epyc_slow / sizeof *epyc_slow; i++)
@@ -70,26 +91,33 @@ int main(void)
     for (unsigned i = 0; i < sizeof epyc_fast / sizeof *epyc_fast; i++)
         expect("page-start penalty", &epyc, epyc_fast[i], 0);
 
-    const colio_copy_penalty_t every64 = {.low = 1, .high = 0, .repeats = 1};
+    const colio_copy_penalty_t every64 = {.low = 1, .high = 0, .far_low = 1, .far_high = 0};
     expect("penalty every 64 bytes", &every64, 1040, 1);
     expect("penalty every 64 bytes", &every64, 4080, 0);
     expect("penalty every 64 bytes", &every64, 2048 + 8, 1);
     expect("penalty every 64 bytes", &every64, 2048 + 32, 0);
 
-    const colio_copy_penalty_t high_only = {.low = 0, .high = 1, .repeats = 1};
-    expect("upper half slow", &high_only, 16, 0);
-    expect("upper half slow", &high_only, 48, 1);
-    expect("upper half slow", &high_only, 1024 + 48, 1);
-    expect("upper half slow", &high_only, 96, 0);
+    const colio_copy_penalty_t high_every64 = {.low = 0, .high = 1, .far_low = 0, .far_high = 1};
+    expect("upper half slow", &high_every64, 16, 0);
+    expect("upper half slow", &high_every64, 48, 1);
+    expect("upper half slow", &high_every64, 1024 + 48, 1);
+    expect("upper half slow", &high_every64, 96, 0);
 
-    const colio_copy_penalty_t none = {0, 0, 0};
+    const colio_copy_penalty_t high_near = {.low = 0, .high = 1, .far_low = 0, .far_high = 0};
+    expect("upper half slow at a page's start", &high_near, 48, 1);
+    expect("upper half slow at a page's start", &high_near, 4096 + 48, 1);
+    expect("upper half slow at a page's start", &high_near, 1072, 0);
+    expect("upper half slow at a page's start", &high_near, 16, 0);
+
+    const colio_copy_penalty_t none = {0, 0, 0, 0};
     for (unsigned s = 0; s < 8192; s += 8)
         expect("no penalty", &none, s, 0);
 
-    const colio_copy_penalty_t forced = {1, 1, 1}; /* COLIO_MISALIGNED_READS=slow */
+    const colio_copy_penalty_t forced = {1, 1, 1, 1}; /* COLIO_MISALIGNED_READS=slow */
     for (unsigned s = 0; s < 8192; s++)
         expect("forced slow", &forced, s, s % 32 != 0);
 
+    may_alias_edges();
     copies_land();
     return unit_finish("test_copyspeed_unit");
 }
