@@ -63,22 +63,22 @@ static int64_t file_mismatches(MPI_File fh, const char *path, const unsigned cha
 }
 
 /* The call, blocking or started then waited for; the status's count of elements of its memory type. */
-static int issue(MPI_File fh, const call_t *c, share_t *s)
+static int issue(MPI_File fh, const rc_call_t *c, rc_share_t *s)
 {
     int rd = c->reading, n = s->strided ? 1 : (int)s->bytes, got = -1;
     MPI_Status st;
     MPI_Request req = MPI_REQUEST_NULL;
     MPI_Offset at = s->n ? s->off[0] : 0;
-    int viewed = c->via != VIA_AT || s->n > 1;
+    int viewed = c->via != RC_VIA_AT || s->n > 1;
     if (viewed) {
         rc_share_filetype(s);
         MPI_OK(MPI_File_set_view(fh, 0, MPI_BYTE, s->filetype, "native", MPI_INFO_NULL));
         at = 0;
     }
     void *m = s->mem;
-    if (c->via == VIA_LIST && c->nonblocking) /* at the file pointer, 0 after set_view */
+    if (c->via == RC_VIA_LIST && c->nonblocking) /* at the file pointer, 0 after set_view */
         MPI_OK(rd ? MPI_File_iread_all(fh, m, n, s->memtype, &req) : MPI_File_iwrite_all(fh, m, n, s->memtype, &req));
-    else if (c->via == VIA_LIST)
+    else if (c->via == RC_VIA_LIST)
         MPI_OK(rd ? MPI_File_read_all(fh, m, n, s->memtype, &st) : MPI_File_write_all(fh, m, n, s->memtype, &st));
     else if (c->nonblocking)
         MPI_OK(rd ? MPI_File_iread_at_all(fh, at, m, n, s->memtype, &req)
@@ -111,10 +111,10 @@ int main(int argc, char **argv)
     MPI_File fh;
     MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     uint64_t g = 0x7E57AB1EULL;
-    pieces_t *p = malloc(sizeof *p);
-    share_t *s = malloc(sizeof *s);
+    rc_pieces_t *p = malloc(sizeof *p);
+    rc_share_t *s = malloc(sizeof *s);
     for (int i = 0; i < CALLS; i++) {
-        call_t c = rc_draw(&g, i);
+        rc_call_t c = rc_draw(&g, i);
         c.follow = 0; /* MPI-IO leaves the order of a blocking call behind a nonblocking one to the library */
         static char name[96];
         snprintf(name, sizeof name, "call %d (%s %s%s, via %d)", i, rc_shape_name[c.shape],

@@ -38,20 +38,20 @@ static inline uint64_t rc_xorshift(uint64_t *state)
 #define RC_SLOT_SMALL 2048
 #define RC_SLOT_LARGE 40960
 
-enum { SHAPE_SMALL, SHAPE_LARGE, SHAPE_BLOCKS, SHAPE_RUNS, NSHAPES };
-enum { VIA_AT, VIA_LIST, VIA_VIEW };
+enum { RC_SHAPE_SMALL, RC_SHAPE_LARGE, RC_SHAPE_BLOCKS, RC_SHAPE_RUNS, RC_NSHAPES };
+enum { RC_VIA_AT, RC_VIA_LIST, RC_VIA_VIEW };
 static const char *const rc_shape_name[] = {"one small piece", "one large piece", "interleaved blocks", "random runs"};
 
 typedef struct {
     int64_t off[RC_MAX_PIECES], len[RC_MAX_PIECES];
     int owner[RC_MAX_PIECES];
     int n;
-} pieces_t;
+} rc_pieces_t;
 
 typedef struct {
     int shape, via, reading, nonblocking, follow, salt;
     uint64_t seed;
-} call_t;
+} rc_call_t;
 
 /* A generator of its own from a seed drawn from another (xorshift's next states would repeat that one's). */
 static inline uint64_t rc_own_stream(uint64_t seed, uint64_t salt)
@@ -64,14 +64,14 @@ static inline uint64_t rc_own_stream(uint64_t seed, uint64_t salt)
 
 static inline unsigned char rc_value(int64_t x, int salt) { return (unsigned char)(x * 151 + salt * 37 + (x >> 9) * 5 + 3); }
 
-static inline void rc_add(pieces_t *p, int64_t off, int64_t len, int owner)
+static inline void rc_add(rc_pieces_t *p, int64_t off, int64_t len, int owner)
 {
     if (p->n < RC_MAX_PIECES && len > 0)
         p->off[p->n] = off, p->len[p->n] = len, p->owner[p->n++] = owner;
 }
 
 /* One piece per rank in slots of slot bytes from base, some ranks empty; or packed, a few bytes apart or none. */
-static inline void rc_one_each(pieces_t *p, uint64_t *g, int64_t base, int64_t slot, int64_t least)
+static inline void rc_one_each(rc_pieces_t *p, uint64_t *g, int64_t base, int64_t slot, int64_t least)
 {
     int packed = rc_xorshift(g) % 3 == 0;
     for (int r = 0, x = 0; r < rc_nprocs; r++) {
@@ -88,20 +88,20 @@ static inline void rc_one_each(pieces_t *p, uint64_t *g, int64_t base, int64_t s
 }
 
 /* Every rank's pieces of the call, in file order (the same on every rank); second: its follow-up. */
-static inline void rc_call_pieces(const call_t *c, pieces_t *p, int second)
+static inline void rc_call_pieces(const rc_call_t *c, rc_pieces_t *p, int second)
 {
     uint64_t g = rc_own_stream(c->seed, 0);
     p->n = 0;
-    int64_t span = c->shape == SHAPE_LARGE ? (int64_t)rc_nprocs * RC_SLOT_LARGE : 65536;
+    int64_t span = c->shape == RC_SHAPE_LARGE ? (int64_t)rc_nprocs * RC_SLOT_LARGE : 65536;
     int64_t base = (int64_t)(rc_xorshift(&g) % (uint64_t)(RC_FILE_MAX - span));
     if (second) { /* small pieces over the start of the first write's bytes */
         g ^= 0x51EDF00DULL;
         rc_one_each(p, &g, base, RC_SLOT_SMALL / 2, 1);
-    } else if (c->shape == SHAPE_SMALL)
+    } else if (c->shape == RC_SHAPE_SMALL)
         rc_one_each(p, &g, base, RC_SLOT_SMALL, 1);
-    else if (c->shape == SHAPE_LARGE)
+    else if (c->shape == RC_SHAPE_LARGE)
         rc_one_each(p, &g, base, RC_SLOT_LARGE, RC_SLOT_SMALL);
-    else if (c->shape == SHAPE_BLOCKS) {
+    else if (c->shape == RC_SHAPE_BLOCKS) {
         static const int64_t blocks[] = {8, 64, 512, 4096};
         int64_t b = blocks[rc_xorshift(&g) % 4], step = (rc_nprocs + (int64_t)(rc_xorshift(&g) % 2)) * b;
         for (int64_t x = base; x + step <= base + span; x += step)
@@ -121,19 +121,19 @@ static inline void rc_call_pieces(const call_t *c, pieces_t *p, int second)
     }
 }
 
-static inline call_t rc_draw(uint64_t *g, int i)
+static inline rc_call_t rc_draw(uint64_t *g, int i)
 {
-    call_t c = {.shape = (int)(rc_xorshift(g) % NSHAPES), .salt = i + 1, .seed = rc_xorshift(g)};
-    int one_piece = c.shape == SHAPE_SMALL || c.shape == SHAPE_LARGE;
-    c.via = one_piece ? (int)(rc_xorshift(g) % 3) : rc_xorshift(g) % 2 ? VIA_LIST : VIA_VIEW;
+    rc_call_t c = {.shape = (int)(rc_xorshift(g) % RC_NSHAPES), .salt = i + 1, .seed = rc_xorshift(g)};
+    int one_piece = c.shape == RC_SHAPE_SMALL || c.shape == RC_SHAPE_LARGE;
+    c.via = one_piece ? (int)(rc_xorshift(g) % 3) : rc_xorshift(g) % 2 ? RC_VIA_LIST : RC_VIA_VIEW;
     c.reading = rc_xorshift(g) % 3 == 0;
-    c.nonblocking = c.via != VIA_VIEW && rc_xorshift(g) % 4 == 0; /* no set_view with requests in flight */
+    c.nonblocking = c.via != RC_VIA_VIEW && rc_xorshift(g) % 4 == 0; /* no set_view with requests in flight */
     c.follow = c.nonblocking && !c.reading && rc_xorshift(g) % 2;
     return c;
 }
 
 /* The shadow after a write of pieces p with salt. */
-static inline void rc_shadow_write(const pieces_t *p, int salt, unsigned char *shadow)
+static inline void rc_shadow_write(const rc_pieces_t *p, int salt, unsigned char *shadow)
 {
     for (int i = 0; i < p->n; i++)
         for (int64_t x = p->off[i]; x < p->off[i] + p->len[i]; x++)
@@ -148,9 +148,9 @@ typedef struct {
     int strided;        /* memory: every other byte (one piece through an offset only) */
     unsigned char *mem; /* 2 * bytes + 2 */
     MPI_Datatype memtype, filetype;
-} share_t;
+} rc_share_t;
 
-static inline void rc_share_of(const pieces_t *p, const call_t *c, int second, share_t *s)
+static inline void rc_share_of(const rc_pieces_t *p, const rc_call_t *c, int second, rc_share_t *s)
 {
     s->n = 0, s->bytes = 0;
     for (int i = 0; i < p->n; i++)
@@ -159,7 +159,7 @@ static inline void rc_share_of(const pieces_t *p, const call_t *c, int second, s
             s->bytes += p->len[i];
         }
     uint64_t g = rc_own_stream(c->seed, 2 + 2 * (uint64_t)rc_rank + (uint64_t)second);
-    s->strided = !second && c->via == VIA_AT && s->n == 1 && rc_xorshift(&g) % 2;
+    s->strided = !second && c->via == RC_VIA_AT && s->n == 1 && rc_xorshift(&g) % 2;
     s->mem = malloc((size_t)(2 * s->bytes + 2));
     memset(s->mem, 0xEE, (size_t)(2 * s->bytes + 2));
     s->memtype = MPI_BYTE;
@@ -170,16 +170,16 @@ static inline void rc_share_of(const pieces_t *p, const call_t *c, int second, s
 }
 
 /* Where byte k of the share sits in its memory. */
-static inline int64_t rc_mem_at(const share_t *s, int64_t k) { return s->strided ? 2 * k : k; }
+static inline int64_t rc_mem_at(const rc_share_t *s, int64_t k) { return s->strided ? 2 * k : k; }
 
-static inline void rc_fill(share_t *s, int salt)
+static inline void rc_fill(rc_share_t *s, int salt)
 {
     for (int i = 0, k = 0; i < s->n; i++)
         for (int64_t x = s->off[i]; x < s->off[i] + s->len[i]; x++, k++)
             s->mem[rc_mem_at(s, k)] = rc_value(x, salt);
 }
 
-static inline void rc_share_free(share_t *s)
+static inline void rc_share_free(rc_share_t *s)
 {
     if (s->strided)
         MPI_Type_free(&s->memtype);
@@ -187,7 +187,7 @@ static inline void rc_share_free(share_t *s)
 }
 
 /* Wrong bytes of a read: the shadow's bytes at the share's offsets, memory between them untouched. */
-static inline int64_t rc_read_mismatches(const share_t *s, const unsigned char *shadow)
+static inline int64_t rc_read_mismatches(const rc_share_t *s, const unsigned char *shadow)
 {
     int64_t bad = 0, k = 0;
     for (int i = 0; i < s->n; i++)
@@ -200,7 +200,7 @@ static inline int64_t rc_read_mismatches(const share_t *s, const unsigned char *
 }
 
 /* A view of the share's pieces (a rank without pieces: one byte, which it does not use): s->filetype. */
-static inline void rc_share_filetype(share_t *s)
+static inline void rc_share_filetype(rc_share_t *s)
 {
     MPI_Aint *disp = malloc(sizeof *disp * (size_t)(s->n + 1));
     int *len = malloc(sizeof *len * (size_t)(s->n + 1));

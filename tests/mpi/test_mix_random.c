@@ -42,19 +42,19 @@
 static const char *via_name[] = {"offset", "list", "view"};
 
 /* A view of the share's pieces. */
-static int set_share_view(colio_file *fh, share_t *s)
+static int set_share_view(colio_file *fh, rc_share_t *s)
 {
     rc_share_filetype(s);
     return colio_set_view(fh, 0, MPI_BYTE, s->filetype, MPI_INFO_NULL);
 }
 
 /* Start (nonblocking) or make (blocking) the share's call; *req set when started. */
-static int issue(colio_file *fh, const call_t *c, share_t *s, colio_request **req)
+static int issue(colio_file *fh, const rc_call_t *c, rc_share_t *s, colio_request **req)
 {
     int rd = c->reading;
     MPI_Count count = s->strided ? 1 : s->bytes;
     MPI_Offset at = s->n ? s->off[0] : 0;
-    if (c->via == VIA_VIEW) {
+    if (c->via == RC_VIA_VIEW) {
         int rc = set_share_view(fh, s);
         if (rc == COLIO_SUCCESS)
             rc = rd ? colio_read_at_all(fh, 0, s->mem, s->bytes, MPI_BYTE, MPI_STATUS_IGNORE)
@@ -63,7 +63,7 @@ static int issue(colio_file *fh, const call_t *c, share_t *s, colio_request **re
         MPI_Type_free(&s->filetype);
         return rc != COLIO_SUCCESS ? rc : rc2;
     }
-    if (c->via == VIA_AT && s->n <= 1) {
+    if (c->via == RC_VIA_AT && s->n <= 1) {
         if (req)
             return rd ? colio_iread_at_all(fh, at, s->mem, count, s->memtype, req)
                       : colio_iwrite_at_all(fh, at, s->mem, count, s->memtype, req);
@@ -128,7 +128,7 @@ static int agreed(colio_file *fh, int rc, int fault, const char *what)
 }
 
 /* After a failed write its pieces hold what the file holds (anything); the rest must not have moved. */
-static void adopt_failed_pieces(const char *path, const pieces_t *p, unsigned char *shadow)
+static void adopt_failed_pieces(const char *path, const rc_pieces_t *p, unsigned char *shadow)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 0) {
@@ -146,11 +146,11 @@ static void adopt_failed_pieces(const char *path, const pieces_t *p, unsigned ch
  * file. fault: the code a failing storage call gives in this open (0:
  * none); *failed set when the call returned it.
  */
-static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsigned char *shadow, tally_t *tally,
+static int64_t run_call(colio_file *fh, const char *path, const rc_call_t *c, unsigned char *shadow, tally_t *tally,
                         int fault, int *failed)
 {
-    pieces_t *p = malloc(sizeof *p), *q = malloc(sizeof *q);
-    share_t *s = malloc(sizeof *s), *f = malloc(sizeof *f);
+    rc_pieces_t *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+    rc_share_t *s = malloc(sizeof *s), *f = malloc(sizeof *f);
     rc_call_pieces(c, p, 0);
     rc_share_of(p, c, 0, s);
     if (!c->reading)
@@ -161,8 +161,8 @@ static int64_t run_call(colio_file *fh, const char *path, const call_t *c, unsig
     if (!c->nonblocking)
         count_strategy(fh, tally);
     if (c->follow) { /* issued behind the first, before its wait: lands after it */
-        call_t fc = *c;
-        fc.nonblocking = 0, fc.via = VIA_AT;
+        rc_call_t fc = *c;
+        fc.nonblocking = 0, fc.via = RC_VIA_AT;
         rc_call_pieces(c, q, 1);
         rc_share_of(q, &fc, 1, f);
         rc_fill(f, c->salt + 1000);
@@ -195,7 +195,7 @@ static int run_calls(colio_file *fh, const char *path, uint64_t *g, int n, unsig
                      int fault, int *failures)
 {
     for (int i = 0; i < n; i++) {
-        call_t c = rc_draw(g, i);
+        rc_call_t c = rc_draw(g, i);
         if (fault)
             c.follow = 0; /* a failed write in flight leaves the bytes behind it to anything */
         int failed = 0;
