@@ -1,4 +1,4 @@
-/* Whether reads into misaligned memory copy slowly here (copyspeed.h). */
+/* Whether copies into memory off the source's alignment run slowly here: reads, memcpy, MPI's (copyspeed.h). */
 #define _GNU_SOURCE /* pipe2 */
 #include "base/copyspeed.h"
 
@@ -73,7 +73,26 @@ int colio_copy_shift_slow(const colio_copy_penalty_t *p, unsigned shift)
     return low ? p->far_low : p->far_high;
 }
 
-int colio_misaligned_read_slow(unsigned shift)
+unsigned colio_copy_waypoint(const colio_copy_penalty_t *p, unsigned shift)
+{
+    shift %= COLIO_COPY_PAGE;
+    if (!colio_copy_shift_slow(p, shift))
+        return 0;
+    for (unsigned way = 32; way < COLIO_COPY_PAGE; way += 32)
+        if (!colio_copy_shift_slow(p, shift - way)) /* unsigned: modulo the page, which divides 2^32 */
+            return way;
+    return 0; /* every shift slow: no better place */
+}
+
+unsigned colio_copy_waypoint_here(unsigned shift)
+{
+    if (shift % 32 == 0)
+        return 0;
+    pthread_once(&once, measure);
+    return colio_copy_waypoint(&here, shift);
+}
+
+int colio_copy_slow_here(unsigned shift)
 {
     if (shift % 32 == 0)
         return 0;
@@ -84,7 +103,7 @@ int colio_misaligned_read_slow(unsigned shift)
 void colio_copy_aliased(char *d, const char *s, size_t n)
 {
     enum { PIECE = 1024 };
-    if (!colio_misaligned_read_slow((unsigned)(((uintptr_t)d - (uintptr_t)s) % COLIO_COPY_PAGE))) {
+    if (!colio_copy_slow_here((unsigned)(((uintptr_t)d - (uintptr_t)s) % COLIO_COPY_PAGE))) {
         memcpy(d, s, n);
         return;
     }

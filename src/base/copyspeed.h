@@ -12,7 +12,9 @@
  * start) and 1,040 and 1,072 off (the same halves further in: whether the
  * penalty repeats every 64 bytes), the best of 8 each; a shift is slow
  * when its probe takes 1.5x as long. The direct path bounces reads only at
- * slow shifts; colio_copy_bytes (access/copy.h) copies in pieces there.
+ * slow shifts; colio_copy_bytes (access/copy.h) copies in pieces there; a
+ * two-phase read's message that MPI would copy into user memory at such a
+ * shift lands in colio's memory first (engine/round.c).
  * COLIO_MISALIGNED_READS=slow or fast says instead for every shift (the
  * tests force each; `slow`: every shift that is not a multiple of 32).
  */
@@ -30,7 +32,7 @@
  * 4096): worth a bounce or pieces; 0 for multiples of 32. The first call of
  * a shift that is not measures (~1 ms).
  */
-int colio_misaligned_read_slow(unsigned shift);
+int colio_copy_slow_here(unsigned shift);
 
 /*
  * Copies in this size range may use `rep movsb`, whose shifts within a page
@@ -57,7 +59,29 @@ typedef struct colio_copy_penalty {
     int far_low, far_high; /* the same modulo 64, 64 bytes or more past (the penalty repeating every 64 bytes) */
 } colio_copy_penalty_t;
 
-/* The rule alone, from given probe results (pure; colio_misaligned_read_slow applies it to this machine's). */
+/* The rule alone, from given probe results (pure; colio_copy_slow_here applies it to this machine's). */
 int colio_copy_shift_slow(const colio_copy_penalty_t *p, unsigned shift);
+
+/*
+ * Where a copy from a source to a destination `shift` bytes past it is
+ * best put on its way when that shift is slow: this many bytes past the
+ * source (a multiple of 32, so that leg is never slow) and short of the
+ * destination by a shift that is not slow either (pure; 32 for a shift of
+ * 16 where only 1-63 are slow). 0 when the shift is not slow.
+ */
+unsigned colio_copy_waypoint(const colio_copy_penalty_t *p, unsigned shift);
+
+/* The same by this machine's probe. */
+unsigned colio_copy_waypoint_here(unsigned shift);
+
+/*
+ * MPI moves a message of this size or more between two processes of one
+ * node as a single kernel copy from the sender's memory into the
+ * receiver's (Open MPI 4.1 from 4 KiB, MPICH 4.0 from 12 KiB here), which
+ * meets the same penalty: 64 KiB took 33-45 us into memory 8-16 bytes past
+ * the sender's buffer modulo 4 KiB, 8-12 us at 0 or 32 (both MPIs;
+ * docs/PERFORMANCE.md, fourteenth session).
+ */
+#define COLIO_XFER_ALIAS_MIN 4096
 
 #endif

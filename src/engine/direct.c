@@ -51,7 +51,7 @@ static int64_t align_pad(int64_t at, int64_t off) { return (off - at) & (COLIO_R
 static int misaligned_read(const colio_op_t *op, const char *m, int64_t n, int64_t off)
 {
     return aligned_read_matters(op, n) &&
-           colio_misaligned_read_slow((unsigned)(((uintptr_t)m - (uintptr_t)off) % COLIO_COPY_PAGE));
+           colio_copy_slow_here((unsigned)(((uintptr_t)m - (uintptr_t)off) % COLIO_COPY_PAGE));
 }
 
 /* Piece k of run i. */

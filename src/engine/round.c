@@ -58,6 +58,85 @@ static int64_t next_round(const colio_op_t *op)
     return agg < best ? agg : best;
 }
 
+/* Where, modulo the page, the aggregator of list i keeps file offset off in round r (its buffers are page-aligned). */
+static uintptr_t agg_cbuf_at(const colio_op_t *op, int i, int64_t r, int64_t off)
+{
+    int64_t rs, re;
+    op->plan.dom.ops->round_extent(&op->plan.dom, i, r, &rs, &re);
+    return (uintptr_t)(colio_round_read_shift(op, rs) + (off - rs)) % COLIO_COPY_PAGE;
+}
+
+/* File offset of the first run of a requester slice. */
+static int64_t slice_off(const colio_op_t *op, const colio_slice_t *s)
+{
+    const colio_agg_list_t *l = &op->plan.to_agg[s->list];
+    return colio_meta_off(l->meta, l->words, s->first);
+}
+
+/*
+ * Reads: a message that MPI would copy into user memory at a slow shift
+ * from the aggregator's collective buffer (base/copyspeed.h: one kernel
+ * copy from 4 KiB; a program's large malloc'd buffer sits 16 bytes past a
+ * page, the collective buffer at the file offset's alignment). Only one
+ * piece, sent from that buffer and received as one (derived datatypes, or
+ * a packed message, move otherwise). Returns the shift, 0 when not slow.
+ */
+static unsigned slow_landing(const colio_op_t *op, const colio_slice_t *s, int64_t r)
+{
+    if (op->args.kind != COLIO_OP_READ || op->plan.rma_data || s->bytes < COLIO_XFER_ALIAS_MIN || s->pieces != 1)
+        return 0;
+    uintptr_t shift = ((uintptr_t)s->buf - agg_cbuf_at(op, s->list, r, slice_off(op, s))) % COLIO_COPY_PAGE;
+    return colio_copy_slow_here((unsigned)shift) ? (unsigned)shift : 0;
+}
+
+/* Room for bytes in a buffer from the file's cache, taken anew (nothing kept) when too small; -1: out of memory. */
+static int buf_reserve(colio_bufcache_t *bufs, char **buf, int64_t *size, int64_t bytes)
+{
+    if (bytes <= *size)
+        return 0;
+    size_t cap;
+    char *b = colio_buf_take(bufs, (size_t)bytes, &cap);
+    if (b == NULL)
+        return -1;
+    colio_buf_give(bufs, *buf, (size_t)*size);
+    *buf = b;
+    *size = (int64_t)cap;
+    return 0;
+}
+
+/*
+ * The round's slices whose landing is slow land in colio's memory instead,
+ * each at the waypoint between the aggregator's copy and the user's memory
+ * (neither copy slow), and are copied out at the round's end like staged
+ * ones: two-phase reads of 1-4 MiB blocks into malloc'd memory,
+ * docs/PERFORMANCE.md, fourteenth session. Out of memory they land in user
+ * memory as before.
+ */
+static void put_aside(colio_op_t *op, int64_t r)
+{
+    colio_round_t *rd = &op->rnd;
+    int64_t bytes = 0;
+    for (int i = 0; i < rd->nreq; i++)
+        bytes += rd->req_slices[i].aside ? rd->req_slices[i].bytes + COLIO_COPY_PAGE : 0;
+    if (bytes == 0)
+        return;
+    int ok = buf_reserve(&op->fh->bufs, &rd->aside, &rd->aside_size, bytes) == 0;
+    char *at = rd->aside;
+    for (int i = 0; i < rd->nreq; i++) {
+        colio_slice_t *s = &rd->req_slices[i];
+        if (!s->aside || !ok) {
+            s->aside = 0;
+            continue;
+        }
+        uintptr_t from = agg_cbuf_at(op, s->list, r, slice_off(op, s));
+        uintptr_t way = from + colio_copy_waypoint_here(s->aside);
+        at += (way - (uintptr_t)at) % COLIO_COPY_PAGE;
+        s->buf = at;
+        s->staged = 1;
+        at += s->bytes;
+    }
+}
+
 /* Requester side: my runs for every other aggregator in round r. */
 static void cut_requester_slices(colio_op_t *op, int64_t r)
 {
@@ -82,12 +161,14 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
         char *direct = s->contig ? colio_mem_contig(&op->mem, pos0, s->bytes) : NULL;
         if (direct) {
             s->buf = direct;
+            s->aside = slow_landing(op, s, r);
         } else { /* sized in plan.c: never more than the stage holds */
             s->buf = rd->stage + rd->stage_used;
             s->staged = 1;
             rd->stage_used += s->bytes;
         }
     }
+    put_aside(op, r);
 }
 
 /* Empty the coverage for the extent [rs, re) of round r; the bitmap comes from the file's buffer cache. */
@@ -321,22 +402,15 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf)
     }
 }
 
-/* Room for bytes in the aggregator's staging buffer (grown only for overlapping requests). */
+/* Room for bytes in the aggregator's staging buffer (grown only for overlapping requests; nothing staged yet). */
 static int agg_stage_reserve(colio_op_t *op, int64_t bytes)
 {
     colio_round_t *rd = &op->rnd;
-    if (bytes <= rd->agg_stage_size)
-        return 0;
-    size_t cap;
-    char *s = colio_buf_take(&op->fh->bufs, (size_t)bytes, &cap); /* nothing staged yet: no copy */
-    if (s == NULL) {
+    if (buf_reserve(&op->fh->bufs, &rd->agg_stage, &rd->agg_stage_size, bytes) != 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory staging %lld bytes", (long long)bytes);
         op->io_failed = 1;
         return -1;
     }
-    colio_buf_give(&op->fh->bufs, rd->agg_stage, (size_t)rd->agg_stage_size);
-    rd->agg_stage = s;
-    rd->agg_stage_size = (int64_t)cap;
     return 0;
 }
 
@@ -562,6 +636,7 @@ void colio_round_free(colio_op_t *op)
     colio_round_pipe_free(op); /* the collective buffers, once no job uses them */
     colio_buf_give(bufs, rd->stage, rd->stage_cap);
     colio_buf_give(bufs, rd->agg_stage, (size_t)rd->agg_stage_size);
+    colio_buf_give(bufs, rd->aside, (size_t)rd->aside_size);
     colio_buf_give(bufs, rd->cov.bits, sizeof *rd->cov.bits * (size_t)rd->cov.cap_words);
     rd->cov.bits = NULL;
     colio_op_give_array(op, COLIO_ARR_REQ_SLICES, rd->req_slices);

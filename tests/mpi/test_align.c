@@ -11,8 +11,9 @@
  * computed here from the prefill formula, and the bytes around the user's
  * memory must stay untouched; then the same through colio_read_at_all of one
  * piece per rank. Misaligned direct reads go through the bounce buffer
- * only where this CPU copies them slowly (base/copyspeed.h): the suite runs
- * this with COLIO_MISALIGNED_READS=slow and fast too.
+ * only where this CPU copies them slowly (base/copyspeed.h), and so do
+ * two-phase reads' messages land aside first: the suite runs this with
+ * COLIO_MISALIGNED_READS=slow and fast too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,39 @@ static void read_lists(const char *path, const char *hints, int shift)
     free(base);
 }
 
+/*
+ * Blocks of BLOCK bytes dealt round-robin, read two-phase into one stretch
+ * of memory, rounds of about a block: every round brings each rank one
+ * piece of several KiB from every aggregator, which MPI copies in one, so
+ * at a slow shift several of them land in colio's memory side by side
+ * before they are copied out (round.c, put_aside).
+ */
+static void read_blocks(const char *path, int shift)
+{
+    enum { NBLOCKS = 6, BLOCK = 20011 };
+    MPI_Offset off[NBLOCKS], len[NBLOCKS];
+    for (int j = 0; j < NBLOCKS; j++)
+        off[j] = FIRST + (int64_t)(j * t_nprocs + t_rank) * BLOCK, len[j] = BLOCK;
+    unsigned char *base = NULL, *m = user_memory((int64_t)NBLOCKS * BLOCK, shift, &base);
+    CHECK(m != NULL, "memory for %d blocks", NBLOCKS);
+    if (m == NULL)
+        return;
+    char hints[128], what[160];
+    snprintf(hints, sizeof hints, "romio_cb_read=enable;cb_nodes=%d;colio_round_size=%d", t_nprocs, BLOCK + 4000);
+    colio_file *fh = NULL;
+    MPI_Info info = test_info(hints);
+    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
+    MPI_Info_free(&info);
+    CHECK_RC(rc, COLIO_SUCCESS, NULL);
+    if (fh) {
+        CHECK_RC(tu_read_list_all(fh, NBLOCKS, off, len, m), COLIO_SUCCESS, fh);
+        snprintf(what, sizeof what, "blocks read two-phase, memory %d bytes off", shift);
+        check_memory(m, (int64_t)NBLOCKS * BLOCK, off, len, NBLOCKS, what);
+        colio_close(&fh);
+    }
+    free(base);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -108,6 +142,8 @@ int main(int argc, char **argv)
         /* Open MPI 4's one-sided pt2pt component refuses MPI_THREAD_MULTIPLE (as in test_open) */
         for (int shift = 0; shift < 64 && !(level == MPI_THREAD_MULTIPLE && strstr(paths[c], "rma")); shift += 24)
             read_lists(path, paths[c], (shift + 16 * t_rank + 8 * (int)c) % 64);
+    for (int shift = 0; shift < 64; shift += 8)
+        read_blocks(path, (shift + (int)(FIRST % 64) + 8 * t_rank) % 64);
     test_unlink(path);
     return test_finish("test_align");
 }

@@ -7,6 +7,7 @@
  * Each expectation is written out, not derived from the rule. Then
  * colio_copy_bytes, forced to copy slow shifts in pieces: every byte lands,
  * none around it moves, at each size and shift either side of its limits.
+ * And the waypoint where a read's message lands instead of a slow shift.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +81,41 @@ static void copies_land(void)
     free(src), free(dst);
 }
 
+static void expect_way(const char *what, const colio_copy_penalty_t *p, unsigned shift, unsigned want)
+{
+    unsigned got = colio_copy_waypoint(p, shift);
+    CHECK(got == want, "%s: waypoint for shift %u: %u bytes past the source, expected %u", what, shift, got, want);
+}
+
+/*
+ * Where a two-phase read's message lands instead of a slow shift
+ * (engine/round.c, put_aside): a multiple of 32 past the source whose
+ * remaining shift to the destination is fast; 0 where the shift is fast
+ * already or no place helps.
+ */
+static void waypoints(const colio_copy_penalty_t *epyc, const colio_copy_penalty_t *every64,
+                      const colio_copy_penalty_t *forced)
+{
+    expect_way("page-start penalty", epyc, 16, 32); /* 16 past a page: 32 past the source, 16 short of the user's */
+    expect_way("page-start penalty", epyc, 1, 32);
+    expect_way("page-start penalty", epyc, 31, 32);
+    expect_way("page-start penalty", epyc, 4096 + 16, 32);
+    expect_way("page-start penalty", epyc, 0, 0);
+    expect_way("page-start penalty", epyc, 48, 0);
+    expect_way("page-start penalty", epyc, 1040, 0);
+    expect_way("penalty every 64 bytes", every64, 16, 32);
+    const colio_copy_penalty_t all_but_high_near = {.low = 1, .high = 0, .far_low = 1, .far_high = 1};
+    expect_way("only 33-63 fast", &all_but_high_near, 16, 4064); /* 16 - 4064 = 48 modulo the page */
+    expect_way("every shift slow", forced, 16, 0);
+    for (unsigned shift = 0; shift < 4096; shift++) {
+        unsigned way = colio_copy_waypoint(epyc, shift);
+        if (way == 0)
+            continue;
+        CHECK(way % 32 == 0 && !colio_copy_shift_slow(epyc, shift - way),
+              "waypoint %u for shift %u: a slow leg", way, shift);
+    }
+}
+
 int main(void)
 {
     setenv("COLIO_MISALIGNED_READS", "slow", 1); /* every slow shift copied in pieces, whatever this CPU does */
@@ -117,6 +153,7 @@ int main(void)
     for (unsigned s = 0; s < 8192; s++)
         expect("forced slow", &forced, s, s % 32 != 0);
 
+    waypoints(&epyc, &every64, &forced);
     may_alias_edges();
     copies_land();
     return unit_finish("test_copyspeed_unit");
