@@ -312,11 +312,23 @@ static void run_job(const job_t *j, unsigned char *buf, bench_run_t *r)
 /* ---- the matrix ------------------------------------------------------------------ */
 
 /*
- * The ranks' data buffer. Under SimGrid SMPI, when no run stores bytes (every
- * engine is colio on the null backend, so nothing is verified), all
- * simulated ranks share one buffer (SMPI_SHARED_MALLOC): TAPIOCA-sized
- * workloads at thousands of ranks then fit in memory (docs/SCALE.md).
+ * The ranks' data buffer: from malloc, or --buffer-offset bytes past a page.
+ * Under SimGrid SMPI, when no run stores bytes (every engine is colio on
+ * the null backend, so nothing is verified), all simulated ranks share one
+ * buffer (SMPI_SHARED_MALLOC): TAPIOCA-sized workloads at thousands of
+ * ranks then fit in memory (docs/SCALE.md).
  */
+static void *data_base; /* what data_free frees */
+
+static void *plain_alloc(const bench_options_t *o, size_t bytes)
+{
+    if (o->buffer_offset < 0)
+        return data_base = malloc(bytes);
+    if (posix_memalign(&data_base, 4096, bytes + (size_t)o->buffer_offset) != 0)
+        return data_base = NULL;
+    return (char *)data_base + o->buffer_offset;
+}
+
 #ifdef COLIO_SMPI
 static int shared_data;
 static void *data_alloc(const bench_options_t *o, size_t bytes)
@@ -328,22 +340,22 @@ static void *data_alloc(const bench_options_t *o, size_t bytes)
         if (strncmp(o->engines[e], "colio", 5) != 0 || !bench_stores_nothing(hints))
             shared_data = 0;
     }
-    return shared_data ? SMPI_SHARED_MALLOC(bytes) : malloc(bytes);
+    return shared_data ? SMPI_SHARED_MALLOC(bytes) : plain_alloc(o, bytes);
 }
 static void data_free(void *buf)
 {
     if (shared_data)
         SMPI_SHARED_FREE(buf);
     else
-        free(buf);
+        free(data_base);
 }
 #else
-static void *data_alloc(const bench_options_t *o, size_t bytes)
+static void *data_alloc(const bench_options_t *o, size_t bytes) { return plain_alloc(o, bytes); }
+static void data_free(void *buf)
 {
-    (void)o;
-    return malloc(bytes);
+    (void)buf;
+    free(data_base);
 }
-static void data_free(void *buf) { free(buf); }
 #endif
 
 static int run_workload(const bench_options_t *o, const char *wname, bench_size_t size, int64_t block,

@@ -112,8 +112,9 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
     json_str(f, o->dir);
     fprintf(f, ",\n  \"hints\": ");
     json_str(f, o->hints ? o->hints : "");
-    fprintf(f, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"steps\": %d,\n  \"api\": \"%s\",\n  \"runs\": [\n", o->repeat,
-            o->warmup, o->steps, o->use_lists ? "list" : "view");
+    fprintf(f, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"steps\": %d,\n  \"api\": \"%s\",\n  \"buffer_offset\": %d,\n"
+               "  \"runs\": [\n",
+            o->repeat, o->warmup, o->steps, o->use_lists ? "list" : "view", o->buffer_offset);
     for (int i = 0; i < nruns; i++) {
         const bench_run_t *r = &runs[i];
         fprintf(f, "    {\"workload\": \"%s\", \"size\": \"%s\", \"engine\": \"%s\", \"op\": \"%s\", \"desc\": ",

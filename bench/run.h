@@ -20,6 +20,7 @@ typedef struct bench_options {
     const char *hints;
     int use_lists;
     int steps;
+    int buffer_offset; /* --buffer-offset: the data buffer this many bytes past a page; -1: where malloc puts it */
     int64_t blocks[BENCH_MAX_LIST]; /* --block LIST: the block-sized workloads run once per size */
     int nblocks;
     const char *json;
@@ -31,7 +32,7 @@ typedef struct bench_options {
 int bench_parse(int argc, char **argv, bench_options_t *o, int rank);
 
 typedef struct bench_run {
-    char workload[32], size[8], engine[48], op[8], desc[256], error[BENCH_ERR];
+    char workload[32], size[8], engine[96], op[8], desc[256], error[BENCH_ERR];
     int64_t bytes, pieces;
     int nprocs;                       /* ranks that ran it */
     int repeats;

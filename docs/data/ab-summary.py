@@ -7,7 +7,7 @@ from collections import defaultdict
 
 cells = defaultdict(lambda: defaultdict(list))
 for path in sorted(glob.glob(os.path.join(sys.argv[1], '*.json'))):
-    _, mpi, tag, _ = os.path.basename(path)[:-5].split('-')
+    _, mpi, tag, _ = os.path.basename(path)[:-5].split("-")
     for r in json.load(open(path))['runs']:
         wl, _, block = r['workload'].partition('/')
         key = (mpi, wl, int(block or 0), r['op'], r['engine'])

@@ -14,9 +14,9 @@
  * nonblocking call's initiation returns at once and the progress thread, or
  * the program's test and wait calls, carry the operation on. Pieces whose
  * memory is one stretch move straight between it and the file; others go
- * through the job's bounce buffer, and so do reads of 1 KiB or more whose
- * memory does not share the file's alignment where such reads copy slowly
- * (docs/DESIGN.md, "Aligned reads"): the bounce buffer puts every read at
+ * through the job's bounce buffer, and so do pieces of 1 KiB or more whose
+ * memory is off the file's alignment where the kernel copies them slowly
+ * (docs/DESIGN.md, "Aligned reads"): the bounce buffer puts every piece at
  * its file offset's alignment.
  */
 #include <stdlib.h>
@@ -33,25 +33,27 @@
 #define COLIO_DIRECT_MAX_CALLS 1024
 /* Reads, colio_storage_model=off: average hole between pieces up to which reading the holes (sieving) pays off. */
 #define COLIO_SIEVE_DIRECT_HOLE (64 << 10)
-/* Read pieces from this size on go through the bounce buffer when their memory is off the file's alignment
-   and such reads copy slowly here (base/copyspeed.h; 1 KiB: 1.33 us against 1.00 us a call, the copy out
-   costs less). */
-#define COLIO_READ_ALIGN_MIN 1024
+/* Pieces from this size on go through the bounce buffer when their memory is off the file's alignment
+   and the kernel's copy runs slowly there (base/copyspeed.h; a 1 KiB read: 1.33 us against 1.00 us a
+   call, the copy out costs less). */
+#define COLIO_DIRECT_ALIGN_MIN 1024
 
-/* Reads of n bytes, large enough that where they land in memory matters. */
-static int aligned_read_matters(const colio_op_t *op, int64_t n)
-{
-    return op->args.kind == COLIO_OP_READ && n >= COLIO_READ_ALIGN_MIN;
-}
+/* Pieces of n bytes, large enough that where they sit in memory matters. */
+static int alignment_matters(int64_t n) { return n >= COLIO_DIRECT_ALIGN_MIN; }
 
-/* Bytes from `at` to the next place in the bounce buffer where a read of file offset off is aligned. */
+/* Bytes from `at` to the next place in the bounce buffer where a piece of file offset off is aligned. */
 static int64_t align_pad(int64_t at, int64_t off) { return (off - at) & (COLIO_READ_ALIGN - 1); }
 
-/* Reads of n bytes into m from file offset off that would copy slowly there. */
-static int misaligned_read(const colio_op_t *op, const char *m, int64_t n, int64_t off)
+/*
+ * A piece of n bytes at m whose storage call would copy slowly: a read's
+ * copy goes from the page cache (at off's alignment) into m, a write's
+ * from m into the page cache; the shift is the destination's past the
+ * source (malloc'd memory 16 bytes past a page: reads; 16 before: writes).
+ */
+static int misaligned(const colio_op_t *op, const char *m, int64_t n, int64_t off)
 {
-    return aligned_read_matters(op, n) &&
-           colio_copy_slow_here((unsigned)(((uintptr_t)m - (uintptr_t)off) % COLIO_COPY_PAGE));
+    uintptr_t shift = op->args.kind == COLIO_OP_READ ? (uintptr_t)m - (uintptr_t)off : (uintptr_t)off - (uintptr_t)m;
+    return alignment_matters(n) && colio_copy_slow_here((unsigned)(shift % COLIO_COPY_PAGE));
 }
 
 /* Piece k of run i. */
@@ -125,10 +127,10 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     colio_direct_t *d = &op->dir;
     int64_t pos = p->pos + d->part, off = p->off + d->part;
     char *m = colio_mem_contig(&op->mem, pos, n);
-    if (m && !misaligned_read(op, m, n, off))
+    if (m && !misaligned(op, m, n, off))
         return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
-    /* big reads at their file offset's alignment; small ones packed (a pad each would crowd the buffer) */
-    int64_t pad = aligned_read_matters(op, n) ? align_pad(s->bounce_used, off) : 0;
+    /* big pieces at their file offset's alignment; small ones packed (a pad each would crowd the buffer) */
+    int64_t pad = alignment_matters(n) ? align_pad(s->bounce_used, off) : 0;
     int64_t room = bounce_bytes(op) - s->bounce_used - pad;
     n = n < room ? n : room;
     if (n <= 0 || !bounce_ready(op, s))

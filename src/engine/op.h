@@ -197,7 +197,7 @@ typedef struct colio_slice {
     char *buf;         /* where the message lands or leaves from */
     int contig;        /* aggregator side: file-contiguous; requester side: stream-contiguous */
     int staged;        /* buf is a staging area: pack before sending / unpack after receiving */
-    unsigned aside;    /* requester side, reads: staged only to keep MPI's copy off this slow shift (round.c) */
+    unsigned aside;    /* requester side: staged only to keep MPI's copy off this slow shift (round.c) */
     MPI_Datatype type; /* MPI_BYTE, or a derived type over buf freed after the round */
     int64_t stage_off; /* staged slices: offset in the staging buffer */
     MPI_Aint tdisp;    /* requester side, one-sided: where the slice lives in the aggregator's window */
@@ -234,7 +234,7 @@ typedef struct colio_round {
     size_t stage_cap;
     char *agg_stage;             /* aggregator: staging for packed messages */
     int64_t agg_stage_size;
-    char *aside;                 /* requester, reads: messages kept off a slow shift of user memory (round.c) */
+    char *aside;                 /* requester: messages kept off a slow shift from or to user memory (round.c) */
     int64_t aside_size;
     colio_slice_t *req_slices;   /* requester side, up to naggs */
     int nreq;

@@ -74,19 +74,34 @@ static int64_t slice_off(const colio_op_t *op, const colio_slice_t *s)
 }
 
 /*
- * Reads: a message that MPI would copy into user memory at a slow shift
- * from the aggregator's collective buffer (base/copyspeed.h: one kernel
- * copy from 4 KiB; a program's large malloc'd buffer sits 16 bytes past a
- * page, the collective buffer at the file offset's alignment). Only one
- * piece, sent from that buffer and received as one (derived datatypes, or
- * a packed message, move otherwise). Returns the shift, 0 when not slow.
+ * Where, modulo the page, MPI's copy of requester slice s (its buf in user
+ * memory) reads from (source 1) or writes to (0): a read's goes from the
+ * aggregator to the user, a write's the other way. (The aggregator of a
+ * write whose pieces overlap receives into its staging buffer instead.)
+ */
+static uintptr_t copy_end(const colio_op_t *op, const colio_slice_t *s, int64_t r, int source)
+{
+    int from_agg = (op->args.kind == COLIO_OP_READ) == source;
+    return from_agg ? agg_cbuf_at(op, s->list, r, slice_off(op, s)) : (uintptr_t)s->buf % COLIO_COPY_PAGE;
+}
+
+/*
+ * A message that MPI would copy at a slow shift between user memory and the
+ * aggregator's collective buffer (base/copyspeed.h: one kernel copy from 4
+ * KiB). Reads meet it into memory 1-31 bytes past the file offset's
+ * alignment (a program's large malloc'd buffer sits 16 bytes past a page,
+ * the collective buffer at the file offset's alignment), writes from memory
+ * 1-31 bytes before it (16 bytes before a page). Only one piece, sent
+ * and received as one (derived datatypes and packed messages move
+ * otherwise). Returns the shift from the copy's source to its destination,
+ * 0 when not slow.
  */
 static unsigned slow_landing(const colio_op_t *op, const colio_slice_t *s, int64_t r)
 {
-    if (op->args.kind != COLIO_OP_READ || op->plan.rma_data || s->bytes < COLIO_XFER_ALIAS_MIN || s->pieces != 1)
+    if (op->plan.rma_data || s->bytes < COLIO_XFER_ALIAS_MIN || s->pieces != 1)
         return 0;
-    uintptr_t shift = ((uintptr_t)s->buf - agg_cbuf_at(op, s->list, r, slice_off(op, s))) % COLIO_COPY_PAGE;
-    return colio_copy_slow_here((unsigned)shift) ? (unsigned)shift : 0;
+    unsigned shift = (unsigned)((copy_end(op, s, r, 0) - copy_end(op, s, r, 1)) % COLIO_COPY_PAGE);
+    return colio_copy_slow_here(shift) ? shift : 0;
 }
 
 /* Room for bytes in a buffer from the file's cache, taken anew (nothing kept) when too small; -1: out of memory. */
@@ -105,12 +120,13 @@ static int buf_reserve(colio_bufcache_t *bufs, char **buf, int64_t *size, int64_
 }
 
 /*
- * The round's slices whose landing is slow land in colio's memory instead,
- * each at the waypoint between the aggregator's copy and the user's memory
- * (neither copy slow), and are copied out at the round's end like staged
- * ones: two-phase reads of 1-4 MiB blocks into malloc'd memory,
- * docs/PERFORMANCE.md, fourteenth session. Out of memory they land in user
- * memory as before.
+ * The round's slices whose message MPI would copy slowly go through colio's
+ * memory instead, each at the waypoint between the copy's source and its
+ * destination (neither leg slow): a read's lands there and is copied out at
+ * the round's end, a write's is packed there first, like staged slices.
+ * Two-phase reads of 1-4 MiB blocks into malloc'd memory took 0.56-0.62x
+ * the time (docs/PERFORMANCE.md, fourteenth session). Out of memory they
+ * move straight from or to user memory as before.
  */
 static void put_aside(colio_op_t *op, int64_t r)
 {
@@ -128,8 +144,7 @@ static void put_aside(colio_op_t *op, int64_t r)
             s->aside = 0;
             continue;
         }
-        uintptr_t from = agg_cbuf_at(op, s->list, r, slice_off(op, s));
-        uintptr_t way = from + colio_copy_waypoint_here(s->aside);
+        uintptr_t way = copy_end(op, s, r, 1) + colio_copy_waypoint_here(s->aside);
         at += (way - (uintptr_t)at) % COLIO_COPY_PAGE;
         s->buf = at;
         s->staged = 1;

@@ -13,14 +13,16 @@
  * piece per rank. Misaligned direct reads go through the bounce buffer
  * only where this CPU copies them slowly (base/copyspeed.h), and so do
  * two-phase reads' messages land aside first: the suite runs this with
- * COLIO_MISALIGNED_READS=slow and fast too.
+ * COLIO_MISALIGNED_READS=slow and fast too. Last, blocks written direct
+ * and two-phase from memory at each shift, which may go through colio's
+ * buffers first.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
 
-enum { NPIECES = 7, STRIDE = 310000, GUARD = 64, FIRST = 37 };
+enum { NPIECES = 7, STRIDE = 310000, GUARD = 64, FIRST = 37, NBLOCKS = 6, BLOCK = 20011 };
 
 static const int64_t piece_len[NPIECES] = {100, 1000, 1024, 4101, 65539, 300000, 2048};
 
@@ -54,6 +56,17 @@ static void check_memory(const unsigned char *m, int64_t bytes, const MPI_Offset
           (long long)first, (long long)bytes, guards ? "kept" : "overwritten");
 }
 
+/* The file opened with hints on every rank; NULL (the error checked) when it failed. */
+static colio_file *open_with(const char *path, int amode, const char *hints)
+{
+    colio_file *fh = NULL;
+    MPI_Info info = test_info(hints);
+    int rc = colio_open(MPI_COMM_WORLD, path, amode, info, &fh);
+    MPI_Info_free(&info);
+    CHECK_RC(rc, COLIO_SUCCESS, NULL);
+    return fh;
+}
+
 static void read_lists(const char *path, const char *hints, int shift)
 {
     MPI_Offset off[NPIECES], len[NPIECES];
@@ -66,11 +79,7 @@ static void read_lists(const char *path, const char *hints, int shift)
     CHECK(m != NULL, "memory for %lld bytes", (long long)bytes);
     if (m == NULL)
         return;
-    colio_file *fh = NULL;
-    MPI_Info info = test_info(hints);
-    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
-    MPI_Info_free(&info);
-    CHECK_RC(rc, COLIO_SUCCESS, NULL);
+    colio_file *fh = open_with(path, MPI_MODE_RDONLY, hints);
     char what[256];
     snprintf(what, sizeof what, "list read, %s, memory %d bytes off", hints, shift);
     if (fh) {
@@ -89,6 +98,19 @@ static void read_lists(const char *path, const char *hints, int shift)
     free(base);
 }
 
+/* This rank's blocks: every t_nprocs-th BLOCK bytes from FIRST on. */
+static void my_blocks(MPI_Offset off[NBLOCKS], MPI_Offset len[NBLOCKS])
+{
+    for (int j = 0; j < NBLOCKS; j++)
+        off[j] = FIRST + (int64_t)(j * t_nprocs + t_rank) * BLOCK, len[j] = BLOCK;
+}
+
+/* Two-phase forced by cb_key, every rank an aggregator, rounds of about a block. */
+static void two_phase_hints(char *hints, size_t n, const char *cb_key)
+{
+    snprintf(hints, n, "%s=enable;cb_nodes=%d;colio_round_size=%d", cb_key, t_nprocs, BLOCK + 4000);
+}
+
 /*
  * Blocks of BLOCK bytes dealt round-robin, read two-phase into one stretch
  * of memory, rounds of about a block: every round brings each rank one
@@ -98,21 +120,15 @@ static void read_lists(const char *path, const char *hints, int shift)
  */
 static void read_blocks(const char *path, int shift)
 {
-    enum { NBLOCKS = 6, BLOCK = 20011 };
     MPI_Offset off[NBLOCKS], len[NBLOCKS];
-    for (int j = 0; j < NBLOCKS; j++)
-        off[j] = FIRST + (int64_t)(j * t_nprocs + t_rank) * BLOCK, len[j] = BLOCK;
+    my_blocks(off, len);
     unsigned char *base = NULL, *m = user_memory((int64_t)NBLOCKS * BLOCK, shift, &base);
     CHECK(m != NULL, "memory for %d blocks", NBLOCKS);
     if (m == NULL)
         return;
     char hints[128], what[160];
-    snprintf(hints, sizeof hints, "romio_cb_read=enable;cb_nodes=%d;colio_round_size=%d", t_nprocs, BLOCK + 4000);
-    colio_file *fh = NULL;
-    MPI_Info info = test_info(hints);
-    int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
-    MPI_Info_free(&info);
-    CHECK_RC(rc, COLIO_SUCCESS, NULL);
+    two_phase_hints(hints, sizeof hints, "romio_cb_read");
+    colio_file *fh = open_with(path, MPI_MODE_RDONLY, hints);
     if (fh) {
         CHECK_RC(tu_read_list_all(fh, NBLOCKS, off, len, m), COLIO_SUCCESS, fh);
         snprintf(what, sizeof what, "blocks read two-phase, memory %d bytes off", shift);
@@ -120,6 +136,47 @@ static void read_blocks(const char *path, int shift)
         colio_close(&fh);
     }
     free(base);
+}
+
+/*
+ * The same blocks written from memory at a shift, two-phase (MPI copies
+ * each piece from user memory into the aggregator's collective buffer, and
+ * where that copy is slow the piece is packed at a waypoint first: round.c,
+ * put_aside) and direct (where pwrite's copy into the page cache is slow,
+ * the piece goes through the bounce buffer at its offset's alignment:
+ * direct.c). Every written byte is checked, and the holes keep the
+ * prefilled bytes.
+ */
+static void write_blocks(const char *path, int two_phase, int shift)
+{
+    int64_t size = FIRST + (int64_t)NBLOCKS * t_nprocs * BLOCK + BLOCK;
+    MPI_Offset off[NBLOCKS], len[NBLOCKS];
+    my_blocks(off, len);
+    unsigned char *base = NULL, *m = user_memory((int64_t)NBLOCKS * BLOCK, shift, &base);
+    unsigned char *image = calloc((size_t)size, 1), *mask = calloc((size_t)size, 1);
+    CHECK(m && image && mask, "memory for %d blocks", NBLOCKS);
+    if (m && image && mask) {
+        for (int j = 0; j < NBLOCKS; j++)
+            for (int64_t i = 0; i < BLOCK; i++) {
+                m[j * BLOCK + i] = pattern_new(t_rank, j * BLOCK + i, shift);
+                image[off[j] + i] = m[j * BLOCK + i], mask[off[j] + i] = 1;
+            }
+        test_prefill(path, size);
+        char hints[128], what[160];
+        if (two_phase)
+            two_phase_hints(hints, sizeof hints, "romio_cb_write");
+        else
+            snprintf(hints, sizeof hints, "romio_cb_write=disable");
+        colio_file *fh = open_with(path, MPI_MODE_RDWR, hints);
+        if (fh) {
+            CHECK_RC(tu_write_list_all(fh, NBLOCKS, off, len, m), COLIO_SUCCESS, fh);
+            colio_close(&fh);
+        }
+        snprintf(what, sizeof what, "blocks written %s, memory %d bytes off", two_phase ? "two-phase" : "direct", shift);
+        int64_t bad = verify_file_images(path, image, mask, size, what);
+        CHECK(bad == 0, "%s: %lld wrong bytes in the file", what, (long long)bad);
+    }
+    free(base), free(image), free(mask);
 }
 
 int main(int argc, char **argv)
@@ -144,6 +201,11 @@ int main(int argc, char **argv)
             read_lists(path, paths[c], (shift + 16 * t_rank + 8 * (int)c) % 64);
     for (int shift = 0; shift < 64; shift += 8)
         read_blocks(path, (shift + (int)(FIRST % 64) + 8 * t_rank) % 64);
+    test_unlink(path);
+    test_path(path, sizeof path, "align-write");
+    for (int two_phase = 0; two_phase < 2; two_phase++)
+        for (int shift = 0; shift < 64; shift += 8)
+            write_blocks(path, two_phase, (shift + 8 * t_rank) % 64);
     test_unlink(path);
     return test_finish("test_align");
 }
