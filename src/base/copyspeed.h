@@ -11,10 +11,11 @@
  * memory 16 and 48 bytes off (the two halves of 64 bytes at a page's
  * start) and 1,040 and 1,072 off (the same halves further in: whether the
  * penalty repeats every 64 bytes), the best of 8 each; a shift is slow
- * when its probe takes 1.5x as long. The direct path bounces reads only at
- * slow shifts; colio_copy_bytes (access/copy.h) copies in pieces there; a
- * two-phase read's message that MPI would copy into user memory at such a
- * shift lands in colio's memory first (engine/round.c).
+ * when its probe takes 1.5x as long. The direct path bounces reads and
+ * writes only at slow shifts (a write's copy into the page cache follows
+ * the same rule); colio_copy_bytes (access/copy.h) copies in pieces there;
+ * a two-phase call's message that MPI would copy into or out of user
+ * memory at such a shift goes through colio's memory (engine/round.c).
  * COLIO_MISALIGNED_READS=slow or fast says instead for every shift (the
  * tests force each; `slow`: every shift that is not a multiple of 32).
  */

@@ -52,11 +52,6 @@ typedef struct shm_stage {
     unsigned char data[COLIO_COLL_SHM_STAGE];
 } shm_stage_t;
 
-static size_t segment_bytes(int nlocal)
-{
-    return (size_t)(2 * nlocal + 2) * COLIO_COLL_SHM_SLOT + (size_t)nlocal * sizeof(shm_stage_t);
-}
-
 static shm_stage_t *stage_of(const colio_coll_shm_t *s, int local)
 {
     return (shm_stage_t *)((char *)s->slots + (size_t)(2 * s->nlocal + 2) * COLIO_COLL_SHM_SLOT) + local;
@@ -78,7 +73,6 @@ static shm_slot_t *slot_of(const colio_coll_shm_t *s, int64_t seq, int local)
  * order, and frees them in that order.
  */
 static colio_coll_shm_t *live;
-static int finalize_keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Collective: the window over the node, the nodes' first ranks' communicator. */
@@ -92,6 +86,9 @@ static void release(colio_coll_shm_t *s)
     if (s->leaders != MPI_COMM_NULL)
         MPI_Comm_free(&s->leaders);
 }
+
+#ifndef COLIO_SMPI /* SMPI makes no segments (colio_coll_shm_create) */
+static int finalize_keyval = MPI_KEYVAL_INVALID;
 
 static int free_at_finalize(MPI_Comm comm, int key, void *value, void *extra)
 {
@@ -119,6 +116,8 @@ static void track(colio_coll_shm_t *s)
     pthread_mutex_unlock(&live_lock);
 }
 
+#endif
+
 static void untrack(colio_coll_shm_t *s)
 {
     pthread_mutex_lock(&live_lock);
@@ -130,6 +129,7 @@ static void untrack(colio_coll_shm_t *s)
     pthread_mutex_unlock(&live_lock);
 }
 
+#ifndef COLIO_SMPI
 /* The node's ranks: those sharing memory, or (node_size > 0) groups of node_size consecutive ranks among them. */
 static int split_nodes(MPI_Comm comm, int rank, int node_size, MPI_Comm *node)
 {
@@ -140,6 +140,11 @@ static int split_nodes(MPI_Comm comm, int rank, int node_size, MPI_Comm *node)
     rc = MPI_Comm_split(real, rank / node_size, rank, node);
     MPI_Comm_free(&real);
     return rc;
+}
+
+static size_t segment_bytes(int nlocal)
+{
+    return (size_t)(2 * nlocal + 2) * COLIO_COLL_SHM_SLOT + (size_t)nlocal * sizeof(shm_stage_t);
 }
 
 /* Collective over the node: the node's first rank allocates the slots, two rows and two results. */
@@ -166,6 +171,7 @@ static int map_slots(colio_coll_shm_t *s, MPI_Comm node)
     atomic_thread_fence(memory_order_release);
     return rc;
 }
+#endif
 
 int colio_coll_shm_create(MPI_Comm comm, int node_size, colio_coll_shm_t *s)
 {

@@ -73,8 +73,8 @@ static void next_piece(const colio_access_t *acc, int64_t *i, int64_t *k)
 static int64_t bounce_bytes(const colio_op_t *op) { return op->fh->round_bytes[op->args.kind == COLIO_OP_WRITE][1]; }
 
 /*
- * The bounce buffer of the pieces whose memory is not one stretch (and of
- * sieved reads): bounce_bytes, at most cb_buffer_size, taken from the
+ * The bounce buffer of the pieces whose memory is not one stretch, of
+ * pieces whose memory is at a slow shift, and of sieved reads: bounce_bytes, at most cb_buffer_size, taken from the
  * file's buffer cache (no fresh page faults per call) when first needed,
  * used by one job at a time (the others move straight between user memory
  * and the file). 1 when slot s may use it.

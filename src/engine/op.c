@@ -1105,7 +1105,7 @@ int64_t colio_op_memory(const colio_op_t *op)
     int64_t own_runs = (op->acc.borrowed ? 0 : op->acc.n) + (op->key.flat ? 0 : op->key.n);
     int64_t m = own_runs * (int64_t)sizeof(colio_run_t) + (int64_t)p->meta_pool_cap;
     if (op->planned) /* the rounds' state is set from PLAN on */
-        m += (int64_t)r->cbuf_cap + (int64_t)r->stage_cap + r->agg_stage_size + r->cov.cap_words * 8 +
+        m += (int64_t)r->cbuf_cap + (int64_t)r->stage_cap + r->agg_stage_size + r->aside_size + r->cov.cap_words * 8 +
              r->cov.cap_runs * (int64_t)sizeof(colio_piece_t);
     for (int i = 0; p->to_agg && i < p->naggs; i++)
         m += colio_meta_bytes(p->to_agg[i].words, p->to_agg[i].cap) +

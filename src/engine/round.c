@@ -93,12 +93,17 @@ static uintptr_t copy_end(const colio_op_t *op, const colio_slice_t *s, int64_t 
  * the collective buffer at the file offset's alignment), writes from memory
  * 1-31 bytes before it (16 bytes before a page). Only one piece, sent
  * and received as one (derived datatypes and packed messages move
- * otherwise). Returns the shift from the copy's source to its destination,
- * 0 when not slow.
+ * otherwise), between two processes of one node (across nodes the network
+ * moves it), by a kernel that does not relay it through a third buffer. A
+ * write whose ranks' pieces overlap lands in the aggregator's staging
+ * buffer instead: there the detour only costs a copy. Returns the shift
+ * from the copy's source to its destination, 0 when not slow.
  */
 static unsigned slow_landing(const colio_op_t *op, const colio_slice_t *s, int64_t r)
 {
-    if (op->plan.rma_data || s->bytes < COLIO_XFER_ALIAS_MIN || s->pieces != 1)
+    const colio_topo_t *t = &op->fh->topo_mpi;
+    if (op->plan.rma_data || (op->kern_data->caps & COLIO_XCHG_RELAYED) || s->bytes < COLIO_XFER_ALIAS_MIN ||
+        s->pieces != 1 || t->node_of[s->peer] != t->node_of[op->fh->rank])
         return 0;
     unsigned shift = (unsigned)((copy_end(op, s, r, 0) - copy_end(op, s, r, 1)) % COLIO_COPY_PAGE);
     return colio_copy_slow_here(shift) ? shift : 0;
@@ -122,11 +127,14 @@ static int buf_reserve(colio_bufcache_t *bufs, char **buf, int64_t *size, int64_
 /*
  * The round's slices whose message MPI would copy slowly go through colio's
  * memory instead, each at the waypoint between the copy's source and its
- * destination (neither leg slow): a read's lands there and is copied out at
- * the round's end, a write's is packed there first, like staged slices.
- * Two-phase reads of 1-4 MiB blocks into malloc'd memory took 0.56-0.62x
- * the time (docs/PERFORMANCE.md, fourteenth session). Out of memory they
- * move straight from or to user memory as before.
+ * destination (neither leg slow; where no place helps, at the source's
+ * alignment: MPI's copy runs fast there and colio's own copies in pieces,
+ * colio_copy_bytes): a read's lands there and is copied out at the round's
+ * end, a write's is packed there first, like staged slices. Two-phase
+ * reads of 1-4 MiB blocks into malloc'd memory took 0.48-0.62x the time,
+ * writes from 16 bytes before a page 0.70-0.86x (docs/PERFORMANCE.md,
+ * fourteenth session). Out of memory they move straight from or to user
+ * memory as before.
  */
 static void put_aside(colio_op_t *op, int64_t r)
 {

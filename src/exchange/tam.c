@@ -581,6 +581,7 @@ static void tam_cleanup(colio_xchg_t *x)
 
 const colio_xchg_ops_t colio_xchg_tam = {
     .name = "tam",
+    .caps = COLIO_XCHG_RELAYED,
     .start = tam_start,
     .progress = tam_progress,
     .cleanup = tam_cleanup,

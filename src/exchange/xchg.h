@@ -68,6 +68,9 @@ enum {
        not touched by the engine while the exchange runs. Such a kernel has no requests
        (nreqs stays 0): callers poll progress(). */
     COLIO_XCHG_ONESIDED = 1,
+    /* Relayed: messages may pass through other ranks' buffers (TAM's local aggregators), so a
+       message's bytes are not copied straight between its two ends' memory. */
+    COLIO_XCHG_RELAYED = 2,
 };
 
 typedef struct colio_xchg_ops {
