@@ -106,6 +106,9 @@ typedef struct colio_op_stats {
     double predicted_direct;    /**< ... for the direct path (colio_storage_model) */
     int64_t meta_messages;      /**< point-to-point messages of the metadata phase this rank posted: the counts
                                      step (colio_counts) and the offset/length lists */
+    int64_t detour_bytes;       /**< bytes this rank moved through colio's memory only to keep a copy off a slow
+                                     address shift (COLIO_MISALIGNED_READS: direct pieces bounced, two-phase
+                                     messages put aside) */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

@@ -127,7 +127,8 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     colio_direct_t *d = &op->dir;
     int64_t pos = p->pos + d->part, off = p->off + d->part;
     char *m = colio_mem_contig(&op->mem, pos, n);
-    if (m && !misaligned(op, m, n, off))
+    int detour = m && misaligned(op, m, n, off);
+    if (m && !detour)
         return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
     /* big pieces at their file offset's alignment; small ones packed (a pad each would crowd the buffer) */
     int64_t pad = alignment_matters(n) ? align_pad(s->bounce_used, off) : 0;
@@ -144,6 +145,7 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     if (colio_aio_job_add(&s->job, b, n, off) != 0)
         return -1;
     s->bounce_used += n;
+    op->stats.detour_bytes += detour ? n : 0;
     return n;
 }
 

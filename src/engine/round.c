@@ -157,6 +157,7 @@ static void put_aside(colio_op_t *op, int64_t r)
         s->buf = at;
         s->staged = 1;
         at += s->bytes;
+        op->stats.detour_bytes += s->bytes;
     }
 }
 

@@ -15,7 +15,8 @@
  * two-phase reads' messages land aside first: the suite runs this with
  * COLIO_MISALIGNED_READS=slow and fast too. Last, blocks written direct
  * and two-phase from memory at each shift, which may go through colio's
- * buffers first.
+ * buffers first; under the forced rules the statistics' detour_bytes must
+ * say whether they did.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,25 @@ static void read_lists(const char *path, const char *hints, int shift)
     free(base);
 }
 
+/*
+ * Under a forced rule the statistics must say whether pieces went a detour
+ * (COLIO_MISALIGNED_READS=fast: none; slow: some, where this rank has
+ * pieces to move at a slow shift: shifts vary from block to block). TAM
+ * relays messages, so its messages never go one.
+ */
+static void check_detours(colio_file *fh, int direct, const char *what)
+{
+    const char *rule = getenv("COLIO_MISALIGNED_READS");
+    colio_stats st;
+    if (rule == NULL || colio_get_stats(fh, &st) != COLIO_SUCCESS)
+        return;
+    if (strcmp(rule, "fast") == 0)
+        CHECK(st.last.detour_bytes == 0, "%s: %lld bytes went a detour where no shift is slow", what,
+              (long long)st.last.detour_bytes);
+    else if (strcmp(rule, "slow") == 0 && (direct || (t_nprocs > 1 && strcmp(st.last.data_kernel, "tam") != 0)))
+        CHECK(st.last.detour_bytes > 0, "%s: no detour where every shift but multiples of 32 is slow", what);
+}
+
 /* This rank's blocks: every t_nprocs-th BLOCK bytes from FIRST on. */
 static void my_blocks(MPI_Offset off[NBLOCKS], MPI_Offset len[NBLOCKS])
 {
@@ -133,6 +153,7 @@ static void read_blocks(const char *path, int shift)
         CHECK_RC(tu_read_list_all(fh, NBLOCKS, off, len, m), COLIO_SUCCESS, fh);
         snprintf(what, sizeof what, "blocks read two-phase, memory %d bytes off", shift);
         check_memory(m, (int64_t)NBLOCKS * BLOCK, off, len, NBLOCKS, what);
+        check_detours(fh, 0, what);
         colio_close(&fh);
     }
     free(base);
@@ -168,11 +189,12 @@ static void write_blocks(const char *path, int two_phase, int shift)
         else
             snprintf(hints, sizeof hints, "romio_cb_write=disable");
         colio_file *fh = open_with(path, MPI_MODE_RDWR, hints);
+        snprintf(what, sizeof what, "blocks written %s, memory %d bytes off", two_phase ? "two-phase" : "direct", shift);
         if (fh) {
             CHECK_RC(tu_write_list_all(fh, NBLOCKS, off, len, m), COLIO_SUCCESS, fh);
+            check_detours(fh, !two_phase, what);
             colio_close(&fh);
         }
-        snprintf(what, sizeof what, "blocks written %s, memory %d bytes off", two_phase ? "two-phase" : "direct", shift);
         int64_t bad = verify_file_images(path, image, mask, size, what);
         CHECK(bad == 0, "%s: %lld wrong bytes in the file", what, (long long)bad);
     }
