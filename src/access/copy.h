@@ -25,7 +25,7 @@
 static inline int colio_copy_may_alias(const char *d, const char *s, size_t n)
 {
     return n >= COLIO_COPY_ALIAS_MIN && n < COLIO_COPY_ALIAS_MAX &&
-           ((uintptr_t)d - (uintptr_t)s) % COLIO_COPY_PAGE - 1 < 63;
+           colio_copy_shift((uintptr_t)d, (uintptr_t)s) - 1 < 63;
 }
 
 /* One contiguous copy between ranges apart (as memcpy): in pieces where the shift is slow here. */

@@ -103,7 +103,7 @@ int colio_copy_slow_here(unsigned shift)
 void colio_copy_aliased(char *d, const char *s, size_t n)
 {
     enum { PIECE = 1024 };
-    if (!colio_copy_slow_here((unsigned)(((uintptr_t)d - (uintptr_t)s) % COLIO_COPY_PAGE))) {
+    if (!colio_copy_slow_here(colio_copy_shift((uintptr_t)d, (uintptr_t)s))) {
         memcpy(d, s, n);
         return;
     }

@@ -23,9 +23,13 @@
 #define COLIO_BASE_COPYSPEED_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The span over which a copy's shift matters (the page: the cache's 4 KiB aliasing). */
 #define COLIO_COPY_PAGE 4096
+
+/* How far a copy's destination lies past its source modulo the page (addresses, or a file offset for one end). */
+static inline unsigned colio_copy_shift(uintptr_t dst, uintptr_t src) { return (unsigned)((dst - src) % COLIO_COPY_PAGE); }
 
 /*
  * 1 when copying into memory `shift` bytes past the source modulo

@@ -52,8 +52,9 @@ static int64_t align_pad(int64_t at, int64_t off) { return (off - at) & (COLIO_R
  */
 static int misaligned(const colio_op_t *op, const char *m, int64_t n, int64_t off)
 {
-    uintptr_t shift = op->args.kind == COLIO_OP_READ ? (uintptr_t)m - (uintptr_t)off : (uintptr_t)off - (uintptr_t)m;
-    return alignment_matters(n) && colio_copy_slow_here((unsigned)(shift % COLIO_COPY_PAGE));
+    uintptr_t mem = (uintptr_t)m, file = (uintptr_t)off;
+    return alignment_matters(n) &&
+           colio_copy_slow_here(op->args.kind == COLIO_OP_READ ? colio_copy_shift(mem, file) : colio_copy_shift(file, mem));
 }
 
 /* Piece k of run i. */
@@ -74,10 +75,11 @@ static int64_t bounce_bytes(const colio_op_t *op) { return op->fh->round_bytes[o
 
 /*
  * The bounce buffer of the pieces whose memory is not one stretch, of
- * pieces whose memory is at a slow shift, and of sieved reads: bounce_bytes, at most cb_buffer_size, taken from the
- * file's buffer cache (no fresh page faults per call) when first needed,
- * used by one job at a time (the others move straight between user memory
- * and the file). 1 when slot s may use it.
+ * pieces whose memory is at a slow shift, and of sieved reads:
+ * bounce_bytes, at most cb_buffer_size, taken from the file's buffer cache
+ * (no fresh page faults per call) when first needed, used by one job at a
+ * time (the others move straight between user memory and the file). 1 when
+ * slot s may use it.
  */
 static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
 {

@@ -105,7 +105,7 @@ static unsigned slow_landing(const colio_op_t *op, const colio_slice_t *s, int64
     if (op->plan.rma_data || (op->kern_data->caps & COLIO_XCHG_RELAYED) || s->bytes < COLIO_XFER_ALIAS_MIN ||
         s->pieces != 1 || t->node_of[s->peer] != t->node_of[op->fh->rank])
         return 0;
-    unsigned shift = (unsigned)((copy_end(op, s, r, 0) - copy_end(op, s, r, 1)) % COLIO_COPY_PAGE);
+    unsigned shift = colio_copy_shift(copy_end(op, s, r, 0), copy_end(op, s, r, 1));
     return colio_copy_slow_here(shift) ? shift : 0;
 }
 
@@ -153,7 +153,7 @@ static void put_aside(colio_op_t *op, int64_t r)
             continue;
         }
         uintptr_t way = copy_end(op, s, r, 1) + colio_copy_waypoint_here(s->aside);
-        at += (way - (uintptr_t)at) % COLIO_COPY_PAGE;
+        at += colio_copy_shift(way, (uintptr_t)at);
         s->buf = at;
         s->staged = 1;
         at += s->bytes;
