@@ -1,6 +1,7 @@
 /* The public collective data calls: each builds an operation and runs it to completion. */
 #include <stddef.h>
 
+#include "engine/express.h"
 #include "engine/file.h"
 #include "engine/op.h"
 #include "engine/progress.h"
@@ -9,10 +10,13 @@
 static int run_blocking(colio_file *fh, const colio_op_args_t *args, MPI_Status *status)
 {
     colio_op_t op;
+    int code;
+    if (colio_express_run(fh, args, status, &op, &code)) /* one piece: engine/express.h */
+        return code;
     colio_nb_lock();
     colio_op_init(&op, fh, args);
     colio_nb_run(&op);
-    int code = colio_op_finish(&op, status);
+    code = colio_op_finish(&op, status);
     colio_nb_unlock();
     return code;
 }

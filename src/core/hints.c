@@ -132,6 +132,12 @@ static const hint_def_t hint_table[] = {
      "become one 1 KiB write instead of sixteen writes contending for the file; only where colio_agreements=shm "
      "runs the call's agreements through node-shared memory (blocking calls, two ranks or more on a node) and "
      "romio_cb_write is automatic; at most 4096; 0: never"},
+    {"colio_express", HK_BOOL, F(express), 0, 0, NULL, "true",
+     "true: a blocking collective call whose rank has one contiguous piece (memory of a predefined type, no "
+     "operation in flight on the file) moves it and takes part in the call's agreement without colio's "
+     "operation machinery, which it enters only where the agreed words ask for more (another rank's pieces, an "
+     "error): a 64-byte call costs about one storage call and one agreement; false: every call runs as an "
+     "operation from the start (the same bytes and errors; for comparisons)"},
     {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "262144",
      "with colio_storage_model=off: automatic mode goes direct (no aggregation) when every rank's pieces average "
      "at least this size (or it has none)"},
@@ -277,6 +283,7 @@ void colio_hints_default(colio_hints_t *h)
     h->direct_min = 256 << 10;
     h->stage_bytes = 1024; /* 2 ranks, tmpfs: staged 64 B-1 KiB writes gained, 4 KiB did not (PERFORMANCE.md) */
     h->typed_min = 2048;
+    h->express = 1;
     h->read_sieve_ratio = 2;
     h->throttle = 32;
     h->auto_fanin = 16;

@@ -50,11 +50,11 @@ static int64_t align_pad(int64_t at, int64_t off) { return (off - at) & (COLIO_R
  * from m into the page cache; the shift is the destination's past the
  * source (malloc'd memory 16 bytes past a page: reads; 16 before: writes).
  */
-static int misaligned(const colio_op_t *op, const char *m, int64_t n, int64_t off)
+int colio_direct_misaligned(colio_op_kind_t kind, const char *m, int64_t n, int64_t off)
 {
     uintptr_t mem = (uintptr_t)m, file = (uintptr_t)off;
     return alignment_matters(n) &&
-           colio_copy_slow_here(op->args.kind == COLIO_OP_READ ? colio_copy_shift(mem, file) : colio_copy_shift(file, mem));
+           colio_copy_slow_here(kind == COLIO_OP_READ ? colio_copy_shift(mem, file) : colio_copy_shift(file, mem));
 }
 
 /* Piece k of run i. */
@@ -129,7 +129,7 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
     colio_direct_t *d = &op->dir;
     int64_t pos = p->pos + d->part, off = p->off + d->part;
     char *m = colio_mem_contig(&op->mem, pos, n);
-    int detour = m && misaligned(op, m, n, off);
+    int detour = m && colio_direct_misaligned(op->args.kind, m, n, off);
     if (m && !detour)
         return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
     /* big pieces at their file offset's alignment; small ones packed (a pad each would crowd the buffer) */

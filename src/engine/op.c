@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "engine/express.h"
 #include "engine/file.h"
 #include "engine/order.h"
 #include "engine/plancache.h"
@@ -82,7 +83,17 @@ void colio_round_state_zero(colio_op_t *op)
     memset(&op->rnd, 0, offsetof(colio_round_t, req_slices));
 }
 
-void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
+/*
+ * Tags of their own for both exchanges and the agreements of each operation,
+ * so consecutive operations on one communicator never match (2048 slots * 9
+ * tags stays under the smallest MPI_TAG_UB an implementation may have, 32767).
+ */
+static int tag_slot(int64_t seq) { return (int)(seq % 2048); }
+
+int colio_op_agreement_tag(int64_t seq) { return 2 * COLIO_XCHG_TAGS * 2048 + 1 + tag_slot(seq); }
+
+/* op, zeroed, as operation number seq of the file (engine/order.h). */
+static void init_numbered(colio_op_t *op, colio_file *fh, const colio_op_args_t *args, int64_t seq)
 {
     zero_op(op);
     op->fh = fh;
@@ -90,16 +101,18 @@ void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
     op->phase = COLIO_PH_INIT;
     op->plan.my_agg = -1;
     op->comm = fh->comm;
-    colio_order_enter(fh, op);
-    /* tags of their own for both exchanges and the agreements of each operation, so
-       consecutive operations on one communicator never match (2048 slots * 9 tags stays
-       under the smallest MPI_TAG_UB an implementation may have, 32767) */
-    int slot = (int)(op->seq % 2048);
+    colio_order_join(fh, op, seq);
+    int slot = tag_slot(op->seq);
     op->tag_meta = 2 * COLIO_XCHG_TAGS * slot + 1;
     op->tag_data = op->tag_meta + COLIO_XCHG_TAGS;
     op->tag_counts = 2 * COLIO_XCHG_TAGS * 2048 + 1 + 2048 + slot; /* after the agreements' 2048 */
-    colio_coll_init(&op->coll, fh->cfg.coll, 2 * COLIO_XCHG_TAGS * 2048 + 1 + slot, fh->agree_shm);
+    colio_coll_init(&op->coll, fh->cfg.coll, colio_op_agreement_tag(op->seq), fh->agree_shm);
     op->t_start = colio_clock_now();
+}
+
+void colio_op_init(colio_op_t *op, colio_file *fh, const colio_op_args_t *args)
+{
+    init_numbered(op, fh, args, colio_order_next(fh));
 }
 
 int colio_op_step(colio_op_t *op) { return steps[op->phase](op); }
@@ -572,11 +585,16 @@ static uint64_t init_arrays_key(const colio_op_t *op)
  * taken once the call turns out to need it (take_reserved_arrays): a
  * direct or early call never touches it.
  */
-static int init_plan_memory(colio_op_t *op)
+static void init_arrays_shape(colio_op_t *op)
 {
     const colio_config_t *c = &op->fh->cfg;
     op->arr_naggs = c->set.naggs > c->wide.naggs ? c->set.naggs : c->wide.naggs;
     op->arr_kinds = init_array_kinds(op->fh);
+}
+
+static int init_plan_memory(colio_op_t *op)
+{
+    init_arrays_shape(op);
     const size_t *sizes = array_sizes(op);
     if (colio_array_reserve_set(&op->fh->bufs, init_arrays_key(op), op))
         return 0;
@@ -621,7 +639,7 @@ static void setup_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
     }
 }
 
-static MPI_Op setup_op(void)
+MPI_Op colio_setup_op(void)
 {
     static MPI_Op op = MPI_OP_NULL; /* created once, lives until MPI_Finalize */
     if (op == MPI_OP_NULL && MPI_Op_create(setup_reduce, 1, &op) == MPI_SUCCESS)
@@ -635,11 +653,11 @@ static MPI_Op setup_op(void)
  * access whose pieces overlap (a read-only view may name
  * a byte twice) must go direct: -1, which the MIN agreement hands to all.
  */
-static int direct_eligible(const colio_op_t *op)
+static int direct_eligible(const colio_access_t *acc, int64_t direct_min)
 {
-    if (op->acc.overlaps)
+    if (acc->overlaps)
         return -1;
-    return op->acc.npieces <= 1 || op->acc.nbytes / op->acc.npieces >= op->fh->hints.direct_min;
+    return acc->npieces <= 1 || acc->nbytes / acc->npieces >= direct_min;
 }
 
 /* A rank with no pieces fits a plan at any offset: it leaves the agreed shift to the others. */
@@ -770,6 +788,38 @@ int colio_step_start(colio_op_t *op)
     return COLIO_STEP_NEXT;
 }
 
+/* A rank's SETUP words: its access's extent and sizes beside what the caller found (colio_setup_words_t). */
+static colio_setup_words_t setup_words(const colio_access_t *acc, int64_t err_key, int64_t eof_neg,
+                                       int64_t direct_min, int64_t plan_id, int64_t shift, int staged)
+{
+    return (colio_setup_words_t){
+        .err_key = err_key,
+        .lo = acc->n ? colio_access_run(acc, 0).off : INT64_MAX,
+        .hi_neg = acc->n ? -acc->end : INT64_MAX,
+        .eof_neg = eof_neg,
+        .direct = direct_eligible(acc, direct_min),
+        .plan_id = plan_id,
+        .plan_id_neg = -plan_id,
+        .plan_shift = shift,
+        .plan_shift_neg = shift == PLAN_SHIFT_ANY ? PLAN_SHIFT_ANY : -shift,
+        .pieces_max_neg = -acc->npieces,
+        .bytes_max_neg = -acc->nbytes,
+        .extent_max_neg = acc->n ? -(acc->end - colio_access_run(acc, 0).off) : 0,
+        .piece_meta = acc->npieces <= 2 * acc->n,
+        .extent_sum = acc->n ? acc->end - colio_access_run(acc, 0).off : 0,
+        .bytes_sum = acc->nbytes,
+        .pieces_sum = acc->npieces,
+        .staged_sum = staged,
+    };
+}
+
+colio_setup_words_t colio_setup_words_moved(int64_t err_key, int staged)
+{
+    static const colio_access_t none; /* what an early or staged access leaves (colio_direct_early_done) */
+    /* no plan proposed: express.c takes no call for which plan_candidate would find one (colio_plancache_may_match) */
+    return setup_words(&none, err_key, INT64_MAX, 0, 0, PLAN_SHIFT_ANY, staged);
+}
+
 int colio_step_propose(colio_op_t *op)
 {
     colio_file *fh = op->fh;
@@ -783,30 +833,12 @@ int colio_step_propose(colio_op_t *op)
             colio_op_io_error(op, rc, "size query", 0, 0);
         eof = -size;
     }
-    const colio_access_t *acc = &op->acc;
     int64_t shift, cand = plan_candidate(op, &shift);
-    op->agree_in.setup = (colio_setup_words_t){
-        .err_key = colio_err_key(op->err.code, fh->rank),
-        .lo = acc->n ? colio_access_run(acc, 0).off : INT64_MAX,
-        .hi_neg = acc->n ? -acc->end : INT64_MAX,
-        .eof_neg = eof,
-        .direct = direct_eligible(op),
-        .plan_id = cand,
-        .plan_id_neg = -cand,
-        .plan_shift = shift,
-        .plan_shift_neg = shift == PLAN_SHIFT_ANY ? PLAN_SHIFT_ANY : -shift,
-        .pieces_max_neg = -acc->npieces,
-        .bytes_max_neg = -acc->nbytes,
-        .extent_max_neg = acc->n ? -(acc->end - colio_access_run(acc, 0).off) : 0,
-        .piece_meta = acc->npieces <= 2 * acc->n,
-        .extent_sum = acc->n ? acc->end - colio_access_run(acc, 0).off : 0,
-        .bytes_sum = acc->nbytes,
-        .pieces_sum = acc->npieces,
-        .staged_sum = op->staged,
-    };
+    op->agree_in.setup = setup_words(&op->acc, colio_err_key(op->err.code, fh->rank), eof, fh->hints.direct_min,
+                                     cand, shift, op->staged);
     colio_stage_mark(op);
     int rc = colio_coll_allreduce(&op->coll, &op->agree_in.setup, &op->agree_out.setup, COLIO_SETUP_WORDS,
-                                  MPI_INT64_T, setup_op(), op->comm);
+                                  MPI_INT64_T, colio_setup_op(), op->comm);
     return colio_op_posted(op, rc, "setup agreement", COLIO_PH_SETUP);
 }
 
@@ -991,11 +1023,9 @@ static int ask_end_of_file(colio_op_t *op)
     return colio_op_posted(op, rc, "end of file agreement", COLIO_PH_EOF);
 }
 
-int colio_step_setup(colio_op_t *op)
+/* What SETUP's agreed words (op->agree_out.setup) make of the call. */
+static int setup_agreed(colio_op_t *op)
 {
-    int done;
-    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
-        return COLIO_STEP_WAIT;
     if (op->coll_failed) { /* nothing was agreed: as after EOF's failed broadcast, the call ends here */
         op->phase = COLIO_PH_DONE;
         return COLIO_STEP_NEXT;
@@ -1012,6 +1042,14 @@ int colio_step_setup(colio_op_t *op)
     if (op->args.kind == COLIO_OP_READ && eof_unknown && op->glo < op->ghi)
         return ask_end_of_file(op);
     return setup_path(op);
+}
+
+int colio_step_setup(colio_op_t *op)
+{
+    int done;
+    if (colio_op_test_coll(op, &done) == COLIO_STEP_WAIT)
+        return COLIO_STEP_WAIT;
+    return setup_agreed(op);
 }
 
 int colio_step_eof(colio_op_t *op)
@@ -1217,4 +1255,80 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
         colio_flat_release(op->memflat, op->memflat_owned);
     op->memflat = NULL;
     return code;
+}
+
+/* ---- an express call that needs the steps (engine/express.h) ------------------------ */
+
+int colio_op_reserve_arrays(colio_op_t *room, colio_file *fh)
+{
+    room->fh = fh;
+    init_arrays_shape(room);
+    uint64_t key = init_arrays_key(room);
+    if (colio_array_reserve_set(&fh->bufs, key, room))
+        return 1;
+    /* none kept (a file's first call, another aggregator count): taken and kept unused, as a call that
+       never planned gives them back (give_init_arrays), so the reservation cannot fail later */
+    void **slots[COLIO_ARR_KINDS];
+    init_array_slots(room, slots);
+    for (int k = 0; k < COLIO_ARR_KINDS; k++)
+        *slots[k] = NULL; /* room is not an operation yet: the kinds not taken must read as none */
+    int missing = colio_array_take_set(&fh->bufs, room->arr_kinds, array_sizes(room), slots);
+    colio_array_give_unused_set(&fh->bufs, room->arr_kinds, key, array_sizes(room), slots); /* also what it got */
+    return !missing && colio_array_reserve_set(&fh->bufs, key, room);
+}
+
+/* x's storage results and agreements, as the steps up to SETUP would have left them (early or staged). */
+static void resume_moved_piece(colio_op_t *op, colio_express_t *x)
+{
+    op->stage_seq = x->stage_seq;
+    op->agree_in.setup = x->words;
+    op->agree_out.setup = x->agreed;
+    op->stats.time.meta_exchange = x->t_meta;
+    if (x->staged) {
+        op->staged = 1;
+        op->stage_off = x->off;
+        op->early_bytes = x->len;
+        op->early_pieces = 1;
+        colio_access_free(&op->acc);
+        return;
+    }
+    op->dir.eof_seen = x->job.eof_seen;
+    colio_op_fold_job(op, &x->job, 1);
+    colio_direct_early_done(op);
+}
+
+static void resume_failed_agreement(colio_op_t *op, int rc)
+{
+    colio_err_from_mpi(&op->err, rc, "collective agreement");
+    op->coll_failed = 1;
+}
+
+void colio_op_resume(colio_op_t *op, colio_file *fh, const colio_op_args_t *args, colio_express_t *x)
+{
+    init_numbered(op, fh, args, x->seq);
+    op->t_start = x->t_start;
+    int rc = init_access(op); /* what express.c found again: named memory type, one piece */
+    assert(rc == 0 && op->acc.npieces == 1);
+    (void)rc;
+    init_arrays_shape(op); /* reserved for op by express.c (colio_op_reserve_arrays) */
+    resume_moved_piece(op, x);
+    if (x->exit == COLIO_EXPRESS_AT_SETUP) {
+        if (x->coll_rc != MPI_SUCCESS)
+            resume_failed_agreement(op, x->coll_rc);
+        op->phase = COLIO_PH_SETUP; /* its test finds the idle agreement done at once */
+        return;
+    }
+    setup_agreed(op); /* nothing left anywhere, staged pieces: STAGE next, which express.c ran */
+    if (x->stage_failed)
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory writing the node's staged pieces");
+    else if (x->stage_job_ran)
+        colio_op_fold_job(op, &x->stage_job, 1);
+    op->phase = COLIO_PH_FINAL;
+    if (x->exit == COLIO_EXPRESS_AT_FINAL_WAIT) {
+        op->agree_in.final = x->final_in;
+        op->agree_out.final = x->final_out;
+        if (x->coll_rc != MPI_SUCCESS)
+            resume_failed_agreement(op, x->coll_rc);
+        op->phase = COLIO_PH_FINAL_WAIT;
+    }
 }

@@ -399,6 +399,19 @@ void colio_round_state_zero(colio_op_t *op);
 /* Fill status, advance the file pointer, record statistics, free everything. */
 int colio_op_finish(colio_op_t *op, MPI_Status *status);
 
+/* ---- express calls (engine/express.h) ---- */
+struct colio_express;
+/* The tag of operation seq's agreements (their p2p messages). */
+int colio_op_agreement_tag(int64_t seq);
+/* The SETUP reduction (MIN of the first COLIO_SETUP_MIN words, SUM of the rest). */
+MPI_Op colio_setup_op(void);
+/* The SETUP words of a rank whose one piece already moved (early, or staged when staged): PROPOSE's for it. */
+colio_setup_words_t colio_setup_words_moved(int64_t err_key, int staged);
+/* Reserve the file's kept INIT arrays for the operation room may become (1), as INIT would; 0: none kept. */
+int colio_op_reserve_arrays(colio_op_t *room, struct colio_file *fh);
+/* op, the operation the express call x turns into, where x->exit says, ready for the steps. */
+void colio_op_resume(colio_op_t *op, struct colio_file *fh, const colio_op_args_t *args, struct colio_express *x);
+
 /* Phase steps, one file per concern (op.c, plan.c, round_write.c, round_read.c, direct.c). */
 int colio_step_init(colio_op_t *op);
 int colio_step_start(colio_op_t *op);
@@ -457,8 +470,14 @@ void colio_direct_free(colio_op_t *op);
  * moved and leave the rest of the operation an empty access.
  */
 int colio_direct_early(const colio_op_t *op);
+/* Whether a direct piece of n bytes at m (file offset off) copies slowly there and goes through a bounce buffer. */
+int colio_direct_misaligned(colio_op_kind_t kind, const char *m, int64_t n, int64_t off);
 /* START: whether this rank's one piece went to node-shared memory for its node's first rank (stage.c). */
 int colio_stage_piece(colio_op_t *op);
+/* Whether a one-piece write of nbytes on fh stages (hints, and an agreement c on comm through the node's slots). */
+int colio_stage_fits(const struct colio_file *fh, const colio_coll_t *c, MPI_Comm comm, int64_t nbytes);
+/* The node's first rank: job, reset, lists the node's pieces staged for allreduce seq; their number, -1: no memory. */
+int colio_stage_node_job(const struct colio_file *fh, colio_coll_t *c, int64_t seq, colio_aio_job_t *job);
 /* PROPOSE: name the staged piece for the SETUP agreement about to start. */
 void colio_stage_mark(colio_op_t *op);
 /* SETUP: go through STAGE first where some rank staged. */

@@ -3,9 +3,11 @@
 
 #include "engine/file.h"
 
-void colio_order_enter(colio_file *fh, colio_op_t *op)
+int64_t colio_order_next(colio_file *fh) { return fh->op_seq++; }
+
+void colio_order_join(colio_file *fh, colio_op_t *op, int64_t seq)
 {
-    op->seq = fh->op_seq++;
+    op->seq = seq;
     op->next = NULL;
     op->prev = fh->ops_tail;
     if (fh->ops_tail)

@@ -26,8 +26,10 @@
 
 struct colio_file;
 
-/* Append op to the file's operations in flight and give it its sequence number. */
-void colio_order_enter(struct colio_file *fh, colio_op_t *op);
+/* The next operation's sequence number on the file (the same on every rank: collective calls in one order). */
+int64_t colio_order_next(struct colio_file *fh);
+/* Append op, operation number seq, to the file's operations in flight. */
+void colio_order_join(struct colio_file *fh, colio_op_t *op, int64_t seq);
 /* Remove op (finished). */
 void colio_order_leave(struct colio_file *fh, colio_op_t *op);
 /* START gate: whether a read may query the end of file now (writes: always). */

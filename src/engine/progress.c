@@ -78,6 +78,8 @@ static int others_need_caller(const colio_op_t *target)
     return 0;
 }
 
+int colio_nb_caller_needed(void) { return others_need_caller(NULL); }
+
 /*
  * Whether the progress thread has operations to move besides target (a
  * caller's own): only then is it woken when callers stop stepping, so a

@@ -72,6 +72,8 @@ void colio_nb_file_close(struct colio_file *fh);
 
 /* Run a blocking operation (already colio_op_init'ed, lock held) to completion. */
 void colio_nb_run(colio_op_t *op);
+/* Whether an operation in flight only a caller steps (its file has no progress thread) waits (lock held). */
+int colio_nb_caller_needed(void);
 /* Complete every operation in flight on fh (lock held). */
 void colio_nb_complete_all(struct colio_file *fh);
 

@@ -33,12 +33,18 @@
 #include "engine/op.h"
 #include "engine/order.h"
 
+int colio_stage_fits(const colio_file *fh, const colio_coll_t *c, MPI_Comm comm, int64_t nbytes)
+{
+    const colio_hints_t *h = &fh->hints;
+    return nbytes <= h->stage_bytes && h->cb_write == COLIO_AUTOMATIC && !h->no_indep_rw &&
+           colio_coll_stage_seq(c, comm) != 0;
+}
+
 int colio_stage_piece(colio_op_t *op)
 {
     const colio_access_t *acc = &op->acc;
-    const colio_hints_t *h = &op->fh->hints;
-    if (op->args.kind != COLIO_OP_WRITE || op->err.code != 0 || acc->npieces != 1 || acc->nbytes > h->stage_bytes ||
-        h->cb_write != COLIO_AUTOMATIC || h->no_indep_rw || colio_coll_stage_seq(&op->coll, op->comm) == 0)
+    if (op->args.kind != COLIO_OP_WRITE || op->err.code != 0 || acc->npieces != 1 ||
+        !colio_stage_fits(op->fh, &op->coll, op->comm, acc->nbytes))
         return 0;
     colio_run_t r = colio_access_run(acc, 0);
     if (!colio_order_may_access_range(op, r.off, acc->end))
@@ -82,13 +88,13 @@ static int by_offset(const void *a, const void *b)
 /* Nodes of up to this many ranks list their pieces on the stack (no allocation per call). */
 enum { FEW_RANKS = 64 };
 
-/* The node's pieces of this call into list (room for every rank of the node), in file order; their number. */
-static int collect(colio_op_t *op, staged_t *list)
+/* The node's pieces staged for allreduce seq into list (room for every rank of the node), in file order; their number. */
+static int collect(const colio_coll_t *c, int64_t seq, staged_t *list)
 {
     int k = 0;
-    for (int local = 0; local < colio_coll_stage_ranks(&op->coll); local++) {
+    for (int local = 0; local < colio_coll_stage_ranks(c); local++) {
         staged_t *s = &list[k];
-        colio_coll_staged(&op->coll, op->stage_seq, local, &s->off, &s->len, &s->bytes);
+        colio_coll_staged(c, seq, local, &s->off, &s->len, &s->bytes);
         k += s->len > 0;
     }
     qsort(list, (size_t)k, sizeof *list, by_offset);
@@ -96,9 +102,9 @@ static int collect(colio_op_t *op, staged_t *list)
 }
 
 /* One storage call per stretch of pieces that follow one another in the file, their bytes gathered. */
-static int fill_job(colio_op_t *op, const staged_t *list, int n, colio_aio_job_t *job)
+static int fill_job(colio_coll_t *c, const staged_t *list, int n, colio_aio_job_t *job)
 {
-    unsigned char *room = colio_coll_stage_gather(&op->coll);
+    unsigned char *room = colio_coll_stage_gather(c);
     if (room == NULL)
         return -1;
     int64_t at = 0;
@@ -116,24 +122,31 @@ static int fill_job(colio_op_t *op, const staged_t *list, int n, colio_aio_job_t
     return 0;
 }
 
+int colio_stage_node_job(const colio_file *fh, colio_coll_t *c, int64_t seq, colio_aio_job_t *job)
+{
+    int ranks = colio_coll_stage_ranks(c), n = 0;
+    staged_t few[FEW_RANKS], *list = ranks <= FEW_RANKS ? few : malloc(sizeof *list * (size_t)ranks);
+    job->calls = NULL, job->ncalls = job->cap = 0;
+    colio_aio_job_reset(job, COLIO_AIO_WRITE, fh->store, fh->st, NULL);
+    if (list == NULL || fill_job(c, list, n = collect(c, seq, list), job) != 0)
+        n = -1;
+    if (list != few)
+        free(list);
+    return n;
+}
+
 /* The node's first rank: its node's staged pieces to storage, now (a blocking call has nothing else to do). */
 static void write_staged(colio_op_t *op)
 {
-    colio_file *fh = op->fh;
-    int ranks = colio_coll_stage_ranks(&op->coll), n = 0;
-    staged_t few[FEW_RANKS], *list = ranks <= FEW_RANKS ? few : malloc(sizeof *list * (size_t)ranks);
     colio_aio_job_t job;
-    memset(&job, 0, sizeof job);
-    colio_aio_job_reset(&job, COLIO_AIO_WRITE, fh->store, fh->st, NULL);
-    if (list == NULL || fill_job(op, list, n = collect(op, list), &job) != 0) {
+    int n = colio_stage_node_job(op->fh, &op->coll, op->stage_seq, &job);
+    if (n < 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory writing the node's staged pieces");
     } else if (n > 0) {
         int ran_here = !colio_op_submit_job(op, &job, 0);
         colio_op_fold_job(op, &job, ran_here); /* and its error, if any */
     }
     colio_aio_job_free(&job);
-    if (list != few)
-        free(list);
 }
 
 int colio_step_stage(colio_op_t *op)

@@ -20,11 +20,19 @@
  *   6. reads where rank 0's one piece goes early (so it does not look at
  *      the end of file) while the other ranks' many pieces cross it: the
  *      end of file still clips theirs (bytes past it untouched).
+ * Blocking one-piece calls are express calls (src/engine/express.c) unless
+ * colio_express is off; the cases then run again with express calls on
+ * even ranks only (set on each rank's handle: hints are rank 0's), so each
+ * call mixes them with ranks that run the steps; the statistics of a
+ * one-piece call must read the same either way.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/file.h"
 #include "testutil.h"
+
+static int mixed; /* odd ranks' handles run every call through the steps */
 
 enum { BLOCK = 1000, PIECE_AT = 100, PIECE_LEN = 300, SMALL = 8, SMALL_STEP = 16, SMALLS = 20 };
 
@@ -38,7 +46,23 @@ static colio_file *open_file(const char *path)
     int rc = colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
     MPI_Info_free(&info);
     CHECK_RC(rc, COLIO_SUCCESS, NULL);
+    if (mixed && t_rank % 2 == 1)
+        fh->hints.express = 0; /* this rank's alone: colio_express is rank 0's for every rank */
     return fh;
+}
+
+/* The last call's statistics: one piece of len bytes, moved by the path named (strategy). */
+static void expect_one_piece_stats(colio_file *fh, int64_t len, const char *what)
+{
+    colio_stats st;
+    CHECK_RC(colio_get_stats(fh, &st), COLIO_SUCCESS, fh);
+    const colio_op_stats *s = &st.last;
+    int staged = strcmp(s->strategy, "staged") == 0;
+    CHECK(s->bytes == len && s->pieces == (len > 0) && (staged || strcmp(s->strategy, len ? "early" : "none") == 0),
+          "%s: statistics bytes %lld pieces %lld strategy %s, expected %lld, %d, early", what, (long long)s->bytes,
+          (long long)s->pieces, s->strategy, (long long)len, len > 0);
+    CHECK(staged || len == 0 || (s->io_calls == 1 && s->io_bytes == len), "%s: %lld storage calls of %lld bytes",
+          what, (long long)s->io_calls, (long long)s->io_bytes);
 }
 
 static void old_image(unsigned char *image, int64_t size)
@@ -68,12 +92,16 @@ static void every_rank_one_piece(const char *path)
     CHECK_RC(tu_write_at_all(fh, off, buf, len, MPI_BYTE, &st), COLIO_SUCCESS, fh);
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(count == len, "one piece write: count %d, expected %lld", count, (long long)len);
+    if (!tu_nonblocking())
+        expect_one_piece_stats(fh, len, "one piece write");
     memset(back, 0xEE, sizeof back);
     CHECK_RC(tu_read_at_all(fh, off, back, len, MPI_BYTE, &st), COLIO_SUCCESS, fh);
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(count == len && memcmp(back, buf, (size_t)len) == 0 && back[len] == 0xEE,
           "one piece read: count %d, expected %lld, bytes %s", count, (long long)len,
           memcmp(back, buf, (size_t)len) == 0 ? "right" : "wrong");
+    if (!tu_nonblocking())
+        expect_one_piece_stats(fh, len, "one piece read");
     colio_close(&fh);
     test_check_file(path, image, size, "every rank one piece");
     free(image);
@@ -231,6 +259,12 @@ int main(int argc, char **argv)
     hybrid(path);
     reads_at_end(path);
     nonblocking_order(path);
+    one_rank_wrong(path);
+    early_rank0_others_cross_end(path);
+    mixed = 1;
+    every_rank_one_piece(path);
+    hybrid(path);
+    reads_at_end(path);
     one_rank_wrong(path);
     early_rank0_others_cross_end(path);
     test_unlink(path);

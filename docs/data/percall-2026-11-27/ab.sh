@@ -6,11 +6,13 @@
 # /dev/shm, 64 B and 4 KiB calls: colio through its API (colio row, with
 # the library's own MPI-IO, pwrite + MPI_Allreduce and plain pwrite beside
 # it) and through the interposer (mpiio row under LD_PRELOAD).
-# usage: BASE=/tmp/basewt ab.sh ROUNDS   (from the repository root)
+# BASE may be any built worktree (the fifteenth session compared 1a411ef,
+# docs/data/express-2026-11-28/ab.txt).
+# usage: BASE=/tmp/basewt ab.sh ROUNDS [OUT]   (from the repository root)
 set -u
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 base=${BASE:?a worktree of 6e43581, built}; rounds=${1:-6}
-out=docs/data/percall-2026-11-27/ab.txt
+out=${2:-docs/data/percall-2026-11-27/ab.txt}
 : > "$out"
 run() { # tree mpi bytes preload
   local tree=$1 mpi=$2 b=$3 pre=$4 env=(env) eng=colio,mpiio,agreed,posix

@@ -1,0 +1,257 @@
+/*
+ * Express calls (issue 23, item 1: a small call at its floor, one storage
+ * call and one agreement). A blocking call whose access on this rank is one
+ * contiguous piece of a named memory type, on a file with no operation in
+ * flight, is what early direct access (direct.c) and staged small writes
+ * (stage.c) make of it: the piece moves at once (or goes to node-shared
+ * memory for the node's first rank), then the rank takes part in the SETUP
+ * agreement with the words PROPOSE would have sent for it
+ * (colio_setup_words_moved): no other rank can tell, and each may run either
+ * way. Where the agreed words end the call (no error, nothing left to move
+ * anywhere, or only staged pieces, which the node's first rank writes before
+ * the FINAL agreement) it ends here, without an operation, its step machine
+ * and their clocks: at 2 ranks a 64-byte read_at_all cost 1.5-1.9 us through
+ * the steps and 0.9-1.2 as one pread and one agreement in shared memory
+ * (docs/PERFORMANCE.md, "Express calls"). Where they ask for more (another
+ * rank's pieces, an error and its message), the operation the call would have
+ * been is built where it stands (colio_op_resume, op.c) and the steps take it
+ * from there. A call that does not qualify runs as an operation from the
+ * start, so every error of the arguments is the operation's to report.
+ */
+#include "engine/express.h"
+
+#include <string.h>
+
+#include "base/clock.h"
+#include "engine/file.h"
+#include "engine/order.h"
+#include "engine/plancache.h"
+#include "engine/progress.h"
+#include "engine/stats.h"
+
+/* The call's memory as one stretch of a named type (*nbytes), else NULL: a derived type or a call the operation judges. */
+static char *one_stretch(const colio_file *fh, const colio_op_args_t *a, int64_t *nbytes)
+{
+    const colio_flat_t *f = a->count > 0 && a->buf != NULL ? colio_flat_named(a->memtype) : NULL;
+    if (f == NULL || f->size <= 0 || a->count > INT64_MAX / f->size || f->runs.n != 1 || f->runs.r[0].count != 1 ||
+        (a->count != 1 && !colio_flat_dense(f)))
+        return NULL;
+    *nbytes = a->count * f->size;
+    return *nbytes % fh->view.etype_size == 0 ? colio_addr(a->buf, f->runs.r[0].off) : NULL;
+}
+
+/* Mode and hints as colio_direct_early reads them: the piece may move before any agreement. */
+static int file_allows(const colio_file *fh, const colio_op_args_t *a)
+{
+    const colio_hints_t *h = &fh->hints;
+    int writing = a->kind == COLIO_OP_WRITE;
+    if (a->list || (fh->amode & (writing ? MPI_MODE_RDONLY : MPI_MODE_WRONLY)))
+        return 0;
+    if ((writing ? h->cb_write : h->cb_read) == COLIO_ENABLE || h->no_indep_rw)
+        return 0;
+    return writing || !(fh->store->caps & COLIO_STORE_CAP_NO_SHORT_READS); /* reads must see the end of file */
+}
+
+/* This rank's access as one piece (x->acc, mem, off, len), straight between memory and storage; 0 otherwise. */
+static int one_piece(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, int64_t *nbytes)
+{
+    char *m = one_stretch(fh, a, nbytes);
+    if (m == NULL)
+        return 0;
+    colio_err_t e; /* the operation reports it, from the start */
+    colio_err_clear(&e);
+    if (colio_access_from_view(&fh->view, a->use_fp ? fh->fp : a->offset, *nbytes, &x->acc, &e) == 0 &&
+        x->acc.npieces == 1) {
+        colio_run_t r = colio_access_run(&x->acc, 0);
+        x->mem = m + r.pos, x->off = r.off, x->len = r.len;
+        if (!colio_direct_misaligned(a->kind, x->mem, x->len, x->off))
+            return 1;
+    }
+    colio_access_free(&x->acc); /* set (zeroed at least) by colio_access_from_view */
+    return 0;
+}
+
+/*
+ * Whether PROPOSE would name a stored plan for the empty access the piece
+ * leaves (plan_candidate, op.c): a plan kept from a call in which this rank
+ * had one piece too. Such calls run as operations, so express words never
+ * name a plan.
+ */
+static int plan_proposed(const colio_file *fh, const colio_op_args_t *a, int64_t nbytes)
+{
+    return colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) &&
+           colio_plancache_may_match(&fh->plans, 0, a->kind, nbytes);
+}
+
+/* Under the progress lock: whether the call qualifies; if so it takes the file's next operation number. */
+static int qualifies(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, colio_op_t *room)
+{
+    int64_t nbytes = 0;
+    if (!fh->hints.express || fh->nops != 0 || !file_allows(fh, a) || colio_nb_caller_needed() ||
+        !one_piece(fh, a, x, &nbytes))
+        return 0;
+    if (plan_proposed(fh, a, nbytes) || !colio_op_reserve_arrays(room, fh)) {
+        colio_access_free(&x->acc);
+        return 0;
+    }
+    x->seq = colio_order_next(fh);
+    return 1;
+}
+
+/* The piece to storage (or, staged, to node-shared memory), as early direct access moves it. */
+static void move_piece(colio_file *fh, const colio_op_args_t *a, colio_express_t *x)
+{
+    int writing = a->kind == COLIO_OP_WRITE;
+    x->staged = writing && colio_stage_fits(fh, &x->coll, fh->comm, x->len);
+    x->stage_seq = colio_coll_stage_seq(&x->coll, fh->comm);
+    if (x->staged) {
+        memcpy(colio_coll_stage_room(&x->coll), x->mem, (size_t)x->len);
+        colio_coll_stage_mark(&x->coll, x->stage_seq, x->off, x->len);
+        return;
+    }
+    x->job.calls = NULL, x->job.ncalls = x->job.cap = 0;
+    colio_aio_job_reset(&x->job, writing ? COLIO_AIO_WRITE : COLIO_AIO_READ, fh->store, fh->st, NULL);
+    x->job.keep_past_eof = 1; /* the end of file is not agreed yet: bytes past it stay as they were */
+    colio_aio_job_add(&x->job, x->mem, x->len, x->off); /* one call: the job's own room, cannot fail */
+    colio_aio_job_run(&x->job); /* a blocking call's job runs here (colio_op_submit_job) */
+}
+
+/* One agreement through x's object, blocking; its time counted. */
+static int agree(colio_file *fh, colio_express_t *x, const void *in, void *out, int n, MPI_Op op)
+{
+    double t0 = colio_clock_now();
+    int rc = colio_coll_allreduce(&x->coll, in, out, n, MPI_INT64_T, op, fh->comm);
+    if (rc == MPI_SUCCESS)
+        rc = colio_coll_wait(&x->coll);
+    x->t_meta += colio_clock_now() - t0;
+    return rc;
+}
+
+/* SETUP: 1 when the agreed words leave the call to express (nothing left anywhere, no error), else 0 (x->exit). */
+static int agree_setup(colio_file *fh, colio_express_t *x)
+{
+    int code = x->job.rc != 0 ? colio_err_from_errno(-x->job.rc) : 0; /* as colio_op_io_error records it */
+    x->words = colio_setup_words_moved(colio_err_key(code, fh->rank), x->staged);
+    x->exit = COLIO_EXPRESS_AT_SETUP;
+    x->coll_rc = agree(fh, x, &x->words, &x->agreed, COLIO_SETUP_WORDS, colio_setup_op());
+    const colio_setup_words_t *w = &x->agreed;
+    return x->coll_rc == MPI_SUCCESS && w->err_key == 0 && w->lo >= -w->hi_neg;
+}
+
+/* The node's first rank: the node's staged pieces to storage (stage.c). 1 unless that failed (x->exit). */
+static int write_node_pieces(colio_file *fh, colio_express_t *x)
+{
+    if (x->stage_seq == 0 || !colio_coll_stage_leader(&x->coll))
+        return 1;
+    int n = colio_stage_node_job(fh, &x->coll, x->stage_seq, &x->stage_job);
+    x->stage_failed = n < 0;
+    if (n > 0) {
+        colio_aio_job_run(&x->stage_job);
+        x->stage_job_ran = 1;
+    }
+    x->exit = COLIO_EXPRESS_AT_FINAL;
+    return !x->stage_failed && x->stage_job.rc == 0;
+}
+
+/* FINAL, after staged pieces: the error agreement with the exchange times (colio_step_final). 1: no error anywhere. */
+static int agree_final(colio_file *fh, colio_express_t *x)
+{
+    int64_t ns = (int64_t)(x->t_meta * 1e9);
+    x->final_in = (colio_final_words_t){.err_key = 0, .exchange_ns = ns, .exchange_ns_neg = -ns};
+    x->exit = COLIO_EXPRESS_AT_FINAL_WAIT;
+    x->coll_rc = agree(fh, x, &x->final_in, &x->final_out, COLIO_WORDS(colio_final_words_t), MPI_MIN);
+    if (x->coll_rc != MPI_SUCCESS)
+        memset(&x->final_out, 0, sizeof x->final_out);
+    return x->coll_rc == MPI_SUCCESS && x->final_out.err_key == 0;
+}
+
+/* Bytes the call moved: a read stops at the end of file (colio_direct_early_done). */
+static int64_t moved_bytes(const colio_express_t *x)
+{
+    int64_t eof = x->staged ? INT64_MAX : x->job.eof_seen;
+    return eof < x->off + x->len ? eof - x->off : x->len;
+}
+
+/* The statistics colio_op_finish records for such a call (an early call's run list counted as its memory). */
+static void record(colio_file *fh, const colio_op_args_t *a, const colio_express_t *x, int64_t moved)
+{
+    colio_op_stats s;
+    memset(&s, 0, sizeof s);
+    s.bytes = moved;
+    s.pieces = 1;
+    s.io_calls = x->job.calls_made + x->stage_job.calls_made;
+    s.io_bytes = x->job.bytes + x->stage_job.bytes;
+    s.time.io = x->job.seconds + x->stage_job.seconds;
+    s.time.meta_exchange = x->t_meta;
+    s.time.total = colio_clock_now() - x->t_start;
+    s.time.compute = s.time.total - s.time.io - s.time.meta_exchange;
+    s.memory = x->staged || x->acc.borrowed ? 0 : (int64_t)sizeof(colio_run_t);
+    if (x->exit == COLIO_EXPRESS_AT_FINAL_WAIT) { /* through FINAL: its exchange times */
+        s.exchange_min = (double)x->final_out.exchange_ns * 1e-9;
+        s.exchange_max = (double)-x->final_out.exchange_ns_neg * 1e-9;
+    }
+    strcpy(s.strategy, x->staged ? "staged" : "early");
+    colio_stats_record(fh, &s, a->api);
+}
+
+/* The call ended here: status, file pointer, statistics; the reserved arrays stay in the file's cache. */
+static void finish(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, colio_op_t *room, MPI_Status *status)
+{
+    int64_t moved = moved_bytes(x);
+    if (status != MPI_STATUS_IGNORE)
+        MPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)moved);
+    colio_nb_lock(); /* the statistics: colio_get_stats reads them under it */
+    if (a->use_fp)
+        fh->fp += moved / fh->view.etype_size;
+    record(fh, a, x, moved);
+    colio_array_release_set(&fh->bufs, room);
+    colio_nb_unlock();
+}
+
+/* The agreed words ask for more: the operation the call would have been runs the rest. */
+static int hand_over(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, colio_op_t *op, MPI_Status *status)
+{
+    colio_nb_lock();
+    colio_op_resume(op, fh, a, x);
+    colio_nb_run(op);
+    int code = colio_op_finish(op, status);
+    colio_nb_unlock();
+    return code;
+}
+
+/* Run x from its piece's storage call to the end of its agreements; 1 when it ended without an operation. */
+static int run(colio_file *fh, const colio_op_args_t *a, colio_express_t *x)
+{
+    move_piece(fh, a, x);
+    if (!agree_setup(fh, x))
+        return 0;
+    if (x->agreed.staged_sum == 0)
+        return 1;
+    return write_node_pieces(fh, x) && agree_final(fh, x);
+}
+
+int colio_express_run(colio_file *fh, const colio_op_args_t *args, MPI_Status *status, colio_op_t *op, int *code)
+{
+    colio_express_t x;
+    x.t_start = colio_clock_now();
+    colio_nb_lock();
+    int taken = qualifies(fh, args, &x, op);
+    colio_nb_unlock(); /* neither the storage call nor the waits hold it */
+    if (!taken)
+        return 0;
+    colio_coll_init(&x.coll, fh->cfg.coll, colio_op_agreement_tag(x.seq), fh->agree_shm);
+    x.t_meta = 0, x.coll_rc = MPI_SUCCESS;
+    x.stage_job_ran = x.stage_failed = 0;
+    x.job.calls_made = x.job.bytes = 0, x.job.seconds = 0, x.job.rc = 0, x.job.eof_seen = INT64_MAX;
+    x.stage_job.calls = NULL, x.stage_job.ncalls = x.stage_job.cap = 0;
+    x.stage_job.calls_made = x.stage_job.bytes = 0, x.stage_job.seconds = 0, x.stage_job.rc = 0;
+    if (run(fh, args, &x)) {
+        finish(fh, args, &x, op, status);
+        *code = COLIO_SUCCESS;
+    } else {
+        *code = hand_over(fh, args, &x, op, status);
+    }
+    colio_aio_job_free(&x.stage_job);
+    colio_access_free(&x.acc);
+    return 1;
+}
