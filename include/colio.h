@@ -109,6 +109,8 @@ typedef struct colio_op_stats {
     int64_t detour_bytes;       /**< bytes this rank moved through colio's memory only to keep a copy off a slow
                                      address shift (COLIO_MISALIGNED_READS: direct pieces bounced, two-phase
                                      messages put aside) */
+    int64_t express;            /**< 1: the call ended without colio's operation machinery, one piece moved and
+                                     agreed on (colio_express); totals: how many calls did */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

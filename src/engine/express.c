@@ -1,7 +1,8 @@
 /*
  * Express calls (issue 23, item 1: a small call at its floor, one storage
  * call and one agreement). A blocking call whose access on this rank is one
- * contiguous piece of a named memory type, on a file with no operation in
+ * contiguous piece of a named memory type (or a list call's one offset and
+ * length), on a file with no operation in
  * flight, is what early direct access (direct.c) and staged small writes
  * (stage.c) make of it: the piece moves at once (or goes to node-shared
  * memory for the node's first rank), then the rank takes part in the SETUP
@@ -29,7 +30,7 @@
 #include "engine/progress.h"
 #include "engine/stats.h"
 
-/* The call's memory as one stretch of a named type (*nbytes), else NULL: a derived type or a call the operation judges. */
+/* The call's memory as one stretch of a named type flattened before (*nbytes), else NULL: the operation judges. */
 static char *one_stretch(const colio_file *fh, const colio_op_args_t *a, int64_t *nbytes)
 {
     const colio_flat_t *f = a->count > 0 && a->buf != NULL ? colio_flat_named(a->memtype) : NULL;
@@ -40,34 +41,51 @@ static char *one_stretch(const colio_file *fh, const colio_op_args_t *a, int64_t
     return *nbytes % fh->view.etype_size == 0 ? colio_addr(a->buf, f->runs.r[0].off) : NULL;
 }
 
-/* Mode and hints as colio_direct_early reads them: the piece may move before any agreement. */
+/* The access mode as INIT checks it, the hints as colio_direct_early reads them: the piece may move at once. */
 static int file_allows(const colio_file *fh, const colio_op_args_t *a)
 {
     const colio_hints_t *h = &fh->hints;
     int writing = a->kind == COLIO_OP_WRITE;
-    if (a->list || (fh->amode & (writing ? MPI_MODE_RDONLY : MPI_MODE_WRONLY)))
+    if (fh->amode & (writing ? MPI_MODE_RDONLY : MPI_MODE_WRONLY))
         return 0;
     if ((writing ? h->cb_write : h->cb_read) == COLIO_ENABLE || h->no_indep_rw)
         return 0;
     return writing || !(fh->store->caps & COLIO_STORE_CAP_NO_SHORT_READS); /* reads must see the end of file */
 }
 
-/* This rank's access as one piece (x->acc, mem, off, len), straight between memory and storage; 0 otherwise. */
+/* The access of a call as INIT lists it (x->acc), its memory m: 0, or -1 (the operation reports why). */
+static int access_of(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, char **m, int64_t *nbytes)
+{
+    colio_err_t e;
+    colio_err_clear(&e);
+    if (a->list) { /* one offset and length, the bytes packed at buf */
+        *m = a->buf;
+        int rc = a->nlist == 1 && a->buf != NULL ? colio_access_from_list(1, a->offsets, a->lengths, &x->acc, &e) : -1;
+        *nbytes = x->acc.nbytes;
+        return rc;
+    }
+    if ((*m = one_stretch(fh, a, nbytes)) == NULL)
+        return -1;
+    return colio_access_from_view(&fh->view, a->use_fp ? fh->fp : a->offset, *nbytes, &x->acc, &e);
+}
+
+/*
+ * This rank's access as one piece (x->acc, mem, off, len) that is staged
+ * (x->staged), or moves straight between memory and storage (not at a slow
+ * copy shift, where the operation's direct path bounces it); 0 otherwise.
+ */
 static int one_piece(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, int64_t *nbytes)
 {
-    char *m = one_stretch(fh, a, nbytes);
-    if (m == NULL)
-        return 0;
-    colio_err_t e; /* the operation reports it, from the start */
-    colio_err_clear(&e);
-    if (colio_access_from_view(&fh->view, a->use_fp ? fh->fp : a->offset, *nbytes, &x->acc, &e) == 0 &&
-        x->acc.npieces == 1) {
+    char *m = NULL;
+    memset(&x->acc, 0, sizeof x->acc);
+    if (access_of(fh, a, x, &m, nbytes) == 0 && x->acc.npieces == 1) {
         colio_run_t r = colio_access_run(&x->acc, 0);
         x->mem = m + r.pos, x->off = r.off, x->len = r.len;
-        if (!colio_direct_misaligned(a->kind, x->mem, x->len, x->off))
+        x->staged = a->kind == COLIO_OP_WRITE && colio_stage_fits(fh, &x->coll, fh->comm, x->len);
+        if (x->staged || !colio_direct_misaligned(a->kind, x->mem, x->len, x->off))
             return 1;
     }
-    colio_access_free(&x->acc); /* set (zeroed at least) by colio_access_from_view */
+    colio_access_free(&x->acc);
     return 0;
 }
 
@@ -83,26 +101,33 @@ static int plan_proposed(const colio_file *fh, const colio_op_args_t *a, int64_t
            colio_plancache_may_match(&fh->plans, 0, a->kind, nbytes);
 }
 
-/* Under the progress lock: whether the call qualifies; if so it takes the file's next operation number. */
+/*
+ * Under the progress lock: whether the call qualifies; if so it takes the
+ * file's next operation number, whose agreement object x->coll then is.
+ */
 static int qualifies(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, colio_op_t *room)
 {
     int64_t nbytes = 0;
-    if (!fh->hints.express || fh->nops != 0 || !file_allows(fh, a) || colio_nb_caller_needed() ||
-        !one_piece(fh, a, x, &nbytes))
+    if (!fh->hints.express || fh->nops != 0 || !file_allows(fh, a) || colio_nb_caller_needed())
+        return 0;
+    colio_coll_init(&x->coll, fh->cfg.coll, colio_op_agreement_tag(fh->op_seq), fh->agree_shm);
+    if (!one_piece(fh, a, x, &nbytes))
         return 0;
     if (plan_proposed(fh, a, nbytes) || !colio_op_reserve_arrays(room, fh)) {
         colio_access_free(&x->acc);
         return 0;
     }
+    x->setup_op = colio_setup_op(); /* made once per process: here under the lock, like PROPOSE's */
     x->seq = colio_order_next(fh);
     return 1;
 }
+
+_Static_assert(sizeof(((colio_aio_job_t *)0)->local) >= sizeof(colio_aio_call_t), "a one-call job allocates nothing");
 
 /* The piece to storage (or, staged, to node-shared memory), as early direct access moves it. */
 static void move_piece(colio_file *fh, const colio_op_args_t *a, colio_express_t *x)
 {
     int writing = a->kind == COLIO_OP_WRITE;
-    x->staged = writing && colio_stage_fits(fh, &x->coll, fh->comm, x->len);
     x->stage_seq = colio_coll_stage_seq(&x->coll, fh->comm);
     if (x->staged) {
         memcpy(colio_coll_stage_room(&x->coll), x->mem, (size_t)x->len);
@@ -112,7 +137,7 @@ static void move_piece(colio_file *fh, const colio_op_args_t *a, colio_express_t
     x->job.calls = NULL, x->job.ncalls = x->job.cap = 0;
     colio_aio_job_reset(&x->job, writing ? COLIO_AIO_WRITE : COLIO_AIO_READ, fh->store, fh->st, NULL);
     x->job.keep_past_eof = 1; /* the end of file is not agreed yet: bytes past it stay as they were */
-    colio_aio_job_add(&x->job, x->mem, x->len, x->off); /* one call: the job's own room, cannot fail */
+    colio_aio_job_add(&x->job, x->mem, x->len, x->off); /* one call: the job's own room (asserted above) */
     colio_aio_job_run(&x->job); /* a blocking call's job runs here (colio_op_submit_job) */
 }
 
@@ -121,7 +146,8 @@ static int agree(colio_file *fh, colio_express_t *x, const void *in, void *out, 
 {
     double t0 = colio_clock_now();
     int rc = colio_coll_allreduce(&x->coll, in, out, n, MPI_INT64_T, op, fh->comm);
-    if (rc == MPI_SUCCESS)
+    x->coll_posted = rc == MPI_SUCCESS;
+    if (x->coll_posted)
         rc = colio_coll_wait(&x->coll);
     x->t_meta += colio_clock_now() - t0;
     return rc;
@@ -133,7 +159,7 @@ static int agree_setup(colio_file *fh, colio_express_t *x)
     int code = x->job.rc != 0 ? colio_err_from_errno(-x->job.rc) : 0; /* as colio_op_io_error records it */
     x->words = colio_setup_words_moved(colio_err_key(code, fh->rank), x->staged);
     x->exit = COLIO_EXPRESS_AT_SETUP;
-    x->coll_rc = agree(fh, x, &x->words, &x->agreed, COLIO_SETUP_WORDS, colio_setup_op());
+    x->coll_rc = agree(fh, x, &x->words, &x->agreed, COLIO_SETUP_WORDS, x->setup_op);
     const colio_setup_words_t *w = &x->agreed;
     return x->coll_rc == MPI_SUCCESS && w->err_key == 0 && w->lo >= -w->hi_neg;
 }
@@ -178,7 +204,7 @@ static void record(colio_file *fh, const colio_op_args_t *a, const colio_express
     colio_op_stats s;
     memset(&s, 0, sizeof s);
     s.bytes = moved;
-    s.pieces = 1;
+    s.pieces = moved > 0; /* a read from the end of file on found nothing: no piece (colio_direct_early_done) */
     s.io_calls = x->job.calls_made + x->stage_job.calls_made;
     s.io_bytes = x->job.bytes + x->stage_job.bytes;
     s.time.io = x->job.seconds + x->stage_job.seconds;
@@ -190,6 +216,7 @@ static void record(colio_file *fh, const colio_op_args_t *a, const colio_express
         s.exchange_min = (double)x->final_out.exchange_ns * 1e-9;
         s.exchange_max = (double)-x->final_out.exchange_ns_neg * 1e-9;
     }
+    s.express = 1;
     strcpy(s.strategy, x->staged ? "staged" : "early");
     colio_stats_record(fh, &s, a->api);
 }
@@ -239,8 +266,7 @@ int colio_express_run(colio_file *fh, const colio_op_args_t *args, MPI_Status *s
     colio_nb_unlock(); /* neither the storage call nor the waits hold it */
     if (!taken)
         return 0;
-    colio_coll_init(&x.coll, fh->cfg.coll, colio_op_agreement_tag(x.seq), fh->agree_shm);
-    x.t_meta = 0, x.coll_rc = MPI_SUCCESS;
+    x.t_meta = 0, x.coll_rc = MPI_SUCCESS, x.coll_posted = 0;
     x.stage_job_ran = x.stage_failed = 0;
     x.job.calls_made = x.job.bytes = 0, x.job.seconds = 0, x.job.rc = 0, x.job.eof_seen = INT64_MAX;
     x.stage_job.calls = NULL, x.stage_job.ncalls = x.stage_job.cap = 0;

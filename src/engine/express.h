@@ -11,9 +11,9 @@
 
 /* Where an express call hands over to the step machine (the phase its operation resumes at). */
 typedef enum colio_express_exit {
-    COLIO_EXPRESS_AT_SETUP,      /* the SETUP agreement done (x->agreed): the steps go on from there */
+    COLIO_EXPRESS_AT_SETUP,      /* the SETUP agreement done (x->agreed), or failed (x->coll_rc) */
     COLIO_EXPRESS_AT_FINAL,      /* staged pieces written (x->stage_job on the node's first rank): FINAL next */
-    COLIO_EXPRESS_AT_FINAL_WAIT, /* the FINAL agreement done and some rank failed (x->final_out) */
+    COLIO_EXPRESS_AT_FINAL_WAIT, /* the FINAL agreement done and some rank failed (x->final_out), or it failed */
 } colio_express_exit_t;
 
 typedef struct colio_express {
@@ -28,9 +28,11 @@ typedef struct colio_express {
     colio_aio_job_t stage_job;   /* the node's first rank: the node's staged pieces */
     int stage_job_ran, stage_failed; /* ... run (its results valid); it could not be listed (no memory) */
     colio_coll_t coll;           /* the agreements, as the operation's own would be (same tag, same slots) */
+    MPI_Op setup_op;             /* colio_setup_op, created under the progress lock */
     colio_setup_words_t words, agreed;
     colio_final_words_t final_in, final_out;
-    int coll_rc;                 /* an agreement's MPI error (the SETUP exit only) */
+    int coll_rc;                 /* the last agreement's MPI error (MPI_SUCCESS: none) */
+    int coll_posted;             /* ... it was posted (its wait failed), else posting it failed */
     double t_meta;               /* seconds in agreements so far */
     colio_express_exit_t exit;
 } colio_express_t;

@@ -1293,29 +1293,41 @@ static void resume_moved_piece(colio_op_t *op, colio_express_t *x)
         return;
     }
     op->dir.eof_seen = x->job.eof_seen;
+    op->stats.memory = colio_op_memory(op); /* the run list, as DIRECT's start counts it */
     colio_op_fold_job(op, &x->job, 1);
     colio_direct_early_done(op);
 }
 
-static void resume_failed_agreement(colio_op_t *op, int rc)
+/*
+ * An agreement of x that failed: its wait as colio_op_test_coll records it
+ * (the steps go on at phase, where the failure is seen), or its posting as
+ * colio_op_posted does (the call ends).
+ */
+static void resume_failed_agreement(colio_op_t *op, const colio_express_t *x, const char *posting,
+                                    colio_phase_t phase)
 {
-    colio_err_from_mpi(&op->err, rc, "collective agreement");
+    if (!x->coll_posted) {
+        colio_err_from_mpi(&op->err, x->coll_rc, posting);
+        op->phase = COLIO_PH_DONE;
+        return;
+    }
+    colio_err_from_mpi(&op->err, x->coll_rc, "collective agreement");
     op->coll_failed = 1;
+    op->phase = phase;
 }
 
 void colio_op_resume(colio_op_t *op, colio_file *fh, const colio_op_args_t *args, colio_express_t *x)
 {
     init_numbered(op, fh, args, x->seq);
     op->t_start = x->t_start;
-    int rc = init_access(op); /* what express.c found again: named memory type, one piece */
-    assert(rc == 0 && op->acc.npieces == 1);
-    (void)rc;
+    /* the access express.c found, again (deterministic; a failure to allocate is an error FINAL agrees on) */
+    init_access(op);
     init_arrays_shape(op); /* reserved for op by express.c (colio_op_reserve_arrays) */
     resume_moved_piece(op, x);
     if (x->exit == COLIO_EXPRESS_AT_SETUP) {
-        if (x->coll_rc != MPI_SUCCESS)
-            resume_failed_agreement(op, x->coll_rc);
         op->phase = COLIO_PH_SETUP; /* its test finds the idle agreement done at once */
+        if (x->coll_rc != MPI_SUCCESS)
+            resume_failed_agreement(op, x, "setup agreement", COLIO_PH_SETUP);
         return;
     }
     setup_agreed(op); /* nothing left anywhere, staged pieces: STAGE next, which express.c ran */
@@ -1327,8 +1339,8 @@ void colio_op_resume(colio_op_t *op, colio_file *fh, const colio_op_args_t *args
     if (x->exit == COLIO_EXPRESS_AT_FINAL_WAIT) {
         op->agree_in.final = x->final_in;
         op->agree_out.final = x->final_out;
-        if (x->coll_rc != MPI_SUCCESS)
-            resume_failed_agreement(op, x->coll_rc);
         op->phase = COLIO_PH_FINAL_WAIT;
+        if (x->coll_rc != MPI_SUCCESS)
+            resume_failed_agreement(op, x, "error agreement", COLIO_PH_FINAL_WAIT);
     }
 }

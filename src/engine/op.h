@@ -407,7 +407,7 @@ int colio_op_agreement_tag(int64_t seq);
 MPI_Op colio_setup_op(void);
 /* The SETUP words of a rank whose one piece already moved (early, or staged when staged): PROPOSE's for it. */
 colio_setup_words_t colio_setup_words_moved(int64_t err_key, int staged);
-/* Reserve the file's kept INIT arrays for the operation room may become (1), as INIT would; 0: none kept. */
+/* Reserve the file's INIT arrays for the operation room may become (1), kept or made now; 0: out of memory. */
 int colio_op_reserve_arrays(colio_op_t *room, struct colio_file *fh);
 /* op, the operation the express call x turns into, where x->exit says, ready for the steps. */
 void colio_op_resume(colio_op_t *op, struct colio_file *fh, const colio_op_args_t *args, struct colio_express *x);

@@ -51,18 +51,24 @@ static colio_file *open_file(const char *path)
     return fh;
 }
 
-/* The last call's statistics: one piece of len bytes, moved by the path named (strategy). */
-static void expect_one_piece_stats(colio_file *fh, int64_t len, const char *what)
+/*
+ * The last call's statistics: a call of asked bytes that moved len of them
+ * (a read ending at the end of file) as one piece, early or staged, and as
+ * an express call wherever this rank's handle allows them.
+ */
+static void expect_one_piece_stats(colio_file *fh, int64_t asked, int64_t len, const char *what)
 {
     colio_stats st;
     CHECK_RC(colio_get_stats(fh, &st), COLIO_SUCCESS, fh);
     const colio_op_stats *s = &st.last;
     int staged = strcmp(s->strategy, "staged") == 0;
-    CHECK(s->bytes == len && s->pieces == (len > 0) && (staged || strcmp(s->strategy, len ? "early" : "none") == 0),
+    CHECK(s->bytes == len && s->pieces == (len > 0) && (staged || strcmp(s->strategy, asked ? "early" : "none") == 0),
           "%s: statistics bytes %lld pieces %lld strategy %s, expected %lld, %d, early", what, (long long)s->bytes,
           (long long)s->pieces, s->strategy, (long long)len, len > 0);
-    CHECK(staged || len == 0 || (s->io_calls == 1 && s->io_bytes == len), "%s: %lld storage calls of %lld bytes",
+    CHECK(staged || asked == 0 || (s->io_calls == 1 && s->io_bytes == len), "%s: %lld storage calls of %lld bytes",
           what, (long long)s->io_calls, (long long)s->io_bytes);
+    int express = asked > 0 && fh->hints.express;
+    CHECK(s->express == express, "%s: express %lld, expected %d", what, (long long)s->express, express);
 }
 
 static void old_image(unsigned char *image, int64_t size)
@@ -93,7 +99,7 @@ static void every_rank_one_piece(const char *path)
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(count == len, "one piece write: count %d, expected %lld", count, (long long)len);
     if (!tu_nonblocking())
-        expect_one_piece_stats(fh, len, "one piece write");
+        expect_one_piece_stats(fh, len, len, "one piece write");
     memset(back, 0xEE, sizeof back);
     CHECK_RC(tu_read_at_all(fh, off, back, len, MPI_BYTE, &st), COLIO_SUCCESS, fh);
     MPI_Get_count(&st, MPI_BYTE, &count);
@@ -101,7 +107,7 @@ static void every_rank_one_piece(const char *path)
           "one piece read: count %d, expected %lld, bytes %s", count, (long long)len,
           memcmp(back, buf, (size_t)len) == 0 ? "right" : "wrong");
     if (!tu_nonblocking())
-        expect_one_piece_stats(fh, len, "one piece read");
+        expect_one_piece_stats(fh, len, len, "one piece read");
     colio_close(&fh);
     test_check_file(path, image, size, "every rank one piece");
     free(image);
@@ -167,6 +173,8 @@ static void reads_at_end(const char *path)
     for (int64_t i = 0; i < 200; i++)
         ok &= back[i] == (i < want ? pattern_old(off + i) : 0xEE);
     CHECK(ok, "read at %lld across the end: bytes wrong or the buffer past the end touched", (long long)off);
+    if (!tu_nonblocking())
+        expect_one_piece_stats(fh, 100, want, "read across the end");
     colio_close(&fh);
 }
 
@@ -250,11 +258,21 @@ static void early_rank0_others_cross_end(const char *path)
     colio_close(&fh);
 }
 
+/* A process's first call with a named type flattens it as an operation; express calls follow (expect_one_piece_stats). */
+static void first_call_of_mpi_byte(const char *path)
+{
+    test_prefill(path, 16);
+    colio_file *fh = open_file(path);
+    CHECK_RC(tu_write_at_all(fh, 0, NULL, 0, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+    colio_close(&fh);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
     char path[512];
     test_path(path, sizeof path, "early");
+    first_call_of_mpi_byte(path);
     every_rank_one_piece(path);
     hybrid(path);
     reads_at_end(path);
