@@ -36,6 +36,13 @@ void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const coli
     __atomic_store_n(&job->state, COLIO_AIO_IDLE, __ATOMIC_RELAXED);
 }
 
+void colio_aio_job_init(colio_aio_job_t *job, colio_aio_kind_t kind, const colio_store_ops_t *ops, colio_store_t *st)
+{
+    job->calls = NULL;
+    job->ncalls = job->cap = 0;
+    colio_aio_job_reset(job, kind, ops, st, NULL);
+}
+
 int colio_aio_job_add(colio_aio_job_t *job, char *buf, int64_t len, int64_t off)
 {
     int64_t nlocal = (int64_t)(sizeof job->local / sizeof job->local[0]);

@@ -105,6 +105,8 @@ int colio_aio_done(colio_aio_job_t *job);
 /* Block until job is done (no spinning). */
 void colio_aio_wait(colio_aio_job_t *job);
 
+/* A job that never had calls, set up as colio_aio_job_reset does (no chain). */
+void colio_aio_job_init(colio_aio_job_t *job, colio_aio_kind_t kind, const colio_store_ops_t *ops, colio_store_t *st);
 /* Empty the call list and set what the next submission does (the list's memory is kept). */
 void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const colio_store_ops_t *ops,
                          colio_store_t *st, int *chain_failed);

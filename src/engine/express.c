@@ -125,17 +125,14 @@ static int qualifies(colio_file *fh, const colio_op_args_t *a, colio_express_t *
 _Static_assert(sizeof(((colio_aio_job_t *)0)->local) >= sizeof(colio_aio_call_t), "a one-call job allocates nothing");
 
 /* The piece to storage (or, staged, to node-shared memory), as early direct access moves it. */
-static void move_piece(colio_file *fh, const colio_op_args_t *a, colio_express_t *x)
+static void move_piece(colio_file *fh, colio_express_t *x)
 {
-    int writing = a->kind == COLIO_OP_WRITE;
     x->stage_seq = colio_coll_stage_seq(&x->coll, fh->comm);
     if (x->staged) {
         memcpy(colio_coll_stage_room(&x->coll), x->mem, (size_t)x->len);
         colio_coll_stage_mark(&x->coll, x->stage_seq, x->off, x->len);
         return;
     }
-    x->job.calls = NULL, x->job.ncalls = x->job.cap = 0;
-    colio_aio_job_reset(&x->job, writing ? COLIO_AIO_WRITE : COLIO_AIO_READ, fh->store, fh->st, NULL);
     x->job.keep_past_eof = 1; /* the end of file is not agreed yet: bytes past it stay as they were */
     colio_aio_job_add(&x->job, x->mem, x->len, x->off); /* one call: the job's own room (asserted above) */
     colio_aio_job_run(&x->job); /* a blocking call's job runs here (colio_op_submit_job) */
@@ -247,9 +244,9 @@ static int hand_over(colio_file *fh, const colio_op_args_t *a, colio_express_t *
 }
 
 /* Run x from its piece's storage call to the end of its agreements; 1 when it ended without an operation. */
-static int run(colio_file *fh, const colio_op_args_t *a, colio_express_t *x)
+static int run(colio_file *fh, colio_express_t *x)
 {
-    move_piece(fh, a, x);
+    move_piece(fh, x);
     if (!agree_setup(fh, x))
         return 0;
     if (x->agreed.staged_sum == 0)
@@ -268,10 +265,10 @@ int colio_express_run(colio_file *fh, const colio_op_args_t *args, MPI_Status *s
         return 0;
     x.t_meta = 0, x.coll_rc = MPI_SUCCESS, x.coll_posted = 0;
     x.stage_job_ran = x.stage_failed = 0;
-    x.job.calls_made = x.job.bytes = 0, x.job.seconds = 0, x.job.rc = 0, x.job.eof_seen = INT64_MAX;
-    x.stage_job.calls = NULL, x.stage_job.ncalls = x.stage_job.cap = 0;
-    x.stage_job.calls_made = x.stage_job.bytes = 0, x.stage_job.seconds = 0, x.stage_job.rc = 0;
-    if (run(fh, args, &x)) {
+    /* both jobs idle (a staged piece makes no call of its own, a rank not first on its node none for the node) */
+    colio_aio_job_init(&x.job, args->kind == COLIO_OP_WRITE ? COLIO_AIO_WRITE : COLIO_AIO_READ, fh->store, fh->st);
+    colio_aio_job_init(&x.stage_job, COLIO_AIO_WRITE, fh->store, fh->st);
+    if (run(fh, &x)) {
         finish(fh, args, &x, op, status);
         *code = COLIO_SUCCESS;
     } else {

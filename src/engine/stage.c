@@ -126,8 +126,7 @@ int colio_stage_node_job(const colio_file *fh, colio_coll_t *c, int64_t seq, col
 {
     int ranks = colio_coll_stage_ranks(c), n = 0;
     staged_t few[FEW_RANKS], *list = ranks <= FEW_RANKS ? few : malloc(sizeof *list * (size_t)ranks);
-    job->calls = NULL, job->ncalls = job->cap = 0;
-    colio_aio_job_reset(job, COLIO_AIO_WRITE, fh->store, fh->st, NULL);
+    colio_aio_job_init(job, COLIO_AIO_WRITE, fh->store, fh->st);
     if (list == NULL || fill_job(c, list, n = collect(c, seq, list), job) != 0)
         n = -1;
     if (list != few)
