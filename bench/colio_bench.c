@@ -153,7 +153,18 @@ typedef struct job {
     const char *path;
     const bench_access_t *a;
     int unstored;                /* colio on the null backend: nothing to verify */
+    int subfiled;                /* colio with colio_subfiles: reads need the file prepared that way */
+    int64_t region;              /* the engine's one contiguous region (ceiling), else -1 */
+    bench_run_t *r;              /* the results */
+    bench_sample_t *s;           /* the timed repeats' samples */
+    int failed;
 } job_t;
+
+/* What the shared data buffer and the read file hold now: the job that filled or prepared them last. */
+typedef struct stage_state {
+    const job_t *filled;   /* buf holds the stream for this job's region (writes); NULL after a read */
+    const job_t *prepared; /* the file was prepared for this job's reads (its layout); NULL: not yet */
+} stage_state_t;
 
 /* At most one line every 2 seconds: long runs show where they are, short ones stay quiet. */
 static void progress(const job_t *j, int k, int total)
@@ -249,6 +260,9 @@ static void summarize(bench_run_t *r, bench_sample_t *s, int n)
             r->memory = s[i].memory;
     }
     r->repeats = n;
+    r->times = malloc(sizeof(double) * (size_t)n); /* in repeat order: --interleave pairs them across engines */
+    for (int i = 0; i < n && r->times; i++)
+        r->times[i] = s[i].time;
     r->mean = sum / n;
     r->std = n > 1 ? sqrt(fmax(0, (sq - sum * sum / n) / (n - 1))) : 0;
     r->cov = r->mean > 0 ? r->std / r->mean : 0;
@@ -266,7 +280,7 @@ static void summarize(bench_run_t *r, bench_sample_t *s, int n)
     free(v);
 }
 
-static void run_job(const job_t *j, unsigned char *buf, bench_run_t *r)
+static void job_begin(job_t *j, bench_run_t *r)
 {
     const bench_options_t *o = j->o;
     snprintf(r->workload, sizeof r->workload, "%s", j->workload);
@@ -280,33 +294,90 @@ static void run_job(const job_t *j, unsigned char *buf, bench_run_t *r)
     r->verified = 1;
     r->unstored = j->unstored;
     bench_engine_ctx_t c = {comm, rank, nprocs, j->path, o->hints, o->use_lists, o->steps};
-    int64_t region = j->engine->region ? j->engine->region(&c, j->a) : -1;
-    if (j->write)
-        fill_stream(buf, j->a, region, o->params.seed);
-    bench_sample_t *s = calloc((size_t)o->repeat, sizeof *s);
-    for (int k = -o->warmup; k < o->repeat; k++) {
-        progress(j, k, o->repeat);
-        bench_sample_t one;
-        int64_t bad = 0;
-        if (one_call(j, buf, region, &one, &bad, r->error) != 0) {
-            r->verified = 0;
-            if (rank == 0)
-                fprintf(stderr, "colio-bench: %s %s %s %s FAILED: %s\n", r->workload, r->size, r->engine, r->op, r->error);
-            free(s);
-            return;
-        }
-        if (bad) {
-            r->verified = 0;
-            snprintf(r->error, sizeof r->error, "%lld wrong bytes", (long long)bad);
-            if (rank == 0)
-                fprintf(stderr, "colio-bench: %s %s %s %s: WRONG DATA: %lld bytes differ from the expected content\n",
-                        r->workload, r->size, r->engine, r->op, (long long)bad);
-        }
-        if (k >= 0)
-            s[k] = one;
+    j->region = j->engine->region ? j->engine->region(&c, j->a) : -1;
+    j->r = r;
+    j->s = calloc((size_t)o->repeat, sizeof *j->s);
+    j->failed = 0;
+}
+
+/* What a call needs before it: the stream in the buffer (writes), the file in this job's layout (reads). */
+static void stage_for(const job_t *j, unsigned char *buf, stage_state_t *st)
+{
+    if (j->write) {
+        if (st->filled == NULL || st->filled->region != j->region)
+            fill_stream(buf, j->a, j->region, j->o->params.seed);
+        st->filled = j;
+        return;
     }
-    summarize(r, s, o->repeat);
-    free(s);
+    st->filled = NULL; /* the read overwrites the buffer */
+    if (st->prepared && st->prepared->subfiled == j->subfiled && (!j->subfiled || st->prepared == j))
+        return;
+    if (j->subfiled) {
+        char hints[1024];
+        bench_engine_hints(j->engine_name, j->o->hints, hints, sizeof hints);
+        prepare_subfiled(j->path, j->a, j->o->params.seed, hints);
+    } else {
+        prepare_file(j->path, j->a, j->o->params.seed);
+    }
+    st->prepared = j;
+}
+
+/* Repeat k of a job (k < 0: a warm-up): stage, run, verify, keep the sample. A failure ends the job. */
+static void job_call(job_t *j, int k, unsigned char *buf, stage_state_t *st)
+{
+    bench_run_t *r = j->r;
+    if (j->failed)
+        return;
+    progress(j, k, j->o->repeat);
+    stage_for(j, buf, st);
+    bench_sample_t one;
+    int64_t bad = 0;
+    if (one_call(j, buf, j->region, &one, &bad, r->error) != 0) {
+        r->verified = 0, j->failed = 1;
+        if (rank == 0)
+            fprintf(stderr, "colio-bench: %s %s %s %s FAILED: %s\n", r->workload, r->size, r->engine, r->op, r->error);
+        return;
+    }
+    if (bad) {
+        r->verified = 0;
+        snprintf(r->error, sizeof r->error, "%lld wrong bytes", (long long)bad);
+        if (rank == 0)
+            fprintf(stderr, "colio-bench: %s %s %s %s: WRONG DATA: %lld bytes differ from the expected content\n",
+                    r->workload, r->size, r->engine, r->op, (long long)bad);
+    }
+    if (k >= 0)
+        j->s[k] = one;
+}
+
+static void job_end(job_t *j)
+{
+    if (!j->failed)
+        summarize(j->r, j->s, j->o->repeat);
+    free(j->s);
+}
+
+/*
+ * One operation's jobs (one per engine): each job's warm-ups and repeats in turn, or with
+ * --interleave every engine once per repeat, so the machine's drift over the run falls on all
+ * engines alike and each repeat gives a pair of times (x_mpiio: the median of the pairs' ratios).
+ */
+static void run_jobs(job_t *jobs, int n, unsigned char *buf, stage_state_t *st)
+{
+    const bench_options_t *o = jobs[0].o;
+    if (o->interleave) {
+        for (int e = 0; e < n; e++)
+            for (int k = -o->warmup; k < 0; k++)
+                job_call(&jobs[e], k, buf, st);
+        for (int k = 0; k < o->repeat; k++)
+            for (int e = 0; e < n; e++)
+                job_call(&jobs[e], k, buf, st);
+    } else {
+        for (int e = 0; e < n; e++)
+            for (int k = -o->warmup; k < o->repeat; k++)
+                job_call(&jobs[e], k, buf, st);
+    }
+    for (int e = 0; e < n; e++)
+        job_end(&jobs[e]);
 }
 
 /* ---- the matrix ------------------------------------------------------------------ */
@@ -390,24 +461,22 @@ static int run_workload(const bench_options_t *o, const char *wname, bench_size_
     char path[1024];
     snprintf(path, sizeof path, "%s/colio-bench.%ld.%s.dat", o->dir, run_id, wname);
     unsigned char *buf = data_alloc(o, (size_t)a.bytes + 1);
+    stage_state_t st = {NULL, NULL};
+    job_t jobs[BENCH_MAX_LIST];
     for (int op = 0; op < o->nops; op++) {
-        int prepared = -1; /* the layout of the file prepared for reads: 0 ordinary, 1 subfiled */
         for (int e = 0; e < o->nengines; e++) {
-            job_t j = {o, label, size, bench_engine_find(o->engines[e]), o->engines[e], o->ops[op], path, &a, 0};
+            job_t *j = &jobs[e];
+            *j = (job_t){.o = o, .workload = label, .size = size, .engine = bench_engine_find(o->engines[e]),
+                          .engine_name = o->engines[e], .write = o->ops[op], .path = path, .a = &a};
             char hints[1024];
-            bench_engine_hints(j.engine_name, o->hints, hints, sizeof hints);
-            int colio = strncmp(j.engine_name, "colio", 5) == 0;
-            j.unstored = colio && bench_stores_nothing(hints);
-            int subfiled = colio && bench_subfiles(hints); /* other engines read the same bytes as one file */
-            if (!o->ops[op] && (prepared != subfiled || subfiled)) {
-                if (subfiled)
-                    prepare_subfiled(path, &a, o->params.seed, hints);
-                else
-                    prepare_file(path, &a, o->params.seed);
-                prepared = subfiled;
-            }
-            run_job(&j, buf, &runs[(*nruns)++]);
+            bench_engine_hints(j->engine_name, o->hints, hints, sizeof hints);
+            int colio = strncmp(j->engine_name, "colio", 5) == 0;
+            j->unstored = colio && bench_stores_nothing(hints);
+            j->subfiled = colio && bench_subfiles(hints); /* other engines read the same bytes as one file */
+            job_begin(j, &runs[(*nruns)++]);
         }
+        run_jobs(jobs, o->nengines, buf, &st);
+        st.prepared = NULL; /* a write job may have removed the file */
     }
     if (rank == 0)
         bench_stored_remove(path);
@@ -480,6 +549,8 @@ int main(int argc, char **argv)
         if (failed)
             fprintf(stderr, "colio-bench: SOME RUNS FAILED OR READ WRONG BYTES (see above)\n");
     }
+    for (int i = 0; i < nruns; i++)
+        free(runs[i].times);
     free(runs);
     MPI_Finalize();
     return failed ? 1 : 0;

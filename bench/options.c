@@ -22,6 +22,9 @@ static const char *usage =
     "  --op LIST         write,read (default)\n"
     "  --repeat N        timed repeats (default 5), medians quoted\n"
     "  --warmup N        untimed runs first (default 1)\n"
+    "  --interleave      every engine once per repeat, in turn (default: each engine's repeats in a row):\n"
+    "                    the machine's drift falls on all alike; x_mpiio is then the median of the\n"
+    "                    repeats' ratios\n"
     "  --dir PATH        where files go (default /dev/shm, else /tmp)\n"
     "  --hints H         \"key=value;...\" for colio; the standard keys also for MPI-IO\n"
     "  --api view|list   colio through its view (default) or its request-list calls\n"
@@ -168,6 +171,10 @@ int bench_parse(int argc, char **argv, bench_options_t *o, int rank)
         }
         if (!strcmp(opt, "--quiet")) {
             o->quiet = 1;
+            continue;
+        }
+        if (!strcmp(opt, "--interleave")) {
+            o->interleave = 1;
             continue;
         }
         if (!strcmp(opt, "--quick")) { /* the README's main job */

@@ -1,5 +1,6 @@
 /* colio-bench output: an IOR-like table on stdout and a JSON document for scripts and plots. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -18,12 +19,37 @@ static const bench_run_t *find(const bench_run_t *runs, int n, const bench_run_t
 
 static double bandwidth(const bench_run_t *r) { return r->median > 0 ? r->bytes / MIB / r->median : 0; }
 
-/* colio (or any engine) against MPI-IO: how many times faster; 0 when not measured (or not comparable:
-   nothing stored). */
-static double vs_mpiio(const bench_run_t *runs, int n, const bench_run_t *r)
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Interleaved runs: the median over repeats of MPI-IO's time over r's in the same repeat. */
+static double paired_ratio(const bench_run_t *m, const bench_run_t *r)
+{
+    int n = r->repeats < m->repeats ? r->repeats : m->repeats, k = 0;
+    double *v = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; v && i < n; i++)
+        if (r->times[i] > 0)
+            v[k++] = m->times[i] / r->times[i];
+    double x = 0;
+    if (k > 0) {
+        qsort(v, (size_t)k, sizeof *v, by_double);
+        x = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    }
+    free(v);
+    return x;
+}
+
+/* colio (or any engine) against MPI-IO: how many times faster (the ratio of the medians, or with
+   --interleave the median of the repeats' ratios); 0 when not measured (or not comparable: nothing stored). */
+static double vs_mpiio(const bench_options_t *o, const bench_run_t *runs, int n, const bench_run_t *r)
 {
     const bench_run_t *m = find(runs, n, r, "mpiio");
-    return m && r->median > 0 && !r->unstored && strcmp(r->engine, "mpiio") ? m->median / r->median : 0;
+    if (m == NULL || r->median <= 0 || r->unstored || !strcmp(r->engine, "mpiio"))
+        return 0;
+    return o->interleave && m->times && r->times ? paired_ratio(m, r) : m->median / r->median;
 }
 
 static double of_ceiling(const bench_run_t *runs, int n, const bench_run_t *r)
@@ -42,8 +68,9 @@ static void cell_ratio(char *out, size_t len, double v, const char *fmt)
 
 void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, int nprocs, const char *library)
 {
-    printf("colio-bench: %d ranks, %s, files in %s, median of %d runs after %d warm-up%s\n", nprocs, library, o->dir,
-           o->repeat, o->warmup, o->warmup == 1 ? "" : "s");
+    printf("colio-bench: %d ranks, %s, files in %s, median of %d runs after %d warm-up%s%s\n", nprocs, library, o->dir,
+           o->repeat, o->warmup, o->warmup == 1 ? "" : "s",
+           o->interleave ? ", engines interleaved (x_mpiio: median of the repeats' ratios)" : "");
     if (o->hints)
         printf("hints: %s (colio; standard keys also for MPI-IO)\n", o->hints);
     printf("\n%-11s %-6s %-14s %-5s %3s %9s %9s %9s %9s %8s %8s %6s %7s %6s %8s %7s %7s %7s %7s %7s %-8s %s\n", "workload",
@@ -60,7 +87,7 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
             continue;
         }
         char x[16], c[16];
-        cell_ratio(x, sizeof x, vs_mpiio(runs, nruns, r), "%.2f");
+        cell_ratio(x, sizeof x, vs_mpiio(o, runs, nruns, r), "%.2f");
         cell_ratio(c, sizeof c, 100 * of_ceiling(runs, nruns, r), "%.0f");
         int colio = !strncmp(r->engine, "colio", 5), phased = colio || !strcmp(r->engine, "alltoallv");
         printf("%-11s %-6s %-14s %-5s %3d %9.1f %9lld %9.4f %9.1f %8.4f %8.4f %6.1f %7s %6s %8.1f", r->workload, r->size,
@@ -112,9 +139,9 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
     json_str(f, o->dir);
     fprintf(f, ",\n  \"hints\": ");
     json_str(f, o->hints ? o->hints : "");
-    fprintf(f, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"steps\": %d,\n  \"api\": \"%s\",\n  \"buffer_offset\": %d,\n"
+    fprintf(f, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"interleave\": %s,\n  \"steps\": %d,\n  \"api\": \"%s\",\n  \"buffer_offset\": %d,\n"
                "  \"runs\": [\n",
-            o->repeat, o->warmup, o->steps, o->use_lists ? "list" : "view", o->buffer_offset);
+            o->repeat, o->warmup, o->interleave ? "true" : "false", o->steps, o->use_lists ? "list" : "view", o->buffer_offset);
     for (int i = 0; i < nruns; i++) {
         const bench_run_t *r = &runs[i];
         fprintf(f, "    {\"workload\": \"%s\", \"size\": \"%s\", \"engine\": \"%s\", \"op\": \"%s\", \"desc\": ",
@@ -129,12 +156,15 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
                    "\"placement\": \"%s\", \"hop_bytes\": %lld, \"max_link_bytes\": %lld, "
                    "\"verified\": %s, \"stored\": %s, \"error\": ",
                 r->nprocs, (long long)r->bytes, (long long)r->pieces, r->repeats, r->median, r->min, r->max, r->mean, r->std, r->cov,
-                bandwidth(r), vs_mpiio(runs, nruns, r), of_ceiling(runs, nruns, r), (long long)r->rss_extra,
+                bandwidth(r), vs_mpiio(o, runs, nruns, r), of_ceiling(runs, nruns, r), (long long)r->rss_extra,
                 r->rss_aggregator, (long long)r->memory, r->meta, r->data, r->io, r->compute, r->exch_min, r->exch_max,
                 (long long)r->messages, r->kernels, r->placement, (long long)r->hop_bytes, (long long)r->max_link_bytes,
                 r->verified && !r->unstored ? "true" : "false", r->unstored ? "false" : "true");
         json_str(f, r->error);
-        fprintf(f, "}%s\n", i + 1 < nruns ? "," : "");
+        fprintf(f, ", \"times_s\": [");
+        for (int k = 0; r->times && k < r->repeats; k++)
+            fprintf(f, "%s%.9g", k ? ", " : "", r->times[k]);
+        fprintf(f, "]}%s\n", i + 1 < nruns ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
     return fclose(f) == 0 ? 0 : -1;

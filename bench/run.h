@@ -25,6 +25,7 @@ typedef struct bench_options {
     int nblocks;
     const char *json;
     int quiet;
+    int interleave;        /* --interleave: every engine once per repeat, in turn */
     bench_params_t params;
 } bench_options_t;
 
@@ -37,6 +38,7 @@ typedef struct bench_run {
     int nprocs;                       /* ranks that ran it */
     int repeats;
     double median, min, max, mean, std, cov;
+    double *times;                    /* the repeats' times, in order (NULL when the run failed) */
     double meta, data, io, compute;   /* medians over repeats of the slowest rank's phase times */
     int64_t rss_extra;                /* largest rank's peak resident growth during the call */
     int64_t memory;                   /* colio: the largest rank's buffers (its own accounting) */
