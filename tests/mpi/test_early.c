@@ -19,7 +19,11 @@
  *      rank; that rank's bytes untouched;
  *   6. reads where rank 0's one piece goes early (so it does not look at
  *      the end of file) while the other ranks' many pieces cross it: the
- *      end of file still clips theirs (bytes past it untouched).
+ *      end of file still clips theirs (bytes past it untouched);
+ *   7. agreements that fail (2+ ranks): a one-piece write whose SETUP
+ *      agreement fails, and (staged pieces) one whose FINAL agreement
+ *      fails: the same error and message on every rank; the next call is
+ *      whole and its bytes land.
  * Blocking one-piece calls are express calls (src/engine/express.c) unless
  * colio_express is off; the cases then run again with express calls on
  * even ranks only (set on each rank's handle: hints are rank 0's), so each
@@ -29,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "engine/file.h"
 #include "testutil.h"
 
@@ -258,6 +263,75 @@ static void early_rank0_others_cross_end(const char *path)
     colio_close(&fh);
 }
 
+/* Every rank's one piece of write number salt: PIECE_LEN bytes at PIECE_AT in its block. */
+static int write_own_piece(colio_file *fh, int salt)
+{
+    unsigned char buf[PIECE_LEN];
+    int64_t at = (int64_t)t_rank * BLOCK + PIECE_AT;
+    for (int i = 0; i < PIECE_LEN; i++)
+        buf[i] = byte_of(t_rank, at + i, salt);
+    return colio_write_at_all(fh, at, buf, PIECE_LEN, MPI_BYTE, MPI_STATUS_IGNORE);
+}
+
+/* 1 on every rank when every rank's last call was staged (two agreements: SETUP and FINAL). */
+static int last_call_staged(colio_file *fh)
+{
+    colio_stats st;
+    CHECK_RC(colio_get_stats(fh, &st), COLIO_SUCCESS, fh);
+    int mine = strcmp(st.last.strategy, "staged") == 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/*
+ * 7. Each rank a node of its own (colio_node_size=1), so the agreements through the node-shared
+ * slots meet over the nodes' first ranks, where coll_shm's test switch (fail_leaders_at) makes the
+ * allreduce of a given number fail on every one of them. The call's first agreement (SETUP), and
+ * when the pieces are staged its second (FINAL), fail in turn: COLIO_ERR_MPI with one message on
+ * every rank; the next call is whole and its bytes are in the file.
+ */
+static void failed_agreements(const char *path)
+{
+    int64_t size = (int64_t)t_nprocs * BLOCK;
+    test_prefill(path, size);
+    MPI_Info info = test_info("colio_node_size=1");
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
+    MPI_Info_free(&info);
+    if (mixed && t_rank % 2 == 1)
+        fh->hints.express = 0;
+    colio_coll_shm_t *slots = fh->agree_shm;
+    int mine = slots != NULL && slots->two_level, usable = 0;
+    MPI_Allreduce(&mine, &usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    CHECK(usable || t_nprocs == 1 || getenv("COLIO_HINTS") != NULL, "no two-level agreement slots at %d ranks",
+          t_nprocs);
+    if (!usable) { /* one rank, or a matrix run's hints that agree without the slots */
+        colio_close(&fh);
+        return;
+    }
+    CHECK_RC(write_own_piece(fh, 1), COLIO_SUCCESS, fh);
+    int agreements = last_call_staged(fh) ? 2 : 1;
+    for (int which = 1; which <= agreements; which++) {
+        slots->fail_leaders_at = slots->started + which;
+        int rc = write_own_piece(fh, 2);
+        slots->fail_leaders_at = 0;
+        expect_all(rc, COLIO_ERR_MPI, fh, which == 1 ? "setup agreement failed" : "final agreement failed",
+                   "agreement");
+    }
+    CHECK_RC(write_own_piece(fh, 3), COLIO_SUCCESS, fh);
+    colio_close(&fh);
+    unsigned char got[BLOCK];
+    int64_t base = (int64_t)t_rank * BLOCK;
+    CHECK(test_pread(path, got, BLOCK, base) == BLOCK, "read back");
+    int ok = 1;
+    for (int64_t i = 0; i < BLOCK; i++) {
+        int in_piece = i >= PIECE_AT && i < PIECE_AT + PIECE_LEN;
+        ok &= got[i] == (in_piece ? byte_of(t_rank, base + i, 3) : pattern_old(base + i));
+    }
+    CHECK(ok, "after the failed agreements: the next write's bytes, holes old");
+    MPI_Barrier(MPI_COMM_WORLD); /* the next case rewrites the file */
+}
+
 /* A process's first call with a named type flattens it as an operation; express calls follow (expect_one_piece_stats). */
 static void first_call_of_mpi_byte(const char *path)
 {
@@ -279,12 +353,14 @@ int main(int argc, char **argv)
     nonblocking_order(path);
     one_rank_wrong(path);
     early_rank0_others_cross_end(path);
+    failed_agreements(path);
     mixed = 1;
     every_rank_one_piece(path);
     hybrid(path);
     reads_at_end(path);
     one_rank_wrong(path);
     early_rank0_others_cross_end(path);
+    failed_agreements(path);
     test_unlink(path);
     return test_finish("test_early");
 }
