@@ -141,8 +141,11 @@ static const hint_def_t hint_table[] = {
     {"colio_direct_min", HK_BYTES, F(direct_min), 0, INT64_MAX, NULL, "262144",
      "with colio_storage_model=off: automatic mode goes direct (no aggregation) when every rank's pieces average "
      "at least this size (or it has none)"},
-    {"colio_typed_min", HK_BYTES, F(typed_min), 0, INT64_MAX, NULL, "2048",
-     "aggregators move a source's pieces with an MPI derived datatype (no staging copy) when they average at least this many bytes"},
+    {"colio_typed_min", HK_BYTES, F(typed_min), 0, INT64_MAX, NULL, "1073741824",
+     "aggregators move a source's pieces with an MPI derived datatype (no staging copy) when they average at least this many "
+     "bytes, else pack them into a staging buffer of at most one round; the default (1 GiB, more than a round's message) "
+     "always packs: MPI's shared-memory transports moved contiguous messages faster than they unpacked datatypes "
+     "(2-8 KiB pieces: two-phase writes 0.7-0.8x the time, MPICH and Open MPI); 2048 was the default before"},
     {"colio_read_sieve_ratio", HK_INT, F(read_sieve_ratio), 0, 1000, NULL, "2",
      "with colio_storage_model=off: automatic reads go independent, each rank sieving its own extent, when all extents add up to at most this many times the bytes read (0: never)"},
     {"colio_exchange", HK_NAME, F(exchange), 0, 0, xchg_name_valid, "auto",
@@ -282,7 +285,7 @@ void colio_hints_default(colio_hints_t *h)
     h->cb_nodes = 0;
     h->direct_min = 256 << 10;
     h->stage_bytes = 1024; /* 2 ranks, tmpfs: staged 64 B-1 KiB writes gained, 4 KiB did not (PERFORMANCE.md) */
-    h->typed_min = 2048;
+    h->typed_min = (int64_t)1 << 30; /* always pack: faster over shared memory (PERFORMANCE.md, sixteenth session) */
     h->express = 1;
     h->read_sieve_ratio = 2;
     h->throttle = 32;
