@@ -219,7 +219,7 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
     MPI_Allreduce(&f.r, &ff.r, 1, MPI_INT, MPI_MIN, comm);
     if (ff.failed) {
         MPI_Bcast(myerr, BENCH_ERR, MPI_CHAR, ff.r, comm);
-        snprintf(err, BENCH_ERR, "rank %d: %s", ff.r, myerr);
+        snprintf(err, BENCH_ERR, "rank %d: %.*s", ff.r, BENCH_ERR - 24, myerr); /* room for the prefix */
         return -1;
     }
     *out = (bench_sample_t){.time = tmax[0], .meta = tmax[1], .data = tmax[2], .io = tmax[3], .compute = tmax[4],
