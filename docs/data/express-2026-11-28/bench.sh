@@ -4,12 +4,8 @@
 # workload at medium size (--steps 4). JSON and text into OUT (a folder).
 # usage: bench.sh OUT   (from the repository root, after scripts/build.sh mpich and openmpi)
 set -u
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/../launch.sh" # launch MPI ARGS...
 out=${1:?a folder}; mkdir -p "$out"
-launch() { # mpi args...
-  local mpi=$1; shift
-  if [ "$mpi" = mpich ]; then mpiexec.mpich -n 2 -bind-to core "$@"; else mpiexec.openmpi -n 2 --bind-to core "$@"; fi
-}
 for mpi in mpich openmpi; do
   bench=build/$mpi/bench/colio-bench pre=$PWD/build/$mpi/libcolio_mpiio.so
   launch $mpi $bench --workload ior --block 64,4096 --size medium --op write,read --repeat 5 \

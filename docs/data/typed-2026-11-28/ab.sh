@@ -5,12 +5,8 @@
 # lattice; 2 ranks bound, /dev/shm, engines interleaved, medians of 9, --steps 4. JSON and text into OUT.
 # usage: ab.sh OUT   (from the repository root, after scripts/build.sh mpich and openmpi)
 set -u
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/../launch.sh" # launch MPI ARGS...
 out=${1:?a folder}; mkdir -p "$out"
-launch() { # mpi args...
-  local mpi=$1; shift
-  if [ "$mpi" = mpich ]; then mpiexec.mpich -n 2 -bind-to core "$@"; else mpiexec.openmpi -n 2 --bind-to core "$@"; fi
-}
 cb="romio_cb_write=enable+romio_cb_read=enable"
 for mpi in mpich openmpi; do
   bench=build/$mpi/bench/colio-bench
