@@ -10,8 +10,9 @@
  * a pipe (whose reads use the kernel's copy), 32 KiB into page-aligned
  * memory 16 and 48 bytes off (the two halves of 64 bytes at a page's
  * start) and 1,040 and 1,072 off (the same halves further in: whether the
- * penalty repeats every 64 bytes), the best of 8 each; a shift is slow
- * when its probe takes 1.5x as long. The direct path bounces reads and
+ * penalty repeats every 64 bytes), the best of 8 each, every try at every
+ * shift in turn; a shift is slow when its probe takes 1.5x as long, twice
+ * (a second pass confirms what the first found). The direct path bounces reads and
  * writes only at slow shifts (a write's copy into the page cache follows
  * the same rule); colio_copy_bytes (access/copy.h) copies in pieces there;
  * a two-phase call's message that MPI would copy into or out of user

@@ -53,6 +53,21 @@ void colio_figures_default(colio_store_figures_t *f)
                                  .read_call_streams = 2, .shared = 1};
 }
 
+/*
+ * Bytes through a page cache move by a memory copy, so no bandwidth of the
+ * file system beats copy_bw, which is measured over buffers beyond the
+ * caches. The probe's 8 MiB call can stay in a large cache and come out
+ * faster (reads 8-11 GB/s here against copies of 5.6-6.9 GB/s, where reads
+ * of 32 MiB and more took 4-4.5 GB/s): the model then took sieved reads of
+ * 4 MiB pieces behind 1 ms calls for cheaper than one call per piece, and
+ * they were 25% slower (docs/PERFORMANCE.md, seventeenth session).
+ */
+static void bandwidths_within_copy(colio_store_figures_t *f)
+{
+    f->read_bw = f->read_bw < f->copy_bw ? f->read_bw : f->copy_bw;
+    f->write_bw = f->write_bw < f->copy_bw ? f->write_bw : f->copy_bw;
+}
+
 /* ---- the hint ---------------------------------------------------------------------- */
 
 static int parse_number(const char *s, double *out)
@@ -226,6 +241,8 @@ int colio_figures_cache_get(const char *file, const char *key, colio_store_figur
     while (found != 0 && fgets(line, sizeof line, in))
         found = line_figures(line, key, f);
     fclose(in);
+    if (found == 0)
+        bandwidths_within_copy(f); /* lines written before the rule */
     return found;
 }
 
@@ -598,6 +615,7 @@ int colio_figures_of_path(const char *path, const char *cache, colio_store_figur
         return 0;
     }
     rc = probe_dir(path, measure_streams, f);
+    bandwidths_within_copy(f);
     f->shared = network;
     if (rc == 0 && figures_sane(f)) {
         kept_put(key, f);

@@ -203,7 +203,11 @@ static void cache_file(void)
     FILE *old = fopen(file, "a"); /* figures measured 31 days ago are measured again */
     fprintf(old, "fs=old write_call=1e-6 write_bw=1e9 date=%lld\n", (long long)time(NULL) - 31 * 24 * 3600);
     fprintf(old, "fs=new write_call=1e-6 write_bw=1e9 date=%lld\n", (long long)time(NULL) - 3600);
+    fprintf(old, "fs=cached write_bw=9e9 read_bw=20e9 copy_bw=6e9 date=%lld\n", (long long)time(NULL) - 3600);
     fclose(old);
+    CHECK(colio_figures_cache_get(file, "fs=cached", &got) == 0 && got.read_bw == 6e9 && got.write_bw == 6e9 &&
+              got.copy_bw == 6e9,
+          "a page cache's bandwidths no higher than a memory copy's (read %g, write %g)", got.read_bw, got.write_bw);
     CHECK(colio_figures_cache_get(file, "fs=old", &got) != 0, "a stale line is ignored");
     CHECK(colio_figures_cache_get(file, "fs=new", &got) == 0 && got.write_bw == 1e9, "a recent line is read");
     CHECK(colio_figures_cache_file("none", buf, sizeof buf) == NULL, "none: no file");
@@ -219,7 +223,7 @@ static void cache_file(void)
     colio_store_figures_t p1, p2;
     int rc = colio_figures_of_path(target, "none", &p1);
     CHECK(rc == 0 && p1.write_bw > 0 && p1.read_bw > 0 && p1.copy_bw > 0 && p1.write_streams >= 0.25 &&
-              p1.read_call_streams <= 2,
+              p1.read_call_streams <= 2 && p1.read_bw <= p1.copy_bw && p1.write_bw <= p1.copy_bw,
           "the probe measured sane figures (rc %d)", rc);
     CHECK(colio_figures_of_path(target, "none", &p2) == 0 && memcmp(&p1, &p2, sizeof p1) == 0,
           "the second ask gets the kept figures");
