@@ -14,6 +14,11 @@
  * per step faulted in its collective and staging buffers every time: half
  * of a 64 MiB call's time at 2 ranks, where ROMIO allocates one buffer).
  * At most COLIO_SPARE_BYTES in all; buffers under COLIO_SPARE_MIN are freed.
+ * A buffer given back when the pool is full makes room by freeing the
+ * longest unused ones: the pool follows what the program does now (files
+ * written then read: the reads' collective buffers, a page larger than the
+ * writes', found the pool full of the writes' and faulted in 16 MiB every
+ * call, 30% of a read behind slow storage; seventeenth session).
  */
 #define COLIO_SPARE_BYTES ((size_t)64 << 20)
 #define COLIO_SPARE_MIN ((size_t)256 << 10)
@@ -21,8 +26,10 @@
 static struct {
     void *p;
     size_t size;
+    uint64_t given; /* when it was given back (spare_clock) */
 } spare[COLIO_SPARE_SLOTS];
 static size_t spare_bytes;
+static uint64_t spare_clock;
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The smallest spare buffer of at least size bytes (at most four times as large) at a multiple of align, or NULL. */
@@ -44,20 +51,42 @@ static void *take_spare(size_t size, size_t align, size_t *cap_p)
     return p;
 }
 
-/* Keep a closed file's buffer for the process when it is large and there is room; else free it. */
+/* The spare buffer given back longest ago, or -1 when none is kept. Lock held. */
+static int oldest_spare(void)
+{
+    int old = -1;
+    for (int i = 0; i < COLIO_SPARE_SLOTS; i++)
+        if (spare[i].p && (old < 0 || spare[i].given < spare[old].given))
+            old = i;
+    return old;
+}
+
+/* Keep a closed file's large buffer for the process, the longest unused ones freed to make room; else free it. */
 static void give_spare(void *p, size_t size)
 {
-    int kept = 0;
+    void *evicted[COLIO_SPARE_SLOTS];
+    int nevicted = 0, slot = -1;
     pthread_mutex_lock(&spare_lock);
-    for (int i = 0; i < COLIO_SPARE_SLOTS && !kept && size >= COLIO_SPARE_MIN; i++)
-        if (spare[i].p == NULL && spare_bytes + size <= COLIO_SPARE_BYTES) {
-            spare[i].p = p, spare[i].size = size;
-            spare_bytes += size;
-            kept = 1;
+    if (size >= COLIO_SPARE_MIN && size <= COLIO_SPARE_BYTES) {
+        for (;;) {
+            for (int i = 0; i < COLIO_SPARE_SLOTS && slot < 0; i++)
+                if (spare[i].p == NULL)
+                    slot = i;
+            if (slot >= 0 && spare_bytes + size <= COLIO_SPARE_BYTES)
+                break;
+            int old = oldest_spare(); /* some are kept: there is no slot, or no room */
+            evicted[nevicted++] = spare[old].p;
+            spare_bytes -= spare[old].size;
+            spare[old].p = NULL;
         }
+        spare[slot].p = p, spare[slot].size = size, spare[slot].given = ++spare_clock;
+        spare_bytes += size;
+        p = NULL;
+    }
     pthread_mutex_unlock(&spare_lock);
-    if (!kept)
-        free(p);
+    free(p); /* not kept */
+    for (int i = 0; i < nevicted; i++)
+        free(evicted[i]);
 }
 
 /* The smallest cached buffer of at least size bytes at a multiple of align, or NULL. */

@@ -197,8 +197,57 @@ static void set_reserved(void)
     CHECK(colio_array_reserve_set(&c, key, &a) == 0, "freed: nothing to reserve");
 }
 
+/*
+ * Large buffers of closed files stay for the next file's operations; when
+ * the pool is full, the longest unused go. A file written (two 16 MiB
+ * buffers and an 8 MiB one) then one read (two buffers a page larger than
+ * the writes', as read rounds are) and another read: the second read gets
+ * the first read's buffers back (their bytes still there), not fresh
+ * ones. Before, the writes' buffers held the pool and every read faulted
+ * its buffers in anew.
+ */
+static void spare_pool_follows_use(void)
+{
+    enum { MIB = 1 << 20, PAGE = 4096 };
+    const size_t wsize[3] = {16 * MIB, 16 * MIB, 8 * MIB}, rsize = 16 * MIB + PAGE;
+    colio_bufcache_t w, r1, r2;
+    memset(&w, 0, sizeof w), memset(&r1, 0, sizeof r1), memset(&r2, 0, sizeof r2);
+    char *held[3];
+    size_t held_cap[3];
+    for (int i = 0; i < 3; i++) { /* held at once, as a write's collective and staging buffers are */
+        held[i] = colio_buf_take(&w, wsize[i], &held_cap[i]);
+        CHECK(held[i] != NULL && held_cap[i] >= wsize[i], "write buffer %d", i);
+    }
+    for (int i = 0; i < 3; i++)
+        colio_buf_give(&w, held[i], held_cap[i]);
+    colio_bufcache_free(&w); /* closed: 40 MiB to the pool */
+    char *rb[2];
+    size_t rcap[2];
+    for (int i = 0; i < 2; i++) {
+        rb[i] = colio_buf_take_aligned(&r1, rsize, PAGE, &rcap[i]);
+        CHECK(rb[i] != NULL && rcap[i] >= rsize, "read buffer %d", i);
+        memset(rb[i] + rsize - 1, 0x5a, 1); /* marks: a fresh mapping reads zero */
+    }
+    for (int i = 0; i < 2; i++)
+        colio_buf_give(&r1, rb[i], rcap[i]);
+    colio_bufcache_free(&r1); /* the pool is full: the writes' buffers make room */
+    int found = 0;
+    for (int i = 0; i < 2; i++) {
+        size_t cap;
+        rb[i] = colio_buf_take_aligned(&r2, rsize, PAGE, &cap);
+        CHECK(rb[i] != NULL && cap >= rsize, "second read's buffer %d", i);
+        found += rb[i] != NULL && (unsigned char)rb[i][rsize - 1] == 0x5a;
+        rcap[i] = cap;
+    }
+    CHECK(found == 2, "the second read found the first read's buffers kept (%d of 2)", found);
+    for (int i = 0; i < 2; i++)
+        colio_buf_give(&r2, rb[i], rcap[i]);
+    colio_bufcache_free(&r2);
+}
+
 int main(void)
 {
+    spare_pool_follows_use();
     set_round_trip();
     set_reserved();
     round_trip(64);
