@@ -111,6 +111,9 @@ typedef struct colio_op_stats {
                                      messages put aside) */
     int64_t express;            /**< 1: the call ended without colio's operation machinery, one piece moved and
                                      agreed on (colio_express); totals: how many calls did */
+    int64_t io_jobs_handed;     /**< storage jobs this rank handed to the I/O executor (colio_io_executor) to run
+                                     beside the call: nonblocking and pipelined operations, and the direct path's
+                                     jobs where storage calls wait (they run at once, their waits overlapping) */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

@@ -231,15 +231,18 @@ static void fill_job(colio_op_t *op, colio_direct_slot_t *s)
     /* in the background, jobs of at most cb_buffer_size; a blocking call's run here, whole */
     int64_t cap = op->nonblocking ? op->fh->hints.cb_buffer_size : INT64_MAX, bytes = 0, ei, ek, end;
     int reading = op->args.kind == COLIO_OP_READ;
+    s->chain_failed = 0;
     colio_aio_job_reset(&s->job, reading ? COLIO_AIO_READ : COLIO_AIO_WRITE, op->fh->store, op->fh->st,
-                        &d->chain_failed);
+                        d->overlap ? &s->chain_failed : &d->chain_failed);
     s->job.keep_past_eof = op->early; /* the end of file is not agreed yet: what lies past it stays */
     s->bounce_used = s->ncopies = 0, s->sieve = 0, s->uses_bounce = 0;
     if (reading && d->part == 0 && acc->npieces > 1 && sieve_chunk_ends(op, &ei, &ek, &end)) { /* 1: nothing to sieve */
         fill_sieve(op, s, ei, ek, end);
         return;
     }
-    while (d->i < acc->n && bytes < cap && s->job.ncalls < COLIO_DIRECT_MAX_CALLS) {
+    int64_t max_calls = d->overlap && d->pieces_per_job < COLIO_DIRECT_MAX_CALLS ? d->pieces_per_job
+                                                                                 : COLIO_DIRECT_MAX_CALLS;
+    while (d->i < acc->n && bytes < cap && s->job.ncalls < max_calls) {
         if (reading && d->part == 0 && s->job.ncalls > 0 && sieve_chunk_ends(op, &ei, &ek, &end))
             break; /* the next pieces are worth a sieved job of their own */
         colio_piece_t p = piece_at(acc, d->i, d->k);
@@ -338,10 +341,26 @@ static void collect(colio_op_t *op)
         finish_slot(op, s, 0);
 }
 
+/*
+ * Reads where storage calls wait (engine/strategy.h,
+ * colio_strategy_reads_at_once): a call's pieces go in up to
+ * COLIO_DIRECT_SLOTS jobs that the executor runs at once, each with its own
+ * chain, and a blocking call hands them over too; elsewhere, and for
+ * writes, one job runs in order, a blocking call's here. A failed job then
+ * stops only its own later calls; the call returns the error as before
+ * (test_strategy, overlapped_failure).
+ */
+static int calls_overlap(const colio_op_t *op)
+{
+    return op->args.kind == COLIO_OP_READ && op->acc.npieces > 1 && colio_strategy_reads_at_once(&op->fh->figures) > 1;
+}
+
 static void start(colio_op_t *op)
 {
     colio_direct_t *d = &op->dir;
     d->started = 1;
+    d->overlap = calls_overlap(op);
+    d->pieces_per_job = (op->acc.npieces + COLIO_DIRECT_SLOTS - 1) / COLIO_DIRECT_SLOTS;
     d->bounce_owner = -1;
     d->eof_seen = INT64_MAX;
     op->stats.aggregators = 0;
@@ -379,7 +398,7 @@ int colio_step_direct(colio_op_t *op)
         op->stats.memory = held > op->stats.memory ? held : op->stats.memory;
         s->busy = 1;
         s->seq = d->submitted++;
-        if (!colio_op_submit_job(op, &s->job, op->nonblocking))
+        if (!colio_op_submit_job(op, &s->job, op->nonblocking || d->overlap))
             finish_slot(op, s, 1);
     }
 }

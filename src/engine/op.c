@@ -383,8 +383,10 @@ int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job, int background)
         fh->aio_ref = 1;
     }
     colio_aio_threads(fh->hints.io_threads); /* here, so colio_set_info's value holds too */
-    if (colio_aio_submit(executor_of(fh), job) == 0)
+    if (colio_aio_submit(executor_of(fh), job) == 0) {
+        op->stats.io_jobs_handed++;
         return 1;
+    }
     colio_aio_job_run(job); /* no executor took it (inline): here, as a synchronous call would */
     return 0;
 }

@@ -52,6 +52,7 @@
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "engine/aio.h"
+#include "engine/strategy.h"
 
 struct colio_file;
 struct colio_plan_entry;
@@ -251,7 +252,7 @@ typedef struct colio_round {
  * cb_buffer_size bytes, one at a time through the bounce buffer, so the
  * step fills one while the others run.
  */
-#define COLIO_DIRECT_SLOTS 4
+#define COLIO_DIRECT_SLOTS COLIO_DIRECT_JOBS /* engine/strategy.h: as many run at once where calls wait */
 
 /* Reads through a bounce buffer: bytes [boff, boff+len) of it go to stream position pos once read. */
 typedef struct colio_direct_copy {
@@ -262,6 +263,7 @@ typedef struct colio_direct_slot {
     colio_aio_job_t job;
     int busy;                    /* submitted, not yet folded into the operation */
     int64_t seq;                 /* submission order: jobs are folded oldest first */
+    int chain_failed;            /* the executor's, when the jobs overlap (colio_direct_t overlap) */
     int uses_bounce;             /* the job goes through the operation's bounce buffer */
     int64_t bounce_used;
     /* reads, once the job is done: a sieved chunk (pieces from (si, sk) up to (ei, ek) lie in
@@ -285,6 +287,8 @@ typedef struct colio_direct {
     int bounce_owner;            /* the slot whose job uses it, or -1 */
     int64_t submitted;
     int chain_failed;            /* the executor's: a job failed, later ones make no call */
+    int overlap;                 /* storage calls wait: jobs of pieces_per_job pieces run at once (direct.c) */
+    int64_t pieces_per_job;
     int64_t eof_seen;            /* reads: the lowest offset where a job found the end of file */
     int64_t lists_memory;        /* colio_op_memory at the start: the lists do not change on this path */
 } colio_direct_t;

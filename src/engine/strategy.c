@@ -64,15 +64,33 @@ typedef struct storage_load {
     int nodes;
 } storage_load_t;
 
-static double storage_time(const colio_store_figures_t *f, int write, const storage_load_t *l)
+int colio_strategy_reads_at_once(const colio_store_figures_t *f)
+{
+    return !f->fixed && f->read_call >= COLIO_OVERLAP_CALL ? COLIO_DIRECT_JOBS : 1;
+}
+
+/*
+ * The load's storage time: its busiest accessor's calls and bytes one
+ * after another, or all of them over the streams the accessors make,
+ * whichever is longer. Each accessor may have at_once calls waiting at a
+ * time (the direct path's reads on storage whose calls wait): their waits overlap,
+ * their bytes do not (one core copies them).
+ */
+static double storage_time_at_once(const colio_store_figures_t *f, int write, const storage_load_t *l, int at_once)
 {
     double call = write ? f->write_call : f->read_call, bw = write ? f->write_bw : f->read_bw;
     double s_call = write ? f->write_call_streams : f->read_call_streams;
     double s_bw = write ? f->write_streams : f->read_streams;
-    double busiest = l->calls_max * call + l->bytes_max / bw;
-    double all = l->calls * call / streams(s_call, l->k, l->nodes, f->shared) +
+    double waves = ceil_pos(l->calls_max / (double)at_once); /* the busiest accessor's calls, at_once at a time */
+    double busiest = waves * call + l->bytes_max / bw;
+    double all = l->calls * call / streams(s_call, l->k * at_once, l->nodes, f->shared) +
                  l->bytes / bw / streams(s_bw, l->k, l->nodes, f->shared);
     return max2(busiest, all);
+}
+
+static double storage_time(const colio_store_figures_t *f, int write, const storage_load_t *l)
+{
+    return storage_time_at_once(f, write, l, 1);
 }
 
 /* The direct path: each rank its own pieces, one call each (writes; reads may sieve instead). */
@@ -80,7 +98,8 @@ static void direct_costs(const colio_call_shape_t *s, const colio_store_figures_
 {
     storage_load_t pieces = {(double)s->pieces, (double)s->bytes, (double)s->pieces_max, (double)s->bytes_max,
                              s->nprocs, s->nnodes};
-    c->direct_pieces = storage_time(f, s->write, &pieces) + (double)s->pieces_max * COLIO_DIRECT_COST_PER_PIECE;
+    c->direct_pieces = storage_time_at_once(f, s->write, &pieces, s->write ? 1 : colio_strategy_reads_at_once(f)) +
+                       (double)s->pieces_max * COLIO_DIRECT_COST_PER_PIECE;
     c->direct_sieved = INFINITY;
     if (!s->write) {
         int64_t chunk = s->sieve_bytes > 0 ? s->sieve_bytes : s->round_bytes;
@@ -183,8 +202,10 @@ int64_t colio_strategy_round_bytes(const colio_call_shape_t *s, const colio_stor
 
 int colio_strategy_sieve(const colio_store_figures_t *f, double avg_piece, double avg_hole)
 {
-    /* per piece: a call, against reading the hole before it and copying the piece out */
-    return avg_hole / f->read_bw + avg_piece / f->copy_bw < f->read_call;
+    /* per piece: a call (calls that wait, several at once), against reading the hole before it and copying the
+       piece out (one sieved read at a time: they share the bounce buffer) */
+    double call = f->read_call / colio_strategy_reads_at_once(f);
+    return avg_hole / f->read_bw + avg_piece / f->copy_bw < call;
 }
 
 int colio_strategy_sieve_write(const colio_store_figures_t *f, double extent, double covered, double runs)

@@ -8,6 +8,7 @@
  * for large ones on fast storage; two-phase for all on slow storage). Then
  * round sizes the model chooses, or colio_round_size gives. Then
  * the probe: colio_storage_cache names a file, which the first open fills.
+ * The direct path's jobs handed to the executor where storage calls wait.
  * And a bad colio_storage_model fails the open on every rank.
  */
 #include <stdlib.h>
@@ -215,6 +216,103 @@ static void bad_model(const char *path)
     expect_all(rc, COLIO_ERR_HINT, NULL, "colio_storage_model=write_bw=fast", "colio_storage_model");
 }
 
+/* Open path with hints, this rank's view of 4 KiB blocks; NULL when the open failed (checked). */
+static colio_file *open_blocks(const char *path, const char *hints, MPI_Datatype *ftype)
+{
+    enum { BLOCK = 4096 };
+    MPI_Info info = test_info(hints);
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
+    MPI_Info_free(&info);
+    if (fh == NULL)
+        return NULL;
+    MPI_Type_vector(STRIPES, BLOCK, BLOCK * (t_nprocs + 1), MPI_BYTE, ftype);
+    MPI_Type_commit(ftype);
+    CHECK_RC(colio_set_view(fh, block_off(t_rank, 0, BLOCK), MPI_BYTE, *ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
+    return fh;
+}
+
+/*
+ * A failed read among jobs that run at once: the last rank's 20th storage
+ * read fails (EIO). Every rank returns COLIO_ERR_IO with one message, the
+ * file is untouched, and the next read, without the fault, returns every
+ * block.
+ */
+static void overlapped_failure(const char *path, const char *force)
+{
+    enum { BLOCK = 4096 };
+    int64_t size = STRIPES * (t_nprocs + 1) * BLOCK, mine = STRIPES * BLOCK;
+    char hints[800];
+    test_prefill(path, size);
+    snprintf(hints, sizeof hints, "%s;colio_storage_model=%s;colio_backend=fault;colio_fault=read:20:EIO:%d", force,
+             SLOW, t_nprocs - 1);
+    MPI_Datatype ftype;
+    colio_file *fh = open_blocks(path, hints, &ftype);
+    if (fh == NULL)
+        return;
+    unsigned char *back = malloc((size_t)mine);
+    int rc = tu_read_at_all(fh, 0, back, mine, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect_all(rc, COLIO_ERR_IO, fh, "overlapped read jobs, one call failing", "at offset");
+    colio_stats st;
+    colio_get_stats(fh, &st);
+    CHECK(st.last.io_jobs_handed >= 2 || t_rank != t_nprocs - 1, "the failing read ran %lld jobs at once",
+          (long long)st.last.io_jobs_handed);
+    CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
+    MPI_Type_free(&ftype);
+    snprintf(hints, sizeof hints, "%s;colio_storage_model=%s", force, SLOW);
+    if ((fh = open_blocks(path, hints, &ftype)) != NULL) {
+        memset(back, 0xEE, (size_t)mine);
+        CHECK_RC(tu_read_at_all(fh, 0, back, mine, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+        int64_t bad = 0;
+        for (int64_t j = 0; j < STRIPES; j++)
+            for (int64_t i = 0; i < BLOCK; i++)
+                bad += back[j * BLOCK + i] != pattern_old(block_off(t_rank, j, BLOCK) + i);
+        CHECK(bad == 0, "the read after the failure: %lld wrong bytes", (long long)bad);
+        CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
+        MPI_Type_free(&ftype);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank == 0) { /* a failed read writes nothing */
+        unsigned char *file = malloc((size_t)size);
+        CHECK(test_read_file(path, file, size) == 0, "overlapped failure: read the file");
+        int64_t bad = 0;
+        for (int64_t x = 0; x < size; x++)
+            bad += file[x] != pattern_old(x);
+        CHECK(bad == 0, "overlapped failure: %lld bytes of the file changed", (long long)bad);
+        free(file);
+    }
+    free(back);
+}
+
+/*
+ * The direct path's jobs on storage whose calls wait (direct.c,
+ * calls_overlap): with slow figures a blocking read's 64 pieces go to the
+ * I/O executor in several jobs that run at once (a write's stay one job);
+ * with fast ones the call runs its one job itself. The bytes checked either
+ * way.
+ */
+static void overlapped_jobs(const char *path)
+{
+    const char *force = "romio_cb_write=disable;romio_cb_read=disable;romio_ds_read=disable"; /* a call a piece */
+    char hints[700];
+    colio_stats w, r;
+    snprintf(hints, sizeof hints, "%s;colio_storage_model=%s", force, SLOW);
+    run_case(path, hints, "direct path, slow figures", 65536, STRIPES, &w, &r, NULL);
+    same_path_everywhere(&w, "direct", "direct path, slow figures (write)");
+    same_path_everywhere(&r, "direct", "direct path, slow figures (read)");
+    CHECK(w.last.io_jobs_handed == 0 && r.last.io_jobs_handed >= 2,
+          "slow figures: %lld jobs handed to the executor writing (none: one job in order), %lld reading (at least 2)",
+          (long long)w.last.io_jobs_handed, (long long)r.last.io_jobs_handed);
+    CHECK(w.last.io_calls == STRIPES && r.last.io_calls == STRIPES, "slow figures: %lld / %lld calls, one a piece",
+          (long long)w.last.io_calls, (long long)r.last.io_calls);
+    overlapped_failure(path, force);
+    snprintf(hints, sizeof hints, "%s;colio_storage_model=%s", force, FAST);
+    run_case(path, hints, "direct path, fast figures", 65536, STRIPES, &w, &r, NULL);
+    CHECK(w.last.io_jobs_handed == 0 && r.last.io_jobs_handed == 0,
+          "fast figures: %lld / %lld jobs handed to the executor (none: the call runs its own)",
+          (long long)w.last.io_jobs_handed, (long long)r.last.io_jobs_handed);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -229,6 +327,7 @@ int main(int argc, char **argv)
     one_case(path, "slow", SLOW, 64, two, NULL);
     one_case(path, "slow", SLOW, 4096, two, NULL);
     round_sizes(path);
+    overlapped_jobs(path);
     probe_cache(path);
     null_backend(path);
     bad_model(path);

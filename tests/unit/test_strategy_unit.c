@@ -93,6 +93,22 @@ static void slow_storage(void)
     colio_store_figures_t fast = tmpfs();
     CHECK(!colio_strategy_sieve(&fast, 4096, 4096) && colio_strategy_sieve(&f, 4096, 4096),
           "4 KiB pieces 4 KiB apart: a call each on tmpfs, sieved on slow storage");
+    /* reads whose calls wait run four at once on the direct path (colio_strategy_reads_at_once) */
+    CHECK(colio_strategy_reads_at_once(&f) == COLIO_DIRECT_JOBS && colio_strategy_reads_at_once(&fast) == 1,
+          "reads at once: %d behind 1 ms calls, %d on tmpfs", colio_strategy_reads_at_once(&f),
+          colio_strategy_reads_at_once(&fast));
+    CHECK(!colio_strategy_sieve(&f, 2 << 20, 2 << 20) && colio_strategy_sieve(&f, 256 << 10, 256 << 10),
+          "behind 1 ms calls, four at once: a call each for 2 MiB pieces 2 MiB apart, sieved at 256 KiB");
+    s = interleaved(0, 2, 1, 1, 2 << 20, 64 << 20);
+    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT && c.direct_pieces <= c.direct_sieved,
+          "slow storage: 2 MiB reads go direct, a call a piece (%g against two-phase %g)", c.direct, c.two_phase);
+    s = interleaved(0, 2, 1, 1, 256 << 10, 64 << 20);
+    choose(&s, &f, &c);
+    CHECK(c.direct_pieces > c.two_phase, "slow storage: 256 KiB reads, a call a piece even four at once (%g) costs "
+          "more than two-phase (%g)", c.direct_pieces, c.two_phase);
+    colio_store_figures_t off = f;
+    off.fixed = 1;
+    CHECK(colio_strategy_reads_at_once(&off) == 1, "colio_storage_model=off: reads one at a time");
 }
 
 /* 1,024 ranks on 64 nodes of a parallel file system (the defaults): small pieces aggregate. */
