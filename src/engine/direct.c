@@ -326,7 +326,7 @@ static colio_direct_slot_t *free_slot(colio_direct_t *d)
     for (int j = 0; j < d->nslots; j++)
         if (!d->slot[j].busy)
             return &d->slot[j];
-    if (d->nslots == COLIO_DIRECT_SLOTS)
+    if (d->nslots == COLIO_DIRECT_JOBS)
         return NULL;
     colio_direct_slot_t *s = &d->slot[d->nslots++];
     slot_clear(s);
@@ -344,7 +344,7 @@ static void collect(colio_op_t *op)
 /*
  * Reads where storage calls wait (engine/strategy.h,
  * colio_strategy_reads_at_once): a call's pieces go in up to
- * COLIO_DIRECT_SLOTS jobs that the executor runs at once, each with its own
+ * COLIO_DIRECT_JOBS jobs that the executor runs at once, each with its own
  * chain, and a blocking call hands them over too; elsewhere, and for
  * writes, one job runs in order, a blocking call's here. A failed job then
  * stops only its own later calls; the call returns the error as before
@@ -360,7 +360,7 @@ static void start(colio_op_t *op)
     colio_direct_t *d = &op->dir;
     d->started = 1;
     d->overlap = calls_overlap(op);
-    d->pieces_per_job = (op->acc.npieces + COLIO_DIRECT_SLOTS - 1) / COLIO_DIRECT_SLOTS;
+    d->pieces_per_job = (op->acc.npieces + COLIO_DIRECT_JOBS - 1) / COLIO_DIRECT_JOBS;
     d->bounce_owner = -1;
     d->eof_seen = INT64_MAX;
     op->stats.aggregators = 0;

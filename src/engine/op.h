@@ -247,13 +247,6 @@ typedef struct colio_round {
     colio_xchg_t x;
 } colio_round_t;
 
-/*
- * The direct path's jobs (direct.c): four in flight, each at most
- * cb_buffer_size bytes, one at a time through the bounce buffer, so the
- * step fills one while the others run.
- */
-#define COLIO_DIRECT_SLOTS COLIO_DIRECT_JOBS /* engine/strategy.h: as many run at once where calls wait */
-
 /* Reads through a bounce buffer: bytes [boff, boff+len) of it go to stream position pos once read. */
 typedef struct colio_direct_copy {
     int64_t pos, boff, len;
@@ -278,7 +271,9 @@ typedef struct colio_direct {
     int started;
     int nslots;                  /* slot[0..nslots) zeroed and in use so far: colio_op_init leaves them (1.6 KB),
                                     a job's slot is zeroed when first needed (one for most calls) */
-    colio_direct_slot_t slot[COLIO_DIRECT_SLOTS];
+    /* COLIO_DIRECT_JOBS (engine/strategy.h) in flight, each at most cb_buffer_size bytes, one at a time
+       through the bounce buffer, so the step fills one while the others run */
+    colio_direct_slot_t slot[COLIO_DIRECT_JOBS];
     int64_t i, k, part;          /* next piece (run i, piece k) and its bytes already in jobs */
     int64_t plain_i, plain_k;    /* reads: pieces before (run, piece) were judged not worth sieving */
     char *bounce;                /* a sieved read's bytes (direct.c, bounce_bytes), taken when first needed; one

@@ -70,11 +70,32 @@ int colio_strategy_reads_at_once(const colio_store_figures_t *f)
 }
 
 /*
+ * The share of n calls' time in flight at once that holds what the bytes
+ * need too, when together they run `speed` times as fast as one after
+ * another. On a node's own file system: all of it where they gain nothing
+ * (serialised, or slower together: the file's lock), none where each runs
+ * as if alone (a wait before the call takes the lock: storage behind a
+ * delay), linear in 1/speed between. On a file system that many nodes
+ * share, all of it: its servers serve the calls and the bytes alike.
+ */
+static double calls_holding_bytes(double speed, double n, int shared)
+{
+    if (shared || n <= 1 || speed <= 1)
+        return 1;
+    double share = (n / speed - 1) / (n - 1);
+    return share < 0 ? 0 : share;
+}
+
+/*
  * The load's storage time: its busiest accessor's calls and bytes one
  * after another, or all of them over the streams the accessors make,
- * whichever is longer. Each accessor may have at_once calls waiting at a
- * time (the direct path's reads on storage whose calls wait): their waits overlap,
- * their bytes do not (one core copies them).
+ * whichever is longer. In the latter the calls add to the bytes' time only
+ * by the share of them that holds what the bytes need (calls_holding_bytes:
+ * on a node's file system one rank's wait lets another's bytes through the
+ * file's lock). Each accessor
+ * may have at_once calls waiting at a time (the direct path's reads on
+ * storage whose calls wait): their waits overlap, their bytes do not (one
+ * core copies them).
  */
 static double storage_time_at_once(const colio_store_figures_t *f, int write, const storage_load_t *l, int at_once)
 {
@@ -83,8 +104,9 @@ static double storage_time_at_once(const colio_store_figures_t *f, int write, co
     double s_bw = write ? f->write_streams : f->read_streams;
     double waves = ceil_pos(l->calls_max / (double)at_once); /* the busiest accessor's calls, at_once at a time */
     double busiest = waves * call + l->bytes_max / bw;
-    double all = l->calls * call / streams(s_call, l->k * at_once, l->nodes, f->shared) +
-                 l->bytes / bw / streams(s_bw, l->k, l->nodes, f->shared);
+    double in_flight = (double)(l->k * at_once), speed = streams(s_call, l->k * at_once, l->nodes, f->shared);
+    double calls = l->calls * call / speed, bytes = l->bytes / bw / streams(s_bw, l->k, l->nodes, f->shared);
+    double all = max2(calls, calls * calls_holding_bytes(speed, in_flight, f->shared) + bytes);
     return max2(busiest, all);
 }
 

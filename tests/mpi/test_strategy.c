@@ -43,6 +43,26 @@ static void same_path_everywhere(const colio_stats *st, const char *want, const 
 }
 
 /*
+ * Open path with hints and set this rank's view of `stripes` blocks of
+ * `block` bytes (*ftype, freed by the caller after the close); NULL when
+ * the open failed (checked).
+ */
+static colio_file *open_blocks(const char *path, const char *hints, int64_t block, int64_t stripes,
+                               MPI_Datatype *ftype)
+{
+    MPI_Info info = test_info(hints);
+    colio_file *fh = NULL;
+    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
+    MPI_Info_free(&info);
+    if (fh == NULL)
+        return NULL;
+    MPI_Type_vector((int)stripes, (int)block, (int)(block * (t_nprocs + 1)), MPI_BYTE, ftype);
+    MPI_Type_commit(ftype);
+    CHECK_RC(colio_set_view(fh, block_off(t_rank, 0, block), MPI_BYTE, *ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
+    return fh;
+}
+
+/*
  * Interleaved blocks under `hints`, `stripes` blocks a rank, written and read
  * back: the bytes read and the whole file (holes keep their old bytes)
  * checked. *w and *r: the write's and the read's statistics.
@@ -53,16 +73,10 @@ static void run_case(const char *path, const char *hints, const char *what, int6
     int64_t size = stripes * (t_nprocs + 1) * block, mine = stripes * block;
     memset(w, 0, sizeof *w), memset(r, 0, sizeof *r);
     test_prefill(path, size);
-    MPI_Info info = test_info(hints);
-    colio_file *fh = NULL;
-    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
-    MPI_Info_free(&info);
+    MPI_Datatype ftype;
+    colio_file *fh = open_blocks(path, hints, block, stripes, &ftype);
     if (fh == NULL)
         return;
-    MPI_Datatype ftype;
-    MPI_Type_vector((int)stripes, (int)block, (int)(block * (t_nprocs + 1)), MPI_BYTE, &ftype);
-    MPI_Type_commit(&ftype);
-    CHECK_RC(colio_set_view(fh, block_off(t_rank, 0, block), MPI_BYTE, ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
     unsigned char *buf = malloc((size_t)mine), *back = malloc((size_t)mine);
     for (int64_t j = 0; j < stripes; j++)
         for (int64_t i = 0; i < block; i++)
@@ -216,22 +230,6 @@ static void bad_model(const char *path)
     expect_all(rc, COLIO_ERR_HINT, NULL, "colio_storage_model=write_bw=fast", "colio_storage_model");
 }
 
-/* Open path with hints, this rank's view of 4 KiB blocks; NULL when the open failed (checked). */
-static colio_file *open_blocks(const char *path, const char *hints, MPI_Datatype *ftype)
-{
-    enum { BLOCK = 4096 };
-    MPI_Info info = test_info(hints);
-    colio_file *fh = NULL;
-    CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
-    MPI_Info_free(&info);
-    if (fh == NULL)
-        return NULL;
-    MPI_Type_vector(STRIPES, BLOCK, BLOCK * (t_nprocs + 1), MPI_BYTE, ftype);
-    MPI_Type_commit(ftype);
-    CHECK_RC(colio_set_view(fh, block_off(t_rank, 0, BLOCK), MPI_BYTE, *ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
-    return fh;
-}
-
 /*
  * A failed read among jobs that run at once: the last rank's 20th storage
  * read fails (EIO). Every rank returns COLIO_ERR_IO with one message, the
@@ -247,7 +245,7 @@ static void overlapped_failure(const char *path, const char *force)
     snprintf(hints, sizeof hints, "%s;colio_storage_model=%s;colio_backend=fault;colio_fault=read:20:EIO:%d", force,
              SLOW, t_nprocs - 1);
     MPI_Datatype ftype;
-    colio_file *fh = open_blocks(path, hints, &ftype);
+    colio_file *fh = open_blocks(path, hints, BLOCK, STRIPES, &ftype);
     if (fh == NULL)
         return;
     unsigned char *back = malloc((size_t)mine);
@@ -260,7 +258,7 @@ static void overlapped_failure(const char *path, const char *force)
     CHECK_RC(colio_close(&fh), COLIO_SUCCESS, NULL);
     MPI_Type_free(&ftype);
     snprintf(hints, sizeof hints, "%s;colio_storage_model=%s", force, SLOW);
-    if ((fh = open_blocks(path, hints, &ftype)) != NULL) {
+    if ((fh = open_blocks(path, hints, BLOCK, STRIPES, &ftype)) != NULL) {
         memset(back, 0xEE, (size_t)mine);
         CHECK_RC(tu_read_at_all(fh, 0, back, mine, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
         int64_t bad = 0;
