@@ -46,14 +46,21 @@ static double min2(double a, double b) { return a < b ? a : b; }
  * 2: independent): 1 + (s - 1)(k - 1) per node, between 1/k... k; on a
  * network file system every node adds its own, on a local one there is one.
  */
+static int64_t nodes_used(int64_t k, int nodes) { return nodes < 1 ? 1 : nodes < k ? nodes : k; }
+static double per_node(int64_t k, int nodes)
+{
+    k = k < 1 ? 1 : k;
+    return (double)((k + nodes_used(k, nodes) - 1) / nodes_used(k, nodes));
+}
+
 static double streams(double s, int64_t k, int nodes, int shared)
 {
     if (k < 1)
         k = 1;
-    int64_t used = nodes < 1 ? 1 : nodes < k ? nodes : k;
-    double per_node = (double)((k + used - 1) / used);
-    double node = 1 + (s - 1) * (per_node - 1);
-    node = node < 0.25 ? 0.25 : node > per_node ? per_node : node;
+    int64_t used = nodes_used(k, nodes);
+    double on_node = per_node(k, nodes);
+    double node = 1 + (s - 1) * (on_node - 1);
+    node = node < 0.25 ? 0.25 : node > on_node ? on_node : node;
     return shared ? node * (double)used : node;
 }
 
@@ -70,13 +77,17 @@ int colio_strategy_reads_at_once(const colio_store_figures_t *f)
 }
 
 /*
- * The share of n calls' time in flight at once that holds what the bytes
- * need too, when together they run `speed` times as fast as one after
- * another. On a node's own file system: all of it where they gain nothing
- * (serialised, or slower together: the file's lock), none where each runs
- * as if alone (a wait before the call takes the lock: storage behind a
- * delay), linear in 1/speed between. On a file system that many nodes
- * share, all of it: its servers serve the calls and the bytes alike.
+ * The share of a node's n calls in flight at once that holds what the
+ * bytes need too, when together they run `speed` times as fast as one
+ * after another. On a node's own file system: all of it where they gain
+ * nothing (serialised, or slower together: the file's lock), none where
+ * each runs as if alone (a wait before the call takes the lock: storage
+ * behind a delay; or reads of a page cache, each on its own core, where
+ * the busiest accessor's term decides anyway), linear in 1/speed between.
+ * The probe cannot tell a wait before the lock from one under it (dirty
+ * pages throttled while the file is locked): it takes calls that wait
+ * for the former. On a file system that many nodes share, all of it: its
+ * servers serve the calls and the bytes alike.
  */
 static double calls_holding_bytes(double speed, double n, int shared)
 {
@@ -92,10 +103,9 @@ static double calls_holding_bytes(double speed, double n, int shared)
  * whichever is longer. In the latter the calls add to the bytes' time only
  * by the share of them that holds what the bytes need (calls_holding_bytes:
  * on a node's file system one rank's wait lets another's bytes through the
- * file's lock). Each accessor
- * may have at_once calls waiting at a time (the direct path's reads on
- * storage whose calls wait): their waits overlap, their bytes do not (one
- * core copies them).
+ * file's lock). Each accessor may have at_once calls waiting at a time
+ * (the direct path's reads on storage whose calls wait): their waits
+ * overlap, their bytes do not (one core copies them).
  */
 static double storage_time_at_once(const colio_store_figures_t *f, int write, const storage_load_t *l, int at_once)
 {
@@ -104,7 +114,7 @@ static double storage_time_at_once(const colio_store_figures_t *f, int write, co
     double s_bw = write ? f->write_streams : f->read_streams;
     double waves = ceil_pos(l->calls_max / (double)at_once); /* the busiest accessor's calls, at_once at a time */
     double busiest = waves * call + l->bytes_max / bw;
-    double in_flight = (double)(l->k * at_once), speed = streams(s_call, l->k * at_once, l->nodes, f->shared);
+    double in_flight = per_node(l->k * at_once, l->nodes), speed = streams(s_call, l->k * at_once, l->nodes, f->shared);
     double calls = l->calls * call / speed, bytes = l->bytes / bw / streams(s_bw, l->k, l->nodes, f->shared);
     double all = max2(calls, calls * calls_holding_bytes(speed, in_flight, f->shared) + bytes);
     return max2(busiest, all);

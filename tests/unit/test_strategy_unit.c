@@ -228,7 +228,13 @@ static void cache_file(void)
     fprintf(old, "fs=old write_call=1e-6 write_bw=1e9 date=%lld\n", (long long)time(NULL) - 31 * 24 * 3600);
     fprintf(old, "fs=new write_call=1e-6 write_bw=1e9 date=%lld\n", (long long)time(NULL) - 3600);
     fprintf(old, "fs=cached write_bw=9e9 read_bw=20e9 copy_bw=6e9 date=%lld\n", (long long)time(NULL) - 3600);
+    fprintf(old, "fs=waits write_streams=0.6 write_call_streams=2 shared=0 date=%lld\n", (long long)time(NULL) - 60);
+    fprintf(old, "fs=locks write_streams=0.6 write_call_streams=0.5 shared=0 date=%lld\n", (long long)time(NULL) - 60);
     fclose(old);
+    CHECK(colio_figures_cache_get(file, "fs=waits", &got) == 0 && got.write_streams == 1,
+          "a local file system whose calls wait: writers in turn (%g), as the probe now assumes", got.write_streams);
+    CHECK(colio_figures_cache_get(file, "fs=locks", &got) == 0 && got.write_streams == 0.6,
+          "a local file system whose calls do not wait: writers slow each other down (%g)", got.write_streams);
     CHECK(colio_figures_cache_get(file, "fs=cached", &got) == 0 && got.read_bw == 6e9 && got.write_bw == 6e9 &&
               got.copy_bw == 6e9,
           "a page cache's bandwidths no higher than a memory copy's (read %g, write %g)", got.read_bw, got.write_bw);
