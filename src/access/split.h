@@ -12,10 +12,50 @@
  * count; or off, len (COLIO_META_PIECE_WORDS), a record per piece, in a
  * call where that takes no more room on any rank (the climate maps'
  * millions of 13-byte pieces, a few of them in strided runs: half the
- * bytes to write, send and read in every pass over them).
+ * bytes to write, send and read in every pass over them); or, where the
+ * call's pieces also all end at or below 4 GiB in the file, one word a
+ * piece (COLIO_META_PACKED_WORDS): the offset in the high 32 bits, the
+ * length in the low 32. A climate write moves its metadata between memory
+ * and cache four or five times (split, send, receive, the round's slices,
+ * the copy of the bytes) and is bound by memory bandwidth: half the words
+ * took 9-16% off the E3SM F write at 2 ranks (docs/PERFORMANCE.md).
  */
 #define COLIO_META_WORDS 4
 #define COLIO_META_PIECE_WORDS 2
+#define COLIO_META_PACKED_WORDS 1
+/* Packed records: every piece ends below this file offset (so its offset and length fit 32 bits each). */
+#define COLIO_META_PACKED_LIMIT ((int64_t)1 << 32)
+/* Whether a record holds one piece (two-word and packed records). */
+static inline int colio_meta_is_piece(int words) { return words != COLIO_META_WORDS; }
+/* The record size for a call: four words, or a record per piece (piece_meta), packed where hi allows it. */
+static inline int colio_meta_words_for(int piece_meta, int64_t hi)
+{
+    if (!piece_meta)
+        return COLIO_META_WORDS;
+    return hi < COLIO_META_PACKED_LIMIT ? COLIO_META_PACKED_WORDS : COLIO_META_PIECE_WORDS;
+}
+/* Write a one-piece record (a piece format). */
+static inline void colio_meta_put_piece(int64_t *m, int words, int64_t off, int64_t len)
+{
+    if (words == COLIO_META_PACKED_WORDS) {
+        m[0] = (int64_t)((uint64_t)off << 32 | (uint64_t)len);
+        return;
+    }
+    m[0] = off, m[1] = len;
+}
+/* Lengthen the one-piece record at m by len bytes (a piece format; packed: the sum stays below 4 GiB). */
+static inline void colio_meta_grow_piece(int64_t *m, int words, int64_t len)
+{
+    m[words == COLIO_META_PACKED_WORDS ? 0 : 1] += len;
+}
+/* Move the record at m by delta bytes in the file (packed: the offset stays below 4 GiB). */
+static inline void colio_meta_move(int64_t *m, int words, int64_t delta)
+{
+    if (words == COLIO_META_PACKED_WORDS)
+        m[0] = (int64_t)((uint64_t)m[0] + ((uint64_t)delta << 32));
+    else
+        m[0] += delta;
+}
 static inline int64_t colio_meta_bytes(int words, int64_t n) { return (int64_t)sizeof(int64_t) * words * n; }
 
 /*
@@ -37,7 +77,7 @@ typedef struct colio_list_stretch {
 /* This rank's runs destined to one aggregator, in file order, each inside one round. */
 typedef struct colio_agg_list {
     int64_t n, cap;
-    int words;       /* metadata words per run: COLIO_META_WORDS or COLIO_META_PIECE_WORDS */
+    int words;       /* metadata words per run: COLIO_META_WORDS, _PIECE_WORDS or _PACKED_WORDS */
     int64_t *meta;   /* words per run: the metadata sent to the aggregator */
     int64_t *pos;    /* n: stream position of each run's first piece; NULL: implied by the stretches */
     int implied_pos; /* positions kept by the stretches alone (an access in stream order) */
@@ -72,13 +112,20 @@ static inline int64_t colio_agg_list_round(const colio_agg_list_t *l, int64_t k)
 static inline colio_run_t colio_meta_run(const int64_t *meta, int words, int64_t i, int64_t pos)
 {
     const int64_t *m = meta + words * i;
+    if (words == COLIO_META_PACKED_WORDS) {
+        int64_t off = (int64_t)((uint64_t)m[0] >> 32), len = (int64_t)((uint64_t)m[0] & 0xffffffffu);
+        return (colio_run_t){off, len, len, 1, pos};
+    }
     if (words == COLIO_META_PIECE_WORDS)
         return (colio_run_t){m[0], m[1], m[1], 1, pos};
     return (colio_run_t){m[0], m[1], m[2], m[3], pos};
 }
 
 /* The file offset of run i's first piece. */
-static inline int64_t colio_meta_off(const int64_t *meta, int words, int64_t i) { return meta[words * i]; }
+static inline int64_t colio_meta_off(const int64_t *meta, int words, int64_t i)
+{
+    return words == COLIO_META_PACKED_WORDS ? (int64_t)((uint64_t)meta[i] >> 32) : meta[words * i];
+}
 
 /*
  * A list's runs in order from run k, with their stream positions: kept
@@ -125,7 +172,7 @@ static inline colio_run_t colio_list_next(const colio_agg_list_t *l, colio_list_
 /*
  * Cut every run at file-domain and round boundaries (pieces too, where a
  * boundary falls inside one) and deal the parts to lists[0..dom->naggs),
- * words metadata words per run (COLIO_META_PIECE_WORDS: strided runs are
+ * words metadata words per run (a piece format, colio_meta_is_piece: strided runs are
  * dealt piece by piece, and parts merged only where they abut). On
  * failure the lists are left empty.
  */

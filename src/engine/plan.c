@@ -191,7 +191,7 @@ int colio_step_plan(colio_op_t *op)
     else {
         colio_err_t e;
         colio_err_clear(&e);
-        p->meta_words = op->agree_out.setup.piece_meta ? COLIO_META_PIECE_WORDS : COLIO_META_WORDS;
+        p->meta_words = colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->ghi);
         if (colio_split_by_domain(&op->acc, &p->dom, p->meta_words, p->to_agg, &e) != 0)
             colio_op_fail(op, e.code, "%s", e.msg);
     }

@@ -63,6 +63,13 @@ static int moved_by(const colio_plan_entry_t *e, const colio_access_key_t *key, 
     return 1;
 }
 
+/* Packed metadata records hold offsets below 4 GiB: a plan moved past that is planned afresh (the same on every
+   rank: the plan's end is agreed, and so is the move). */
+static int packed_stays(const colio_plan_entry_t *e, int64_t delta)
+{
+    return e->plan.meta_words != COLIO_META_PACKED_WORDS || e->ghi + delta < COLIO_META_PACKED_LIMIT;
+}
+
 int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_access_key_t *key, int kind,
                                    int64_t nbytes, int64_t unit, int64_t *delta_p)
 {
@@ -75,7 +82,7 @@ int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_acces
             continue;
         int64_t delta;
         if (__builtin_sub_overflow(colio_key_run(key, 0).off, colio_key_run(&e->key, 0).off, &delta) ||
-            (unit > 0 && delta % unit != 0) || !moved_by(e, key, delta))
+            (unit > 0 && delta % unit != 0) || !packed_stays(e, delta) || !moved_by(e, key, delta))
             continue;
         *delta_p = delta;
         best = e;
@@ -92,13 +99,13 @@ void colio_plan_move(colio_plan_entry_t *e, int64_t delta, int nprocs, int my_ra
         p->dom.start[a] += delta, p->dom.end[a] += delta;
     for (int i = 0; i < p->naggs; i++)
         for (int64_t k = 0; k < p->to_agg[i].n; k++)
-            p->to_agg[i].meta[p->to_agg[i].words * k] += delta;
+            colio_meta_move(p->to_agg[i].meta + p->to_agg[i].words * k, p->to_agg[i].words, delta);
     for (int s = 0; p->my_agg >= 0 && p->from_src && s < nprocs; s++) {
         if (s == my_rank) /* my own list is to_agg[my_agg], moved above */
             continue;
         int64_t *meta = (int64_t *)p->from_src[s].meta; /* in the plan's own meta_pool */
         for (int64_t k = 0; k < p->from_src[s].n; k++)
-            meta[p->from_src[s].words * k] += delta;
+            colio_meta_move(meta + p->from_src[s].words * k, p->from_src[s].words, delta);
     }
     e->key.shift += delta; /* its hash stays: offsets are hashed from the first run's */
     e->glo += delta;

@@ -265,7 +265,9 @@ static void cut_aggregator_slices(colio_op_t *op)
         colio_slice_t *s = &rd->agg_slices[rd->nagg++];
         *s = (colio_slice_t){.peer = src, .list = src, .first = l->cur, .type = MPI_BYTE};
         int mark = cover && !op->io_failed;
-        if (l->words == COLIO_META_PIECE_WORDS)
+        if (l->words == COLIO_META_PACKED_WORDS)
+            take_source_runs(rd, l, s, mark, COLIO_META_PACKED_WORDS);
+        else if (l->words == COLIO_META_PIECE_WORDS)
             take_source_runs(rd, l, s, mark, COLIO_META_PIECE_WORDS);
         else
             take_source_runs(rd, l, s, mark, COLIO_META_WORDS);
@@ -406,6 +408,10 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf)
         const colio_slice_t *s = &rd->agg_slices[i];
         if (s->peer != op->fh->rank)
             continue;
+        if (op->mem.flat == NULL && l->words == COLIO_META_PACKED_WORDS) {
+            own_runs_contig(op, l, s->first, s->n, to_cbuf, &since, COLIO_META_PACKED_WORDS);
+            continue;
+        }
         if (op->mem.flat == NULL && l->words == COLIO_META_PIECE_WORDS) {
             own_runs_contig(op, l, s->first, s->n, to_cbuf, &since, COLIO_META_PIECE_WORDS);
             continue;

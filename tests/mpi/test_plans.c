@@ -540,6 +540,91 @@ static void moved(const char *path, const char *striping_unit)
     free(base);
 }
 
+/* ---- one-word metadata records (the call's end below 4 GiB) and a plan moved past them -------------- */
+
+#define FOUR_GIB ((int64_t)1 << 32)
+#define WINDOW (4 * SIZE)
+
+/* The file's bytes [at, at + WINDOW) against expected (bytes past the end of file read as 0). */
+static void check_window(const char *path, int64_t at, const unsigned char *expected, const char *what)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_rank == 0) {
+        unsigned char *f = calloc(WINDOW, 1);
+        test_pread(path, f, WINDOW, at);
+        int bad = 0;
+        for (int64_t x = 0; x < WINDOW; x++)
+            bad += f[x] != expected[x];
+        CHECK(bad == 0, "%s: %d wrong bytes", what, bad);
+        free(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/*
+ * Rank r's pieces of an irregular pattern: piece i of 2000 (lengths 1-3
+ * bytes, gaps of 0 or 1) belongs to rank i % p, and no two of a rank's
+ * pieces in a row have the same length, so none fold into strided runs:
+ * every call is single pieces (one record each).
+ */
+static int64_t irregular_pieces(int rank, MPI_Offset *off, MPI_Offset *len)
+{
+    int64_t n = 0;
+    for (int64_t i = 0, at = 0; i < 2000; i++) {
+        int64_t l = 1 + (i / t_nprocs) % 3;
+        if (i % t_nprocs == rank) {
+            if (n > 0 && off[n - 1] + len[n - 1] == at)
+                len[n - 1] += l;
+            else
+                off[n] = at, len[n++] = l;
+        }
+        at += l + i % 2;
+    }
+    return n;
+}
+
+/* Every rank writes its irregular pieces at base with salt; expected[] (the window from w0) follows them all. */
+static void write_near_4g(colio_file *fh, unsigned char *expected, int64_t w0, int64_t base, int salt)
+{
+    MPI_Offset *off = malloc(sizeof *off * 2000), *len = malloc(sizeof *len * 2000);
+    for (int r = 0; r < t_nprocs; r++)
+        for (int64_t i = 0, n = irregular_pieces(r, off, len); i < n; i++)
+            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+                expected[x + base - w0] = value(x + base, salt);
+    write_pieces(fh, irregular_pieces(t_rank, off, len), off, len, base, salt);
+    free(off);
+    free(len);
+}
+
+/*
+ * Single pieces whose call ends below 4 GiB go as one word each (offset and
+ * length packed, access/split.h); a stored plan of such records moved past
+ * 4 GiB cannot hold its offsets: the call plans afresh (two words a piece),
+ * and that plan moves on past 4 GiB. Every step's bytes are checked.
+ */
+static void past_four_gib(const char *path)
+{
+    int64_t w0 = FOUR_GIB - 2 * SIZE;
+    unsigned char *expected = calloc(WINDOW, 1);
+    test_prefill(path, SIZE); /* the window lies past its end: holes, read as zeros */
+    colio_file *fh = open_file(path, "2", "512");
+    const struct {
+        int64_t base;
+        int reuse;
+        const char *what;
+    } steps[] = {{w0, 0, "below 4 GiB (one-word records)"},
+                 {w0, 1, "below 4 GiB again (the plan reused)"},
+                 {w0 + SIZE + SIZE / 2, 0, "moved past 4 GiB: planned afresh"},
+                 {w0 + SIZE + SIZE / 2 + 64, 1, "past 4 GiB, moved again (two-word records)"}};
+    for (int i = 0; i < 4; i++) {
+        write_near_4g(fh, expected, w0, steps[i].base, 40 + i);
+        expect_reuse(fh, steps[i].reuse, steps[i].what);
+        check_window(path, w0, expected, steps[i].what);
+    }
+    colio_close(&fh);
+    free(expected);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -551,6 +636,7 @@ int main(int argc, char **argv)
     one_tile_views(path);
     moved(path, "0");
     moved(path, "64");
+    past_four_gib(path);
     test_unlink(path);
     return test_finish("test_plans");
 }
