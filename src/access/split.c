@@ -398,6 +398,122 @@ static int split_by_segments(const colio_access_t *acc, const colio_domains_t *d
     return rc;
 }
 
+/* ---- the split of a borrowed flattening through its packed pieces (colio_flat_packed) ---------------- */
+
+static inline int64_t packed_off(int64_t w) { return (int64_t)((uint64_t)w >> 32); }
+static inline int64_t packed_len(int64_t w) { return (int64_t)((uint64_t)w & 0xffffffffu); }
+
+/* The first of pieces [i, n) that ends after x (n: none); the pieces end in file order. */
+static int64_t first_piece_ending_after(const int64_t *pk, int64_t i, int64_t n, int64_t x)
+{
+    while (i < n) {
+        int64_t mid = i + (n - i) / 2;
+        if (packed_off(pk[mid]) + packed_len(pk[mid]) > x)
+            n = mid;
+        else
+            i = mid + 1;
+    }
+    return i;
+}
+
+/*
+ * Room in each list for the pieces [0, np) moved by shift: the pieces wholly inside a segment (a
+ * binary search each) and the parts of those across a segment's end, as colio_split_count.
+ */
+static int size_packed(const int64_t *pk, int64_t np, int64_t shift, const colio_domains_t *dom,
+                       colio_agg_list_t *lists)
+{
+    int64_t *count = calloc((size_t)dom->naggs, sizeof *count);
+    if (count == NULL)
+        return -1;
+    segment_t seg = {0, 0, 0, 0, -1};
+    for (int64_t i = 0; i < np;) {
+        locate(dom, &seg, packed_off(pk[i]) + shift);
+        int64_t j = first_piece_ending_after(pk, i, np, seg.end - shift);
+        count[seg.agg] += j - i;
+        if (j < np && packed_off(pk[j]) + shift < seg.end) { /* piece j crosses the segment's end */
+            colio_run_t r = colio_piece(packed_off(pk[j]) + shift, packed_len(pk[j]), 0);
+            count_parts(&r, dom, COLIO_META_PACKED_WORDS, count, &seg);
+            j++;
+        }
+        i = j;
+    }
+    int rc = 0;
+    for (int a = 0; a < dom->naggs && rc == 0; a++)
+        rc = count[a] ? list_grow_to(&lists[a], count[a] + 1) : 0;
+    free(count);
+    return rc;
+}
+
+/*
+ * Pieces [i, j), all inside the (list, round) segment, from stream
+ * position *pos: the first as any part (it may continue the list's last
+ * one, or open a stretch), the others copied with the shift added to
+ * their offset words, their lengths summed: none abuts the one before
+ * (the flattening merged those), each follows it in the stream.
+ */
+static int deal_packed(const int64_t *pk, int64_t i, int64_t j, int64_t shift, int64_t *pos, colio_agg_list_t *l,
+                       int64_t round)
+{
+    colio_run_t first = colio_piece(packed_off(pk[i]) + shift, packed_len(pk[i]), *pos);
+    if (list_append(l, first, round) != 0)
+        return -1;
+    *pos += first.len;
+    int64_t n = j - i - 1, bytes = 0;
+    uint64_t moved = (uint64_t)shift << 32;
+    if (n > 0 && l->cap - l->n < n && list_grow_to(l, l->n + n + 1) != 0)
+        return -1;
+    int64_t *m = l->meta + l->n; /* (after growing: it may move) */
+    for (int64_t k = 0; k < n; k++) {
+        int64_t w = pk[i + 1 + k];
+        m[k] = (int64_t)((uint64_t)w + moved);
+        bytes += packed_len(w);
+    }
+    colio_list_stretch_t *t = &l->st[l->nst - 1];
+    l->n += n, l->bytes += bytes;
+    t->n += n, t->bytes += bytes, t->pieces += n, t->next_pos += bytes;
+    *pos += bytes;
+    return 0;
+}
+
+/*
+ * The split of an access borrowing a flattening whose packed pieces exist
+ * (packed records, stream order): split_by_segments over one-word
+ * pieces instead of 40-byte runs. A piece across a segment's end is cut
+ * as split_one cuts a run.
+ */
+static int split_packed(const colio_access_t *acc, const int64_t *pk, int64_t np, const colio_domains_t *dom,
+                        colio_agg_list_t *lists, colio_runs_t *tmp)
+{
+    segment_t seg = {0, 0, 0, 0, -1};
+    int64_t pos = acc->runs[0].pos, shift = acc->shift;
+    int rc = size_packed(pk, np, shift, dom, lists);
+    for (int64_t i = 0; i < np && rc == 0;) {
+        colio_run_t r = colio_piece(packed_off(pk[i]) + shift, packed_len(pk[i]), pos);
+        locate(dom, &seg, r.off);
+        int64_t j = first_piece_ending_after(pk, i, np, seg.end - shift);
+        if (j > i) {
+            rc = deal_packed(pk, i, j, shift, &pos, &lists[seg.agg], seg.round);
+            i = j;
+            continue;
+        }
+        seg.whole_to = -1; /* the part in this segment may continue the list */
+        rc = split_one(&r, dom, lists, tmp, &seg);
+        seg.whole_to = -1;
+        pos += r.len, i++;
+    }
+    return rc;
+}
+
+/* The packed pieces of the flattening acc borrows, where a split into packed records may read them instead. */
+static const int64_t *borrowed_pieces(const colio_access_t *acc, int words, int64_t *np)
+{
+    if (words != COLIO_META_PACKED_WORDS || acc->borrowed == NULL || acc->overlaps || !acc->stream_order ||
+        acc->n == 0)
+        return NULL;
+    return colio_flat_packed(acc->borrowed, np);
+}
+
 int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom, int words,
                           colio_agg_list_t *lists, colio_err_t *err)
 {
@@ -406,8 +522,10 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
         lists[a].words = words, lists[a].implied_pos = acc->stream_order && !acc->overlaps;
     colio_runs_t tmp = {0};
     segment_t seg = {0, 0, 0, 0, -1};
-    int rc = size_lists(acc, dom, words, lists);
-    if (rc == 0 && !acc->overlaps)
+    int64_t np = 0;
+    const int64_t *pk = borrowed_pieces(acc, words, &np);
+    int rc = pk ? split_packed(acc, pk, np, dom, lists, &tmp) : size_lists(acc, dom, words, lists);
+    if (rc == 0 && !acc->overlaps && pk == NULL)
         rc = split_by_segments(acc, dom, lists, &tmp);
     for (int64_t i = 0; i < acc->n && rc == 0 && acc->overlaps; i++) {
         colio_run_t r = colio_access_run(acc, i);

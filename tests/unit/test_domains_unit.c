@@ -282,7 +282,12 @@ static void split(void)
            piece (5 mod 8; 3 mod 8 in stripes); two words in half of them, packed in one in the other half */
         int per_piece = round % 4 == 2 || round % 8 == 5 || round % 8 == 3;
         int words = !per_piece ? COLIO_META_WORDS : round % 16 < 8 ? COLIO_META_PIECE_WORDS : COLIO_META_PACKED_WORDS;
+        /* a view's access borrowing its flattening: split through the flattening's packed pieces */
+        colio_flat_t flat = {.runs = v, .npieces = acc.npieces, .monotonic = 1, .nonneg = 1};
+        if (words == COLIO_META_PACKED_WORDS && dense && acc.stream_order && round % 5 != 4)
+            acc.borrowed = &flat;
         CHECK(colio_split_by_domain(&acc, &d, words, lists, &e) == 0, "split");
+        CHECK(acc.borrowed == NULL || flat.packed != NULL, "split case %d: the packed pieces made", round);
         CHECK(count_problems(&acc, &d, words, lists) == 0, "split case %d: the lists' sizing", round);
         /* expected: every byte of every run, with its stream position */
         int64_t want = 0, got = 0, bad = 0;
@@ -324,6 +329,7 @@ static void split(void)
         colio_agg_lists_free(lists, in.naggs);
         colio_domains_free(&d);
         colio_runs_free(&v);
+        free(flat.packed);
     }
 }
 
