@@ -51,7 +51,7 @@ static inline __attribute__((always_inline)) int list_push(colio_agg_list_t *l, 
         return -1;
     int64_t *m = l->meta + l->words * l->n;
     if (colio_meta_is_piece(l->words))
-        colio_meta_put_piece(m, l->words, b.off, b.len);
+        colio_meta_put_piece(m, l->words, l->base, b.off, b.len);
     else
         m[0] = b.off, m[1] = b.len, m[2] = b.stride, m[3] = b.count;
     if (!l->implied_pos)
@@ -74,7 +74,7 @@ static inline __attribute__((always_inline)) int list_append(colio_agg_list_t *l
     colio_list_stretch_t *t = l->nst > 0 ? &l->st[l->nst - 1] : NULL;
     if (t && t->round == round) { /* (a part continues its stream: next_pos moves, contig stays) */
         int64_t *m = l->meta + l->words * (l->n - 1), bytes = b.len * b.count;
-        colio_run_t a = colio_meta_run(l->meta, l->words, l->n - 1, 0);
+        colio_run_t a = colio_meta_run(l->meta, l->words, l->base, l->n - 1, 0);
         a.pos = t->next_pos - colio_run_bytes(&a); /* the last run ends the stretch in the stream */
         if (colio_meta_is_piece(l->words) && b.count == 1 && b.off == a.off + a.len && b.pos == a.pos + a.len) {
             colio_meta_grow_piece(m, l->words, b.len);
@@ -311,7 +311,7 @@ static inline __attribute__((always_inline)) int64_t push_following_runs(const c
     int64_t *m = l->meta + words * n0, *m0 = m;
     int64_t last_end = -1;
     if (n0 > 0) {
-        colio_run_t last = colio_meta_run(l->meta, words, n0 - 1, 0);
+        colio_run_t last = colio_meta_run(l->meta, words, l->base, n0 - 1, 0);
         last_end = last.off + last.len;
     }
     for (; k < j; k++) {
@@ -324,7 +324,7 @@ static inline __attribute__((always_inline)) int64_t push_following_runs(const c
             if (off == last_end) {
                 colio_meta_grow_piece(m - words, words, len);
             } else {
-                colio_meta_put_piece(m, words, off, len);
+                colio_meta_put_piece(m, words, l->base, off, len);
                 m += words;
             }
             last_end = off + len;
@@ -460,7 +460,7 @@ static int deal_packed(const int64_t *pk, int64_t i, int64_t j, int64_t shift, i
         return -1;
     *pos += first.len;
     int64_t n = j - i - 1, bytes = 0;
-    uint64_t moved = (uint64_t)shift << 32;
+    uint64_t moved = (uint64_t)(shift - l->base) << 32; /* (modulo 2^64: the sums lie in [0, 4 GiB)) */
     if (n > 0 && l->cap - l->n < n && list_grow_to(l, l->n + n + 1) != 0)
         return -1;
     int64_t *m = l->meta + l->n; /* (after growing: it may move) */
@@ -518,8 +518,11 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
                           colio_agg_list_t *lists, colio_err_t *err)
 {
     memset(lists, 0, sizeof *lists * (size_t)dom->naggs);
-    for (int a = 0; a < dom->naggs; a++) /* in stream order a (domain, round) segment is one stretch of the stream */
-        lists[a].words = words, lists[a].implied_pos = acc->stream_order && !acc->overlaps;
+    for (int a = 0; a < dom->naggs; a++) { /* packed records count from the call's first byte */
+        lists[a].words = words, lists[a].base = dom->lo;
+        /* in stream order a (domain, round) segment is one stretch of the stream */
+        lists[a].implied_pos = acc->stream_order && !acc->overlaps;
+    }
     colio_runs_t tmp = {0};
     segment_t seg = {0, 0, 0, 0, -1};
     int64_t np = 0;

@@ -13,32 +13,35 @@
  * call where that takes no more room on any rank (the climate maps'
  * millions of 13-byte pieces, a few of them in strided runs: half the
  * bytes to write, send and read in every pass over them); or, where the
- * call's pieces also all end at or below 4 GiB in the file, one word a
- * piece (COLIO_META_PACKED_WORDS): the offset in the high 32 bits, the
- * length in the low 32. A climate write moves its metadata between memory
- * and cache four or five times (split, send, receive, the round's slices,
- * the copy of the bytes) and is bound by memory bandwidth: half the words
- * took 9-16% off the E3SM F write at 2 ranks (docs/PERFORMANCE.md).
+ * call's pieces also lie within 4 GiB of the file, one word a piece
+ * (COLIO_META_PACKED_WORDS): the offset from the call's first byte (the
+ * list's base) in the high 32 bits, the length in the low 32. A climate
+ * write moves its metadata between memory and cache four or five times
+ * (split, send, receive, the round's slices, the copy of the bytes) and is
+ * bound by memory bandwidth: half the words took 9-16% off the E3SM F
+ * write at 2 ranks (docs/PERFORMANCE.md).
  */
 #define COLIO_META_WORDS 4
 #define COLIO_META_PIECE_WORDS 2
 #define COLIO_META_PACKED_WORDS 1
-/* Packed records: every piece ends below this file offset (so its offset and length fit 32 bits each). */
+/* Packed records: the call's pieces lie in fewer bytes of the file than this (offsets from the first byte and
+   lengths fit 32 bits each). */
 #define COLIO_META_PACKED_LIMIT ((int64_t)1 << 32)
 /* Whether a record holds one piece (two-word and packed records). */
 static inline int colio_meta_is_piece(int words) { return words != COLIO_META_WORDS; }
-/* The record size for a call: four words, or a record per piece (piece_meta), packed where hi allows it. */
-static inline int colio_meta_words_for(int piece_meta, int64_t hi)
+/* The record size for a call whose pieces lie in [lo, hi): four words, or a record per piece (piece_meta),
+   packed where the span allows it. */
+static inline int colio_meta_words_for(int piece_meta, int64_t lo, int64_t hi)
 {
     if (!piece_meta)
         return COLIO_META_WORDS;
-    return hi < COLIO_META_PACKED_LIMIT ? COLIO_META_PACKED_WORDS : COLIO_META_PIECE_WORDS;
+    return hi - lo < COLIO_META_PACKED_LIMIT ? COLIO_META_PACKED_WORDS : COLIO_META_PIECE_WORDS;
 }
-/* Write a one-piece record (a piece format). */
-static inline void colio_meta_put_piece(int64_t *m, int words, int64_t off, int64_t len)
+/* Write a one-piece record (a piece format; base: the list's, for packed records). */
+static inline void colio_meta_put_piece(int64_t *m, int words, int64_t base, int64_t off, int64_t len)
 {
     if (words == COLIO_META_PACKED_WORDS) {
-        m[0] = (int64_t)((uint64_t)off << 32 | (uint64_t)len);
+        m[0] = (int64_t)((uint64_t)(off - base) << 32 | (uint64_t)len);
         return;
     }
     m[0] = off, m[1] = len;
@@ -48,13 +51,15 @@ static inline void colio_meta_grow_piece(int64_t *m, int words, int64_t len)
 {
     m[words == COLIO_META_PACKED_WORDS ? 0 : 1] += len;
 }
-/* Move the record at m by delta bytes in the file (packed: the offset stays below 4 GiB). */
-static inline void colio_meta_move(int64_t *m, int words, int64_t delta)
+/* Move a list's n records by delta bytes in the file: packed ones by their base (*base), others one by one. */
+static inline void colio_meta_move(int64_t *meta, int words, int64_t n, int64_t *base, int64_t delta)
 {
-    if (words == COLIO_META_PACKED_WORDS)
-        m[0] = (int64_t)((uint64_t)m[0] + ((uint64_t)delta << 32));
-    else
-        m[0] += delta;
+    if (words == COLIO_META_PACKED_WORDS) {
+        *base += delta;
+        return;
+    }
+    for (int64_t k = 0; k < n; k++)
+        meta[words * k] += delta;
 }
 static inline int64_t colio_meta_bytes(int words, int64_t n) { return (int64_t)sizeof(int64_t) * words * n; }
 
@@ -79,6 +84,7 @@ typedef struct colio_agg_list {
     int64_t n, cap;
     int words;       /* metadata words per run: COLIO_META_WORDS, _PIECE_WORDS or _PACKED_WORDS */
     int64_t *meta;   /* words per run: the metadata sent to the aggregator */
+    int64_t base;    /* packed records: the file offset their offsets count from (the call's first byte) */
     int64_t *pos;    /* n: stream position of each run's first piece; NULL: implied by the stretches */
     int implied_pos; /* positions kept by the stretches alone (an access in stream order) */
     colio_list_stretch_t *st; /* nst: the runs by round, in list order */
@@ -109,11 +115,11 @@ static inline int64_t colio_agg_list_round(const colio_agg_list_t *l, int64_t k)
 }
 
 /* Run i of a metadata array of words per run (stream position pos). */
-static inline colio_run_t colio_meta_run(const int64_t *meta, int words, int64_t i, int64_t pos)
+static inline colio_run_t colio_meta_run(const int64_t *meta, int words, int64_t base, int64_t i, int64_t pos)
 {
     const int64_t *m = meta + words * i;
     if (words == COLIO_META_PACKED_WORDS) {
-        int64_t off = (int64_t)((uint64_t)m[0] >> 32), len = (int64_t)((uint64_t)m[0] & 0xffffffffu);
+        int64_t off = base + (int64_t)((uint64_t)m[0] >> 32), len = (int64_t)((uint64_t)m[0] & 0xffffffffu);
         return (colio_run_t){off, len, len, 1, pos};
     }
     if (words == COLIO_META_PIECE_WORDS)
@@ -122,9 +128,9 @@ static inline colio_run_t colio_meta_run(const int64_t *meta, int words, int64_t
 }
 
 /* The file offset of run i's first piece. */
-static inline int64_t colio_meta_off(const int64_t *meta, int words, int64_t i)
+static inline int64_t colio_meta_off(const int64_t *meta, int words, int64_t base, int64_t i)
 {
-    return words == COLIO_META_PACKED_WORDS ? (int64_t)((uint64_t)meta[i] >> 32) : meta[words * i];
+    return words == COLIO_META_PACKED_WORDS ? base + (int64_t)((uint64_t)meta[i] >> 32) : meta[words * i];
 }
 
 /*
@@ -145,7 +151,7 @@ static inline colio_list_walk_t colio_list_walk_from(const colio_agg_list_t *l, 
     w.end = l->st[w.st].first + l->st[w.st].n;
     w.pos = l->st[w.st].pos0;
     for (int64_t q = l->st[w.st].first; q < k; q++) {
-        colio_run_t r = colio_meta_run(l->meta, l->words, q, 0);
+        colio_run_t r = colio_meta_run(l->meta, l->words, l->base, q, 0);
         w.pos += colio_run_bytes(&r);
     }
     return w;
@@ -154,7 +160,7 @@ static inline colio_list_walk_t colio_list_walk_from(const colio_agg_list_t *l, 
 /* The walk's next run (words: the list's record size, known to an inlined caller). */
 static inline colio_run_t colio_list_next(const colio_agg_list_t *l, colio_list_walk_t *w, int words)
 {
-    colio_run_t r = colio_meta_run(l->meta, words, w->k, 0);
+    colio_run_t r = colio_meta_run(l->meta, words, l->base, w->k, 0);
     if (l->pos) {
         r.pos = l->pos[w->k++];
         return r;

@@ -161,6 +161,7 @@ enum { COLIO_STEP_NEXT = 0, COLIO_STEP_WAIT = 1 };
 typedef struct colio_src_list {
     int64_t n;
     int words;
+    int64_t base; /* packed records: the file offset their offsets count from (access/split.h) */
     const int64_t *meta;
     int64_t cur;
 } colio_src_list_t;
@@ -545,7 +546,8 @@ void colio_plan_counts(colio_op_t *op);
 /* Detach the operation's memory from the file's window (before its buffers are freed). */
 void colio_plan_detach(colio_op_t *op);
 /* The runs meta[first .. first+n) as one datatype over a buffer holding file offset base at 0. */
-int colio_runs_type(const int64_t *meta, int words, int64_t first, int64_t n, int64_t base, MPI_Datatype *t);
+int colio_runs_type(const int64_t *meta, int words, int64_t from, int64_t first, int64_t n, int64_t base,
+                    MPI_Datatype *t);
 void colio_round_free(colio_op_t *op);
 
 /* Kind-specific parts of a round (round_write.c, round_read.c): begin before

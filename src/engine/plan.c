@@ -191,7 +191,7 @@ int colio_step_plan(colio_op_t *op)
     else {
         colio_err_t e;
         colio_err_clear(&e);
-        p->meta_words = colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->ghi);
+        p->meta_words = colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->glo, op->ghi);
         if (colio_split_by_domain(&op->acc, &p->dom, p->meta_words, p->to_agg, &e) != 0)
             colio_op_fail(op, e.code, "%s", e.msg);
     }
@@ -239,6 +239,7 @@ static int alloc_metadata(colio_op_t *op)
     for (int s = 0; s < fh->nprocs; s++) {
         colio_src_list_t *src = &p->from_src[s];
         src->words = p->meta_words;
+        src->base = p->dom.lo; /* as the requesters' lists (colio_split_by_domain) */
         if (s == fh->rank) { /* my own runs: no message */
             src->n = p->to_agg[p->my_agg].n;
             src->meta = p->to_agg[p->my_agg].meta;

@@ -63,13 +63,6 @@ static int moved_by(const colio_plan_entry_t *e, const colio_access_key_t *key, 
     return 1;
 }
 
-/* Packed metadata records hold offsets below 4 GiB: a plan moved past that is planned afresh (the same on every
-   rank: the plan's end is agreed, and so is the move). */
-static int packed_stays(const colio_plan_entry_t *e, int64_t delta)
-{
-    return e->plan.meta_words != COLIO_META_PACKED_WORDS || e->ghi + delta < COLIO_META_PACKED_LIMIT;
-}
-
 int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_access_key_t *key, int kind,
                                    int64_t nbytes, int64_t unit, int64_t *delta_p)
 {
@@ -82,7 +75,7 @@ int64_t colio_plancache_find_moved(const colio_plancache_t *c, const colio_acces
             continue;
         int64_t delta;
         if (__builtin_sub_overflow(colio_key_run(key, 0).off, colio_key_run(&e->key, 0).off, &delta) ||
-            (unit > 0 && delta % unit != 0) || !packed_stays(e, delta) || !moved_by(e, key, delta))
+            (unit > 0 && delta % unit != 0) || !moved_by(e, key, delta))
             continue;
         *delta_p = delta;
         best = e;
@@ -98,14 +91,14 @@ void colio_plan_move(colio_plan_entry_t *e, int64_t delta, int nprocs, int my_ra
     for (int a = 0; p->dom.start && a < p->dom.naggs; a++)
         p->dom.start[a] += delta, p->dom.end[a] += delta;
     for (int i = 0; i < p->naggs; i++)
-        for (int64_t k = 0; k < p->to_agg[i].n; k++)
-            colio_meta_move(p->to_agg[i].meta + p->to_agg[i].words * k, p->to_agg[i].words, delta);
+        colio_meta_move(p->to_agg[i].meta, p->to_agg[i].words, p->to_agg[i].n, &p->to_agg[i].base, delta);
     for (int s = 0; p->my_agg >= 0 && p->from_src && s < nprocs; s++) {
-        if (s == my_rank) /* my own list is to_agg[my_agg], moved above */
+        colio_src_list_t *l = &p->from_src[s];
+        if (s == my_rank) { /* my own list is to_agg[my_agg], moved above: its base (the records are shared) */
+            l->base += l->words == COLIO_META_PACKED_WORDS ? delta : 0;
             continue;
-        int64_t *meta = (int64_t *)p->from_src[s].meta; /* in the plan's own meta_pool */
-        for (int64_t k = 0; k < p->from_src[s].n; k++)
-            colio_meta_move(meta + p->from_src[s].words * k, p->from_src[s].words, delta);
+        }
+        colio_meta_move((int64_t *)l->meta, l->words, l->n, &l->base, delta); /* in the plan's own meta_pool */
     }
     e->key.shift += delta; /* its hash stays: offsets are hashed from the first run's */
     e->glo += delta;

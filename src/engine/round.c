@@ -30,7 +30,7 @@ static int64_t agg_next_round(const colio_op_t *op)
     for (int s = 0; op->plan.my_agg >= 0 && s < op->fh->nprocs; s++) {
         const colio_src_list_t *l = &op->plan.from_src[s];
         if (l->cur < l->n) {
-            int64_t r = round_of(op, colio_meta_off(l->meta, l->words, l->cur));
+            int64_t r = round_of(op, colio_meta_off(l->meta, l->words, l->base, l->cur));
             best = r < best ? r : best;
         }
     }
@@ -70,7 +70,7 @@ static uintptr_t agg_cbuf_at(const colio_op_t *op, int i, int64_t r, int64_t off
 static int64_t slice_off(const colio_op_t *op, const colio_slice_t *s)
 {
     const colio_agg_list_t *l = &op->plan.to_agg[s->list];
-    return colio_meta_off(l->meta, l->words, s->first);
+    return colio_meta_off(l->meta, l->words, l->base, s->first);
 }
 
 /*
@@ -229,11 +229,11 @@ static int read_ahead_round(const colio_op_t *op)
 static inline __attribute__((always_inline)) void take_source_runs(colio_round_t *rd, colio_src_list_t *l,
                                                                    colio_slice_t *s, int mark, int words)
 {
-    const int64_t *meta = l->meta;
-    int64_t k = l->cur, next_off = colio_meta_off(meta, words, k), bytes = 0, pieces = 0;
+    const int64_t *meta = l->meta, base = l->base;
+    int64_t k = l->cur, next_off = colio_meta_off(meta, words, base, k), bytes = 0, pieces = 0;
     int contig = 1;
     for (; k < l->n; k++) {
-        colio_run_t r = colio_meta_run(meta, words, k, 0);
+        colio_run_t r = colio_meta_run(meta, words, base, k, 0);
         if (r.off >= rd->re)
             break;
         contig &= r.count == 1 && r.off == next_off; /* one file run */
@@ -244,7 +244,7 @@ static inline __attribute__((always_inline)) void take_source_runs(colio_round_t
             colio_coverage_mark(&rd->cov, r.off, r.len, r.stride, r.count);
     }
     if (mark) /* the list is in file order: its first offset, its last end */
-        colio_coverage_span(&rd->cov, colio_meta_off(meta, words, l->cur), next_off);
+        colio_coverage_span(&rd->cov, colio_meta_off(meta, words, base, l->cur), next_off);
     s->n = k - l->cur, s->bytes = bytes, s->pieces = pieces, s->contig = contig;
     l->cur = k;
 }
@@ -260,7 +260,7 @@ static void cut_aggregator_slices(colio_op_t *op)
         coverage_begin(op, rd->r, rd->rs, rd->re);
     for (int src = 0; src < op->fh->nprocs; src++) {
         colio_src_list_t *l = &p->from_src[src];
-        if (l->cur >= l->n || colio_meta_off(l->meta, l->words, l->cur) >= rd->re)
+        if (l->cur >= l->n || colio_meta_off(l->meta, l->words, l->base, l->cur) >= rd->re)
             continue;
         colio_slice_t *s = &rd->agg_slices[rd->nagg++];
         *s = (colio_slice_t){.peer = src, .list = src, .first = l->cur, .type = MPI_BYTE};
@@ -274,7 +274,8 @@ static void cut_aggregator_slices(colio_op_t *op)
     }
 }
 
-int colio_runs_type(const int64_t *meta, int words, int64_t first, int64_t nruns, int64_t base, MPI_Datatype *t)
+int colio_runs_type(const int64_t *meta, int words, int64_t from, int64_t first, int64_t nruns, int64_t base,
+                    MPI_Datatype *t)
 {
     int n = (int)nruns, *bl = calloc((size_t)n, sizeof(int)), ok = bl != NULL;
     MPI_Aint *disp = calloc((size_t)n, sizeof(MPI_Aint)); /* calloc: no may-be-uninitialized once inlined */
@@ -282,7 +283,7 @@ int colio_runs_type(const int64_t *meta, int words, int64_t first, int64_t nruns
     ok = ok && disp && types;
     int built = 0;
     for (int i = 0; ok && i < n; i++, built++) {
-        colio_run_t r = colio_meta_run(meta, words, first + i, 0);
+        colio_run_t r = colio_meta_run(meta, words, from, first + i, 0);
         disp[i] = (MPI_Aint)(r.off - base);
         bl[i] = r.count > 1 ? 1 : (int)r.len;
         types[i] = MPI_BYTE;
@@ -308,7 +309,7 @@ static int type_over_cbuf(colio_op_t *op, colio_slice_t *s)
         return 0;
     MPI_Datatype t;
     const colio_src_list_t *l = &op->plan.from_src[s->list];
-    if (colio_runs_type(l->meta, l->words, s->first, s->n, op->rnd.rs, &t) != 0)
+    if (colio_runs_type(l->meta, l->words, l->base, s->first, s->n, op->rnd.rs, &t) != 0)
         return 0;
     s->type = t;
     s->buf = op->rnd.cbuf;
@@ -453,7 +454,7 @@ void colio_round_place_agg_slices(colio_op_t *op, int in_place)
         if (s->peer == op->fh->rank)
             continue;
         const colio_src_list_t *l = &op->plan.from_src[s->list];
-        int64_t off0 = colio_meta_off(l->meta, l->words, s->first);
+        int64_t off0 = colio_meta_off(l->meta, l->words, l->base, s->first);
         if (in_place && s->contig) {
             s->buf = rd->cbuf + (off0 - rd->rs);
         } else if (!in_place || !type_over_cbuf(op, s)) {
@@ -500,17 +501,17 @@ static void rma_target(colio_op_t *op, colio_slice_t *s)
     MPI_Aint base = (MPI_Aint)p->recv_counts[COLIO_COUNT_WORDS * s->peer + COLIO_CW_CBUF];
     int contig = 1;
     for (int64_t k = s->first; k < s->first + s->n && contig; k++) {
-        colio_run_t run = colio_meta_run(l->meta, l->words, k, 0);
+        colio_run_t run = colio_meta_run(l->meta, l->words, l->base, k, 0);
         contig = (next < 0 || run.off == next) && colio_run_end(&run) - run.off == colio_run_bytes(&run);
         next = colio_run_end(&run);
     }
     base += (MPI_Aint)colio_round_read_shift(op, rs); /* where the aggregator put file offset rs */
     s->ttype = MPI_BYTE;
-    s->tdisp = base + (MPI_Aint)(colio_meta_off(l->meta, l->words, s->first) - rs);
+    s->tdisp = base + (MPI_Aint)(colio_meta_off(l->meta, l->words, l->base, s->first) - rs);
     if (contig)
         return;
     if (s->n > INT_MAX || s->bytes > ((int64_t)1 << 30) ||
-        colio_runs_type(l->meta, l->words, s->first, s->n, rs, &s->ttype) != 0) {
+        colio_runs_type(l->meta, l->words, l->base, s->first, s->n, rs, &s->ttype) != 0) {
         s->ttype = MPI_BYTE;
         colio_op_fail(op, COLIO_ERR_NOMEM, "cannot describe %lld runs to aggregator %d as a datatype",
                       (long long)s->n, s->peer);
@@ -574,14 +575,14 @@ int colio_round_cover_next(colio_op_t *op, int64_t *r_p, int64_t *rs_p, int64_t 
         const colio_src_list_t *l = &op->plan.from_src[src];
         int64_t k = l->cur, end = 0;
         for (; k < l->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, l->words, k, 0);
+            colio_run_t r = colio_meta_run(l->meta, l->words, l->base, k, 0);
             if (r.off >= re)
                 break;
             colio_coverage_mark(&op->rnd.cov, r.off, r.len, r.stride, r.count);
             end = colio_run_end(&r);
         }
         if (k > l->cur) /* in file order: the first offset, the last end */
-            colio_coverage_span(&op->rnd.cov, colio_meta_off(l->meta, l->words, l->cur), end);
+            colio_coverage_span(&op->rnd.cov, colio_meta_off(l->meta, l->words, l->base, l->cur), end);
     }
     *r_p = r, *rs_p = rs, *re_p = re;
     return 1;

@@ -89,7 +89,7 @@ static void unpack_incoming(colio_op_t *op)
         const colio_src_list_t *l = &op->plan.from_src[s->list];
         const char *at = s->buf;
         for (int64_t k = s->first; k < s->first + s->n; k++) {
-            colio_run_t r = colio_meta_run(l->meta, l->words, k, 0);
+            colio_run_t r = colio_meta_run(l->meta, l->words, l->base, k, 0);
             colio_round_cbuf_unpack(op, &r, at);
             at += colio_run_bytes(&r);
         }

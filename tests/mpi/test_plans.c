@@ -540,7 +540,7 @@ static void moved(const char *path, const char *striping_unit)
     free(base);
 }
 
-/* ---- one-word metadata records (the call's end below 4 GiB) and a plan moved past them -------------- */
+/* ---- one-word metadata records (a call within 4 GiB) and plans moved across 4 GiB --------------------- */
 
 #define FOUR_GIB ((int64_t)1 << 32)
 #define WINDOW (4 * SIZE)
@@ -583,46 +583,61 @@ static int64_t irregular_pieces(int rank, MPI_Offset *off, MPI_Offset *len)
     return n;
 }
 
-/* Every rank writes its irregular pieces at base with salt; expected[] (the window from w0) follows them all. */
-static void write_near_4g(colio_file *fh, unsigned char *expected, int64_t w0, int64_t base, int salt)
+/* Every rank writes its irregular pieces at base, and again FAR bytes further when far; expected[] (the
+   window from w0) and far_expected[] (from w0 + FAR) follow them all. */
+#define FAR (FOUR_GIB + SIZE)
+static void write_near_4g(colio_file *fh, unsigned char *expected, unsigned char *far_expected, int64_t w0,
+                          int64_t base, int far, int salt)
 {
-    MPI_Offset *off = malloc(sizeof *off * 2000), *len = malloc(sizeof *len * 2000);
+    MPI_Offset *off = malloc(sizeof *off * 4000), *len = malloc(sizeof *len * 4000);
     for (int r = 0; r < t_nprocs; r++)
         for (int64_t i = 0, n = irregular_pieces(r, off, len); i < n; i++)
-            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++) {
                 expected[x + base - w0] = value(x + base, salt);
-    write_pieces(fh, irregular_pieces(t_rank, off, len), off, len, base, salt);
+                if (far)
+                    far_expected[x + base - w0] = value(x + base + FAR, salt);
+            }
+    int64_t n = irregular_pieces(t_rank, off, len);
+    for (int64_t i = 0; i < n && far; i++) /* the same pieces FAR further, in the same call */
+        off[n + i] = off[i] + FAR, len[n + i] = len[i];
+    write_pieces(fh, far ? 2 * n : n, off, len, base, salt);
     free(off);
     free(len);
 }
 
 /*
- * Single pieces whose call ends below 4 GiB go as one word each (offset and
- * length packed, access/split.h); a stored plan of such records moved past
- * 4 GiB cannot hold its offsets: the call plans afresh (two words a piece),
- * and that plan moves on past 4 GiB. Every step's bytes are checked.
+ * Single pieces of a call spanning less than 4 GiB go as one word each
+ * (offset from the call's first byte and length, access/split.h),
+ * wherever the call lies in the file: below 4 GiB, across it, above it,
+ * and a stored plan moved across it keeps its records (their base moves).
+ * A call spanning more than 4 GiB goes as two words a piece. Every step's
+ * bytes are checked, in both windows.
  */
 static void past_four_gib(const char *path)
 {
     int64_t w0 = FOUR_GIB - 2 * SIZE;
-    unsigned char *expected = calloc(WINDOW, 1);
-    test_prefill(path, SIZE); /* the window lies past its end: holes, read as zeros */
+    unsigned char *expected = calloc(WINDOW, 1), *far_expected = calloc(WINDOW, 1);
+    test_prefill(path, SIZE); /* the windows lie past its end: holes, read as zeros */
     colio_file *fh = open_file(path, "2", "512");
     const struct {
         int64_t base;
-        int reuse;
+        int far, reuse;
         const char *what;
-    } steps[] = {{w0, 0, "below 4 GiB (one-word records)"},
-                 {w0, 1, "below 4 GiB again (the plan reused)"},
-                 {w0 + SIZE + SIZE / 2, 0, "moved past 4 GiB: planned afresh"},
-                 {w0 + SIZE + SIZE / 2 + 64, 1, "past 4 GiB, moved again (two-word records)"}};
-    for (int i = 0; i < 4; i++) {
-        write_near_4g(fh, expected, w0, steps[i].base, 40 + i);
+    } steps[] = {{w0, 0, 0, "below 4 GiB"},
+                 {w0, 0, 1, "below 4 GiB again (the plan reused)"},
+                 {w0 + SIZE + SIZE / 2, 0, 1, "moved across 4 GiB (the plan moved)"},
+                 {w0 + SIZE + SIZE / 2 + 64, 0, 1, "moved again"},
+                 {w0, 1, 0, "a call spanning more than 4 GiB (two-word records)"},
+                 {w0, 1, 1, "the same again (the plan reused)"}};
+    for (int i = 0; i < 6; i++) {
+        write_near_4g(fh, expected, far_expected, w0, steps[i].base, steps[i].far, 40 + i);
         expect_reuse(fh, steps[i].reuse, steps[i].what);
         check_window(path, w0, expected, steps[i].what);
+        check_window(path, w0 + FAR, far_expected, steps[i].what);
     }
     colio_close(&fh);
     free(expected);
+    free(far_expected);
 }
 
 int main(int argc, char **argv)

@@ -296,7 +296,7 @@ static void split(void)
         for (int a = 0; a < in.naggs; a++) {
             int64_t list_bytes = 0;
             for (int64_t k = 0; k < lists[a].n; k++) {
-                colio_run_t r = colio_meta_run(lists[a].meta, words, k, 0);
+                colio_run_t r = colio_meta_run(lists[a].meta, words, lists[a].base, k, 0);
                 list_bytes += colio_run_bytes(&r);
             }
             bad += list_bytes != lists[a].bytes; /* the sum kept while dealing */
@@ -305,7 +305,7 @@ static void split(void)
         for (int a = 0; a < in.naggs; a++) {
             colio_list_walk_t w = colio_list_walk_from(&lists[a], 0);
             colio_run_t p = {0};
-            for (int64_t k = 0; k < lists[a].n; p = colio_meta_run(lists[a].meta, words, k++, 0)) {
+            for (int64_t k = 0; k < lists[a].n; p = colio_meta_run(lists[a].meta, words, lists[a].base, k++, 0)) {
                 colio_run_t r = colio_list_next(&lists[a], &w, words);
                 int64_t s, en;
                 ops->round_extent(&d, a, colio_agg_list_round(&lists[a], k), &s, &en);
