@@ -597,31 +597,33 @@ void colio_flat_free(colio_flat_t *flat)
     free(flat);
 }
 
-/* The packed pieces of f (colio_flat_packed), in a new array: [0] the count; NULL when out of memory. */
+/* The packed pieces of f (colio_flat_packed), in a new array: [0] the count, [1] the base; NULL: no memory. */
 static int64_t *pack_pieces(const colio_flat_t *f)
 {
-    int64_t *p = malloc(sizeof *p * (size_t)(f->npieces + 1)), n = 0, last_end = -1;
+    int64_t base = f->runs.r[0].off, n = 1, last_end = INT64_MIN; /* (monotonic: the first piece is the lowest) */
+    int64_t *p = malloc(sizeof *p * (size_t)(f->npieces + 2));
     for (int64_t i = 0; p && i < f->runs.n; i++) {
         const colio_run_t *r = &f->runs.r[i];
         for (int64_t k = 0, off = r->off; k < r->count; k++, off += r->stride) {
             if (off == last_end)
                 p[n] += r->len; /* the length, in the low word: the sum stays below 4 GiB */
             else
-                p[++n] = (int64_t)((uint64_t)off << 32 | (uint64_t)r->len);
+                p[++n] = (int64_t)((uint64_t)(off - base) << 32 | (uint64_t)r->len);
             last_end = off + r->len;
         }
     }
     if (p)
-        p[0] = n;
+        p[0] = n - 1, p[1] = base;
     return p;
 }
 
-const int64_t *colio_flat_packed(colio_flat_t *flat, int64_t *n)
+const int64_t *colio_flat_packed(colio_flat_t *flat, int64_t *n, int64_t *base)
 {
     int64_t *p = __atomic_load_n(&flat->packed, __ATOMIC_ACQUIRE);
     if (p == NULL) {
-        int fits = flat->runs.n > 0 && flat->monotonic && flat->nonneg && !flat->spills &&
-                   colio_run_end(&flat->runs.r[flat->runs.n - 1]) < ((int64_t)1 << 32);
+        const colio_runs_t *v = &flat->runs;
+        int fits = v->n > 0 && flat->monotonic && !flat->spills &&
+                   colio_run_end(&v->r[v->n - 1]) - v->r[0].off < ((int64_t)1 << 32);
         int64_t *mine = fits ? pack_pieces(flat) : NULL, *none = NULL;
         if (mine == NULL)
             return NULL;
@@ -631,8 +633,8 @@ const int64_t *colio_flat_packed(colio_flat_t *flat, int64_t *n)
         if (p != mine)
             free(mine);
     }
-    *n = p[0];
-    return p + 1;
+    *n = p[0], *base = p[1];
+    return p + 2;
 }
 
 int64_t colio_flat_find(const colio_flat_t *flat, int64_t s)

@@ -24,7 +24,7 @@ typedef struct colio_flat {
     int spills;        /* data outside [0, extent) of its instance's span: consecutive instances overlap */
     int nonneg;        /* every displacement >= 0 */
     int refs;          /* datatypes, views and operations holding it (atomic; 0: not counted) */
-    int64_t *packed;   /* NULL, or made once (colio_flat_packed): [0] the count, then the pieces */
+    int64_t *packed;   /* NULL, or made once (colio_flat_packed): [0] the count, [1] their base, the pieces */
 } colio_flat_t;
 
 /* Flatten one instance of type. Caller frees with colio_flat_free. */
@@ -56,16 +56,16 @@ void colio_flat_hold(colio_flat_t *flat);
 void colio_flat_drop(colio_flat_t *flat);
 
 /*
- * The pieces of one instance of a monotonic flattening with no displacement
- * below 0 and every byte below 4 GiB, in file (and stream) order, a piece
- * abutting the one before merged into it, each one word: offset << 32 |
- * length, the format of packed metadata records (access/split.h). Made at
- * the first ask and kept with the flattening (8 bytes a piece: a fifth of
- * its runs' 40 where pieces are single), so that a call's split of a
- * borrowed flattening reads a fifth of the bytes. NULL where the
- * flattening does not qualify or memory is short; *n the count.
+ * The pieces of one instance of a monotonic flattening whose pieces lie
+ * within 4 GiB, in file (and stream) order, a piece abutting the one
+ * before merged into it, each one word: its offset from the first piece's
+ * (*base) << 32 | its length, the format of packed metadata records
+ * (access/split.h). Made at the first ask and kept with the flattening (8
+ * bytes a piece: a fifth of its runs' 40 where pieces are single), so that
+ * a call's split of a borrowed flattening reads a fifth of the bytes. NULL
+ * where the flattening does not qualify or memory is short; *n the count.
  */
-const int64_t *colio_flat_packed(colio_flat_t *flat, int64_t *n);
+const int64_t *colio_flat_packed(colio_flat_t *flat, int64_t *n, int64_t *base);
 /* Run holding stream byte s (0 <= s < size) of one instance: the last run starting at or before s. */
 int64_t colio_flat_find(const colio_flat_t *flat, int64_t s);
 /* One block as long as the extent: instances abut into one contiguous stretch. */

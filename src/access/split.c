@@ -479,14 +479,14 @@ static int deal_packed(const int64_t *pk, int64_t i, int64_t j, int64_t shift, i
 /*
  * The split of an access borrowing a flattening whose packed pieces exist
  * (packed records, stream order): split_by_segments over one-word
- * pieces instead of 40-byte runs. A piece across a segment's end is cut
- * as split_one cuts a run.
+ * pieces, shift bytes from the access's file offsets, instead of 40-byte
+ * runs. A piece across a segment's end is cut as split_one cuts a run.
  */
-static int split_packed(const colio_access_t *acc, const int64_t *pk, int64_t np, const colio_domains_t *dom,
-                        colio_agg_list_t *lists, colio_runs_t *tmp)
+static int split_packed(const colio_access_t *acc, const int64_t *pk, int64_t np, int64_t shift,
+                        const colio_domains_t *dom, colio_agg_list_t *lists, colio_runs_t *tmp)
 {
     segment_t seg = {0, 0, 0, 0, -1};
-    int64_t pos = acc->runs[0].pos, shift = acc->shift;
+    int64_t pos = acc->runs[0].pos;
     int rc = size_packed(pk, np, shift, dom, lists);
     for (int64_t i = 0; i < np && rc == 0;) {
         colio_run_t r = colio_piece(packed_off(pk[i]) + shift, packed_len(pk[i]), pos);
@@ -505,13 +505,19 @@ static int split_packed(const colio_access_t *acc, const int64_t *pk, int64_t np
     return rc;
 }
 
-/* The packed pieces of the flattening acc borrows, where a split into packed records may read them instead. */
-static const int64_t *borrowed_pieces(const colio_access_t *acc, int words, int64_t *np)
+/*
+ * The packed pieces of the flattening acc borrows, where a split into packed records may read them instead,
+ * and *shift, what moves them to the access's file offsets (the access's shift and their base).
+ */
+static const int64_t *borrowed_pieces(const colio_access_t *acc, int words, int64_t *np, int64_t *shift)
 {
     if (words != COLIO_META_PACKED_WORDS || acc->borrowed == NULL || acc->overlaps || !acc->stream_order ||
         acc->n == 0)
         return NULL;
-    return colio_flat_packed(acc->borrowed, np);
+    int64_t base = 0;
+    const int64_t *pk = colio_flat_packed(acc->borrowed, np, &base);
+    *shift = acc->shift + base;
+    return pk;
 }
 
 int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom, int words,
@@ -525,9 +531,9 @@ int colio_split_by_domain(const colio_access_t *acc, const colio_domains_t *dom,
     }
     colio_runs_t tmp = {0};
     segment_t seg = {0, 0, 0, 0, -1};
-    int64_t np = 0;
-    const int64_t *pk = borrowed_pieces(acc, words, &np);
-    int rc = pk ? split_packed(acc, pk, np, dom, lists, &tmp) : size_lists(acc, dom, words, lists);
+    int64_t np = 0, shift = 0;
+    const int64_t *pk = borrowed_pieces(acc, words, &np, &shift);
+    int rc = pk ? split_packed(acc, pk, np, shift, dom, lists, &tmp) : size_lists(acc, dom, words, lists);
     if (rc == 0 && !acc->overlaps && pk == NULL)
         rc = split_by_segments(acc, dom, lists, &tmp);
     for (int64_t i = 0; i < acc->n && rc == 0 && acc->overlaps; i++) {

@@ -28,7 +28,10 @@
    lengths fit 32 bits each). */
 #define COLIO_META_PACKED_LIMIT ((int64_t)1 << 32)
 /* Whether a record holds one piece (two-word and packed records). */
-static inline int colio_meta_is_piece(int words) { return words != COLIO_META_WORDS; }
+static inline int colio_meta_is_piece(int words)
+{
+    return words == COLIO_META_PIECE_WORDS || words == COLIO_META_PACKED_WORDS;
+}
 /* The record size for a call whose pieces lie in [lo, hi): four words, or a record per piece (piece_meta),
    packed where the span allows it. */
 static inline int colio_meta_words_for(int piece_meta, int64_t lo, int64_t hi)
@@ -51,14 +54,11 @@ static inline void colio_meta_grow_piece(int64_t *m, int words, int64_t len)
 {
     m[words == COLIO_META_PACKED_WORDS ? 0 : 1] += len;
 }
-/* Move a list's n records by delta bytes in the file: packed ones by their base (*base), others one by one. */
+/* Move a list's n records by delta bytes in the file: its base (*base), and the records too unless packed. */
 static inline void colio_meta_move(int64_t *meta, int words, int64_t n, int64_t *base, int64_t delta)
 {
-    if (words == COLIO_META_PACKED_WORDS) {
-        *base += delta;
-        return;
-    }
-    for (int64_t k = 0; k < n; k++)
+    *base += delta;
+    for (int64_t k = 0; k < n && words != COLIO_META_PACKED_WORDS; k++)
         meta[words * k] += delta;
 }
 static inline int64_t colio_meta_bytes(int words, int64_t n) { return (int64_t)sizeof(int64_t) * words * n; }

@@ -116,7 +116,8 @@ typedef struct colio_setup_words {
     int64_t plan_shift, plan_shift_neg; /* ... at this offset from it (INT64_MAX both: a rank with no pieces) */
     int64_t pieces_max_neg, bytes_max_neg, extent_max_neg; /* the busiest rank's (engine/strategy.h) */
     int64_t piece_meta;           /* 1: my pieces as two words each take no more room than my runs as four
-                                     -> two-word metadata when so on every rank (access/split.h) */
+                                     -> a record per piece when so on every rank, two words or one packed
+                                     (access/split.h) */
     int64_t extent_sum, bytes_sum, pieces_sum; /* SUM: every rank's extent, bytes and pieces */
     int64_t staged_sum;           /* SUM: ranks whose piece waits in node-shared memory (stage.c) */
 } colio_setup_words_t;

@@ -186,12 +186,12 @@ int colio_step_plan(colio_op_t *op)
     p->dom.lo = op->glo;
     p->dom.hi = op->ghi;
     p->dom.round_size = in.round_size;
+    p->meta_words = colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->glo, op->ghi);
     if (fh->cfg.domain->plan(&in, &p->dom) != 0)
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory planning file domains");
-    else {
+    else if (op->err.code == 0) { /* (a rank that failed before, e.g. clipping its access, sends nothing) */
         colio_err_t e;
         colio_err_clear(&e);
-        p->meta_words = colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->glo, op->ghi);
         if (colio_split_by_domain(&op->acc, &p->dom, p->meta_words, p->to_agg, &e) != 0)
             colio_op_fail(op, e.code, "%s", e.msg);
     }

@@ -95,7 +95,7 @@ void colio_plan_move(colio_plan_entry_t *e, int64_t delta, int nprocs, int my_ra
     for (int s = 0; p->my_agg >= 0 && p->from_src && s < nprocs; s++) {
         colio_src_list_t *l = &p->from_src[s];
         if (s == my_rank) { /* my own list is to_agg[my_agg], moved above: its base (the records are shared) */
-            l->base += l->words == COLIO_META_PACKED_WORDS ? delta : 0;
+            l->base += delta;
             continue;
         }
         colio_meta_move((int64_t *)l->meta, l->words, l->n, &l->base, delta); /* in the plan's own meta_pool */

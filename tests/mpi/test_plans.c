@@ -635,6 +635,38 @@ static void past_four_gib(const char *path)
         check_window(path, w0, expected, steps[i].what);
         check_window(path, w0 + FAR, far_expected, steps[i].what);
     }
+    /* a view of the same pieces with absolute displacements past 4 GiB (disp 0, as PnetCDF's): its flattening,
+       borrowed by the call, is split from its pieces packed from the first one's offset (no plan stored, so
+       every call splits) */
+    colio_close(&fh);
+    fh = open_file(path, "0", "512");
+    int64_t at = w0 + FAR + SIZE;
+    MPI_Offset *off = malloc(sizeof *off * 2000), *len = malloc(sizeof *len * 2000);
+    int64_t n = irregular_pieces(t_rank, off, len), total = 0;
+    int *blens = malloc(sizeof *blens * (size_t)n);
+    MPI_Aint *disps = malloc(sizeof *disps * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        blens[i] = (int)len[i], disps[i] = (MPI_Aint)(at + off[i]), total += len[i];
+    MPI_Datatype ftype;
+    MPI_Type_create_hindexed((int)n, blens, disps, MPI_BYTE, &ftype);
+    MPI_Type_commit(&ftype);
+    CHECK_RC(colio_set_view(fh, 0, MPI_BYTE, ftype, MPI_INFO_NULL), COLIO_SUCCESS, fh);
+    unsigned char *buf = malloc((size_t)total + 1);
+    for (int salt = 50; salt < 52; salt++) {
+        for (int r = 0; r < t_nprocs; r++) /* every rank's bytes in the window */
+            for (int64_t i = 0, m = irregular_pieces(r, off, len); i < m; i++)
+                for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+                    far_expected[SIZE + x] = value(at + x, salt);
+        n = irregular_pieces(t_rank, off, len);
+        for (int64_t i = 0, k = 0; i < n; i++)
+            for (MPI_Offset x = off[i]; x < off[i] + len[i]; x++)
+                buf[k++] = value(at + x, salt);
+        CHECK_RC(tu_write_at_all(fh, 0, buf, total, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
+        expect_reuse(fh, 0, "a view past 4 GiB");
+        check_window(path, w0 + FAR, far_expected, "a view past 4 GiB");
+    }
+    MPI_Type_free(&ftype);
+    free(buf), free(blens), free(disps), free(off), free(len);
     colio_close(&fh);
     free(expected);
     free(far_expected);
