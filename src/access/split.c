@@ -271,6 +271,16 @@ void colio_split_count(const colio_access_t *acc, const colio_domains_t *dom, in
     }
 }
 
+/* Each list grown to hold count[a] parts; frees count. */
+static int grow_to_counts(int64_t *count, int naggs, colio_agg_list_t *lists)
+{
+    int rc = 0;
+    for (int a = 0; a < naggs && rc == 0; a++)
+        rc = count[a] ? list_grow_to(&lists[a], count[a] + 1) : 0;
+    free(count);
+    return rc;
+}
+
 /*
  * Room in each list for all its parts: one list gets about every run; several are counted first (by
  * segments, or a pass with the segment cache where runs may overlap), since growing them by doubling
@@ -284,11 +294,7 @@ static int size_lists(const colio_access_t *acc, const colio_domains_t *dom, int
     if (count == NULL)
         return -1;
     colio_split_count(acc, dom, words, count);
-    int rc = 0;
-    for (int a = 0; a < dom->naggs && rc == 0; a++)
-        rc = count[a] ? list_grow_to(&lists[a], count[a] + 1) : 0;
-    free(count);
-    return rc;
+    return grow_to_counts(count, dom->naggs, lists);
 }
 
 /*
@@ -438,11 +444,7 @@ static int size_packed(const int64_t *pk, int64_t np, int64_t shift, const colio
         }
         i = j;
     }
-    int rc = 0;
-    for (int a = 0; a < dom->naggs && rc == 0; a++)
-        rc = count[a] ? list_grow_to(&lists[a], count[a] + 1) : 0;
-    free(count);
-    return rc;
+    return grow_to_counts(count, dom->naggs, lists);
 }
 
 /*

@@ -101,19 +101,25 @@ static void write_pattern(colio_file *fh, int shift, int changed, int salt)
     free(len);
 }
 
-static void check_file(const char *path, const unsigned char *expected, const char *what)
+/* The file's bytes [at, at + n) against expected (bytes past the end of file read as 0), on rank 0. */
+static void check_range(const char *path, int64_t at, int64_t n, const unsigned char *expected, const char *what)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 0) {
-        unsigned char *f = malloc(SIZE);
-        test_read_file(path, f, SIZE);
+        unsigned char *f = calloc((size_t)n, 1);
+        test_pread(path, f, n, at);
         int bad = 0;
-        for (int64_t x = 0; x < SIZE; x++)
+        for (int64_t x = 0; x < n; x++)
             bad += f[x] != expected[x];
         CHECK(bad == 0, "%s: %d wrong bytes", what, bad);
         free(f);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void check_file(const char *path, const unsigned char *expected, const char *what)
+{
+    check_range(path, 0, SIZE, expected, what);
 }
 
 /* Read pattern (shift, changed) and compare with expected[]. */
@@ -449,17 +455,7 @@ static void write_moved(colio_file *fh, unsigned char *expected, const int64_t *
 
 static void check_moved(const char *path, const unsigned char *expected, const char *what)
 {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (t_rank == 0) {
-        unsigned char *f = malloc(MOVED_SIZE);
-        test_read_file(path, f, MOVED_SIZE);
-        int bad = 0;
-        for (int64_t x = 0; x < MOVED_SIZE; x++)
-            bad += f[x] != expected[x];
-        CHECK(bad == 0, "%s: %d wrong bytes", what, bad);
-        free(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    check_range(path, 0, MOVED_SIZE, expected, what);
 }
 
 /* Every rank at base b, except rank `odd` at base `odd_base` (-1: none). */
@@ -545,20 +541,10 @@ static void moved(const char *path, const char *striping_unit)
 #define FOUR_GIB ((int64_t)1 << 32)
 #define WINDOW (4 * SIZE)
 
-/* The file's bytes [at, at + WINDOW) against expected (bytes past the end of file read as 0). */
+/* The file's bytes [at, at + WINDOW) against expected. */
 static void check_window(const char *path, int64_t at, const unsigned char *expected, const char *what)
 {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (t_rank == 0) {
-        unsigned char *f = calloc(WINDOW, 1);
-        test_pread(path, f, WINDOW, at);
-        int bad = 0;
-        for (int64_t x = 0; x < WINDOW; x++)
-            bad += f[x] != expected[x];
-        CHECK(bad == 0, "%s: %d wrong bytes", what, bad);
-        free(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    check_range(path, at, WINDOW, expected, what);
 }
 
 /*
