@@ -89,7 +89,7 @@ typedef struct bench_engine_ctx {
     const char *path;
     const char *hints;     /* "key=value;..." as given */
     int use_lists;         /* colio: list API instead of the view */
-    int steps;             /* colio, mpiio: collective calls per open file (checkpoint steps) */
+    int steps;             /* calls (posix: passes over the pieces) per open file, like checkpoint steps */
 } bench_engine_ctx_t;
 
 typedef struct bench_engine {
