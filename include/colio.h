@@ -114,6 +114,9 @@ typedef struct colio_op_stats {
     int64_t io_jobs_handed;     /**< storage jobs this rank handed to the I/O executor (colio_io_executor) to run
                                      beside the call: nonblocking and pipelined operations, and the direct path's
                                      jobs where storage calls wait (they run at once, their waits overlapping) */
+    int64_t meta_words;         /**< two-phase: words (8 bytes) a record of the offset/length lists takes: 1 a
+                                     piece packed (the call within 4 GiB of file), 2 a piece, 4 a strided run;
+                                     0 without lists (other paths); totals: the last */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

@@ -918,6 +918,14 @@ const colio_agg_set_t *colio_op_agg_set(const colio_op_t *op)
     return wide ? &c->wide : &c->set;
 }
 
+/* Metadata bytes a piece costs in the record format the plan will take (plan.c): packed, two words, or runs of
+   more than two pieces in four words (under 16 bytes a piece; 16 is the bound). */
+static int meta_piece_bytes(const colio_op_t *op)
+{
+    int words = colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->glo, op->ghi);
+    return words == COLIO_META_PACKED_WORDS ? (int)sizeof(int64_t) : 2 * (int)sizeof(int64_t);
+}
+
 /* The call as every rank knows it after SETUP, for the cost model (engine/strategy.h). */
 static colio_call_shape_t call_shape(const colio_op_t *op)
 {
@@ -938,6 +946,7 @@ static colio_call_shape_t call_shape(const colio_op_t *op)
         .round_bytes = fh->round_bytes[op->args.kind == COLIO_OP_WRITE][0],
         .sieve_bytes = fh->round_bytes[0][1],
         .pipelined = fh->hints.pipeline > 1,
+        .meta_piece_bytes = meta_piece_bytes(op),
     };
 }
 
@@ -1163,6 +1172,8 @@ static void keep_plan(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     unpin_candidate(op); /* an operation that ended before its agreement */
+    if (op->reuse || op->plan.dom.ops)
+        op->stats.meta_words = op->plan.meta_words;
     if (op->reuse) {
         op->stats.plans_reused = 1;
         memset(&op->plan.dom, 0, sizeof op->plan.dom);

@@ -15,7 +15,7 @@
 #define COLIO_NODE_MSG_LATENCY 1e-6
 /* CPU seconds the direct path spends per piece beside its storage call (listing it in a job). */
 #define COLIO_DIRECT_COST_PER_PIECE 50e-9
-/* Bytes of metadata per piece sent to its aggregator (offset and length). */
+/* Bytes of metadata per piece sent to its aggregator where the shape does not say (offset and length). */
 #define COLIO_META_PER_PIECE 16.0
 /*
  * Copies a message of MBs costs inside a node, in memory copy bandwidth:
@@ -187,7 +187,8 @@ static double two_phase_cost(const colio_call_shape_t *s, const colio_store_figu
     double rb = (double)(s->round_bytes > 0 ? s->round_bytes : 1), rounds = ceil_pos(domain / rb);
     rounds = rounds < 1 ? 1 : rounds;
     double agreements = 4 * 2 * log2_ceil(p > 1 ? p : 2) * message_latency(s, net);
-    double lists = pieces_agg * COLIO_META_PER_PIECE * 2 / f->copy_bw + pieces_agg * COLIO_COST_PER_PIECE;
+    double meta = s->meta_piece_bytes > 0 ? s->meta_piece_bytes : COLIO_META_PER_PIECE;
+    double lists = pieces_agg * meta * 2 / f->copy_bw + pieces_agg * COLIO_COST_PER_PIECE;
     double exchange = move_time(s, f, net, per_agg * (p - 1) / p, rounds * min2(p - 1, (double)s->pieces));
     double copies = per_agg / f->copy_bw + (pieces_agg + (double)s->pieces_max) * COLIO_COST_PER_PIECE;
     int aggs_nodes = s->nnodes < s->naggs ? s->nnodes : s->naggs;

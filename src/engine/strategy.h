@@ -25,6 +25,8 @@ typedef struct colio_call_shape {
     int64_t round_bytes;                 /* bytes of file per round (colio_strategy_round_bytes) */
     int64_t sieve_bytes;                 /* reads: bytes per sieved read of the direct path; 0 = round_bytes */
     int pipelined;                       /* colio_pipeline > 1 */
+    int meta_piece_bytes;                /* metadata bytes a piece sends its aggregator (8: packed records, 16:
+                                            two words, or at most 16 in runs of more pieces); 0 = 16 */
 } colio_call_shape_t;
 
 /* The network between nodes: seconds per message, bytes per second per node link. */

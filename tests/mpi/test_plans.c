@@ -76,6 +76,18 @@ static void expect_reuse(colio_file *fh, int want, const char *what)
     CHECK(lo == hi && lo == want, "%s: plan reused %lld..%lld, expected %d", what, (long long)lo, (long long)hi, want);
 }
 
+/* The record size of the last call's lists (colio_op_stats.meta_words), the same on every rank. */
+static void expect_words(colio_file *fh, int64_t want, const char *what)
+{
+    colio_stats st;
+    colio_get_stats(fh, &st);
+    int64_t lo, hi;
+    MPI_Allreduce(&st.last.meta_words, &lo, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&st.last.meta_words, &hi, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(lo == hi && lo == want, "%s: records of %lld..%lld words, expected %lld", what, (long long)lo,
+          (long long)hi, (long long)want);
+}
+
 /* Collective write of n pieces moved by base, each byte value(x, salt) at its file offset x. */
 static void write_pieces(colio_file *fh, int64_t n, MPI_Offset *off, const MPI_Offset *len, int64_t base, int salt)
 {
@@ -256,6 +268,8 @@ static void views(const char *path)
         else /* the same file access from a strided memory type */
             CHECK_RC(tu_write_at_all(fh, 0, buf, 1, mtype, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
         expect_reuse(fh, rep > 0, "view write, same view and count");
+        /* 3 bytes of every 3p: one strided run of many pieces (four words), one piece on one rank (packed) */
+        expect_words(fh, t_nprocs > 1 ? 4 : 1, "view write, strided");
         memset(back, 0, 2 * SIZE);
         CHECK_RC(tu_read_at_all(fh, 0, back, n, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
         int bad = 0;
@@ -618,6 +632,7 @@ static void past_four_gib(const char *path)
     for (int i = 0; i < 6; i++) {
         write_near_4g(fh, expected, far_expected, w0, steps[i].base, steps[i].far, 40 + i);
         expect_reuse(fh, steps[i].reuse, steps[i].what);
+        expect_words(fh, steps[i].far ? 2 : 1, steps[i].what);
         check_window(path, w0, expected, steps[i].what);
         check_window(path, w0 + FAR, far_expected, steps[i].what);
     }
@@ -649,6 +664,7 @@ static void past_four_gib(const char *path)
                 buf[k++] = value(at + x, salt);
         CHECK_RC(tu_write_at_all(fh, 0, buf, total, MPI_BYTE, MPI_STATUS_IGNORE), COLIO_SUCCESS, fh);
         expect_reuse(fh, 0, "a view past 4 GiB");
+        expect_words(fh, 1, "a view past 4 GiB");
         check_window(path, w0 + FAR, far_expected, "a view past 4 GiB");
     }
     MPI_Type_free(&ftype);

@@ -133,6 +133,31 @@ static void at_scale(void)
           c.two_phase);
 }
 
+/*
+ * The lists' share of two-phase follows the record format the plan takes:
+ * packed records (8 bytes a piece, written and read once each) cost half
+ * of two-word ones, and a shape that does not say counts two words.
+ */
+static void record_formats(void)
+{
+    colio_store_figures_t f = tmpfs();
+    colio_path_costs_t unsaid, two_words, packed;
+    colio_call_shape_t s = interleaved(1, 2, 1, 1, 64, 64 << 20);
+    choose(&s, &f, &unsaid);
+    s.meta_piece_bytes = 16;
+    choose(&s, &f, &two_words);
+    s.meta_piece_bytes = 8;
+    choose(&s, &f, &packed);
+    double saved = (double)s.pieces / s.naggs * 8 * 2 / f.copy_bw;
+    CHECK(unsaid.two_phase == two_words.two_phase, "no record size given: two words (%g, %g)", unsaid.two_phase,
+          two_words.two_phase);
+    CHECK(two_words.two_phase - packed.two_phase > 0.99 * saved && two_words.two_phase - packed.two_phase < 1.01 * saved,
+          "packed records save 8 bytes a piece twice: %g - %g, expected %g", two_words.two_phase, packed.two_phase,
+          saved);
+    CHECK(packed.direct == two_words.direct, "the direct path sends no records (%g, %g)", packed.direct,
+          two_words.direct);
+}
+
 /* Bytes per round (colio_strategy_round_bytes): s's kind on p ranks over `nodes` nodes, at most 16 MiB. */
 static int64_t round_for(int write, int p, int nodes, const colio_store_figures_t *f, double net_latency)
 {
@@ -303,6 +328,7 @@ int main(void)
     write_holes();
     slow_storage();
     at_scale();
+    record_formats();
     round_sizes();
     figures_words_and_hint();
     cache_file();
