@@ -116,7 +116,7 @@ typedef struct colio_op_stats {
                                      jobs where storage calls wait (they run at once, their waits overlapping) */
     int64_t meta_words;         /**< two-phase: words (8 bytes) a record of the offset/length lists takes: 1 a
                                      piece packed (the call within 4 GiB of file), 2 a piece, 4 a strided run;
-                                     0 without lists (other paths); totals: the last */
+                                     0 without lists (other paths); totals: the last call's that had lists */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

@@ -15,7 +15,7 @@ static int posix_run(const bench_engine_ctx_t *c, const bench_access_t *a, char 
 {
     double t0 = MPI_Wtime();
     int fd = open_file(c, write), rc = fd < 0 ? -1 : 0, steps = bench_steps(c);
-    for (int k = 0; k < steps; k++)
+    for (int k = 0; k < steps && rc == 0; k++)
         for (int64_t i = 0, pos = 0; rc == 0 && i < a->n; pos += a->len[i], i++)
             rc = xfer(fd, buf + pos, a->len[i], a->off[i], write);
     if (fd >= 0)

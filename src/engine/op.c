@@ -918,8 +918,8 @@ const colio_agg_set_t *colio_op_agg_set(const colio_op_t *op)
     return wide ? &c->wide : &c->set;
 }
 
-/* Metadata bytes a piece costs in the record format the plan will take (plan.c): packed, two words, or runs of
-   more than two pieces in four words (under 16 bytes a piece; 16 is the bound). */
+/* Metadata bytes a piece costs in the record format the plan will take (plan.c): packed, two words, or 16 as
+   the estimate for four-word runs (runs of several pieces take less; the SETUP words hold no count of runs). */
 static int meta_piece_bytes(const colio_op_t *op)
 {
     int words = colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->glo, op->ghi);

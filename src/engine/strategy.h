@@ -26,7 +26,9 @@ typedef struct colio_call_shape {
     int64_t sieve_bytes;                 /* reads: bytes per sieved read of the direct path; 0 = round_bytes */
     int pipelined;                       /* colio_pipeline > 1 */
     int meta_piece_bytes;                /* metadata bytes a piece sends its aggregator (8: packed records, 16:
-                                            two words, or at most 16 in runs of more pieces); 0 = 16 */
+                                            two words, or an estimate for four-word runs: under 16 where runs
+                                            hold several pieces, up to 32 where one-piece runs share a call
+                                            with strided ones); 0 = 16 */
 } colio_call_shape_t;
 
 /* The network between nodes: seconds per message, bytes per second per node link. */

@@ -119,7 +119,7 @@ static void check_range(const char *path, int64_t at, int64_t n, const unsigned 
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 0) {
         unsigned char *f = calloc((size_t)n, 1);
-        test_pread(path, f, n, at);
+        CHECK(test_pread(path, f, n, at) >= 0, "%s: cannot read %s", what, path);
         int bad = 0;
         for (int64_t x = 0; x < n; x++)
             bad += f[x] != expected[x];
