@@ -92,6 +92,13 @@ typedef struct bench_engine_ctx {
     int steps;             /* calls (posix: passes over the pieces) per open file, like checkpoint steps */
 } bench_engine_ctx_t;
 
+/* The --steps count (at least 1): every engine repeats its transfer that often on one open file, so that only
+   the first write of a run meets a new file's unallocated pages; times are per step. */
+static inline int bench_steps(const bench_engine_ctx_t *c)
+{
+    return c->steps > 0 ? c->steps : 1;
+}
+
 typedef struct bench_engine {
     const char *name;
     /* Engines that move the access's byte count somewhere else (the ceiling) say where: one

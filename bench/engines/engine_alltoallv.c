@@ -320,7 +320,7 @@ static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, 
     int fd = open_file_flags(c, write, write ? O_RDWR : O_RDONLY); /* read-write: holes are read back */
     if (fd < 0)
         io_failed(&x, "open");
-    int steps = c->steps > 0 ? c->steps : 1;
+    int steps = bench_steps(c);
     for (int k = 0; k < steps; k++) /* the same access again: a checkpoint every step */
         if (write)
             write_step(c, a, buf, fd, &x);

@@ -62,7 +62,7 @@ static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, 
     MPI_Info_free(&info);
     if (rc != COLIO_SUCCESS)
         return fail(rc, NULL, "open", err, errlen);
-    int steps = c->steps > 0 ? c->steps : 1;
+    int steps = bench_steps(c);
     if (!c->use_lists && !a->call_per_piece)
         rc = colio_set_view(fh, a->disp, MPI_BYTE, a->filetype, MPI_INFO_NULL);
     for (int k = 0; k < steps && rc == COLIO_SUCCESS; k++) /* the same access again: a checkpoint every step */

@@ -64,7 +64,7 @@ static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, 
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS)
         return fail(rc, "open", err, errlen);
-    int steps = c->steps > 0 ? c->steps : 1;
+    int steps = bench_steps(c);
     if (!a->call_per_piece)
         rc = MPI_File_set_view(fh, a->disp, MPI_BYTE, a->filetype, "native", MPI_INFO_NULL);
     for (int k = 0; k < steps && rc == MPI_SUCCESS; k++)

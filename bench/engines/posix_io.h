@@ -40,11 +40,4 @@ static inline int open_file(const bench_engine_ctx_t *c, int write)
     return open_file_flags(c, write, write ? O_WRONLY : O_RDONLY);
 }
 
-/* The --steps count: the same transfer again on one open file, as the collective engines make their calls, so
-   that only the first write of each run meets a new file's unallocated pages. */
-static inline int bench_steps(const bench_engine_ctx_t *c)
-{
-    return c->steps > 0 ? c->steps : 1;
-}
-
 #endif

@@ -7,6 +7,7 @@
  * order. Lower bounds and extents are always taken from MPI.
  */
 #include "access/flatten.h"
+#include "access/packed.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -608,7 +609,7 @@ static int64_t *pack_pieces(const colio_flat_t *f)
             if (off == last_end)
                 p[n] += r->len; /* the length, in the low word: the sum stays below 4 GiB */
             else
-                p[++n] = (int64_t)((uint64_t)(off - base) << 32 | (uint64_t)r->len);
+                p[++n] = colio_packed_word(off - base, r->len);
             last_end = off + r->len;
         }
     }
@@ -623,7 +624,7 @@ const int64_t *colio_flat_packed(colio_flat_t *flat, int64_t *n, int64_t *base)
     if (p == NULL) {
         const colio_runs_t *v = &flat->runs;
         int fits = v->n > 0 && flat->monotonic && !flat->spills &&
-                   colio_run_end(&v->r[v->n - 1]) - v->r[0].off < ((int64_t)1 << 32);
+                   colio_run_end(&v->r[v->n - 1]) - v->r[0].off < COLIO_PACKED_LIMIT;
         int64_t *mine = fits ? pack_pieces(flat) : NULL, *none = NULL;
         if (mine == NULL)
             return NULL;

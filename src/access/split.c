@@ -406,15 +406,12 @@ static int split_by_segments(const colio_access_t *acc, const colio_domains_t *d
 
 /* ---- the split of a borrowed flattening through its packed pieces (colio_flat_packed) ---------------- */
 
-static inline int64_t packed_off(int64_t w) { return (int64_t)((uint64_t)w >> 32); }
-static inline int64_t packed_len(int64_t w) { return (int64_t)((uint64_t)w & 0xffffffffu); }
-
 /* The first of pieces [i, n) that ends after x (n: none); the pieces end in file order. */
 static int64_t first_piece_ending_after(const int64_t *pk, int64_t i, int64_t n, int64_t x)
 {
     while (i < n) {
         int64_t mid = i + (n - i) / 2;
-        if (packed_off(pk[mid]) + packed_len(pk[mid]) > x)
+        if (colio_packed_off(pk[mid]) + colio_packed_len(pk[mid]) > x)
             n = mid;
         else
             i = mid + 1;
@@ -434,11 +431,11 @@ static int size_packed(const int64_t *pk, int64_t np, int64_t shift, const colio
         return -1;
     segment_t seg = {0, 0, 0, 0, -1};
     for (int64_t i = 0; i < np;) {
-        locate(dom, &seg, packed_off(pk[i]) + shift);
+        locate(dom, &seg, colio_packed_off(pk[i]) + shift);
         int64_t j = first_piece_ending_after(pk, i, np, seg.end - shift);
         count[seg.agg] += j - i;
-        if (j < np && packed_off(pk[j]) + shift < seg.end) { /* piece j crosses the segment's end */
-            colio_run_t r = colio_piece(packed_off(pk[j]) + shift, packed_len(pk[j]), 0);
+        if (j < np && colio_packed_off(pk[j]) + shift < seg.end) { /* piece j crosses the segment's end */
+            colio_run_t r = colio_piece(colio_packed_off(pk[j]) + shift, colio_packed_len(pk[j]), 0);
             count_parts(&r, dom, COLIO_META_PACKED_WORDS, count, &seg);
             j++;
         }
@@ -457,7 +454,7 @@ static int size_packed(const int64_t *pk, int64_t np, int64_t shift, const colio
 static int deal_packed(const int64_t *pk, int64_t i, int64_t j, int64_t shift, int64_t *pos, colio_agg_list_t *l,
                        int64_t round)
 {
-    colio_run_t first = colio_piece(packed_off(pk[i]) + shift, packed_len(pk[i]), *pos);
+    colio_run_t first = colio_piece(colio_packed_off(pk[i]) + shift, colio_packed_len(pk[i]), *pos);
     if (list_append(l, first, round) != 0)
         return -1;
     *pos += first.len;
@@ -469,7 +466,7 @@ static int deal_packed(const int64_t *pk, int64_t i, int64_t j, int64_t shift, i
     for (int64_t k = 0; k < n; k++) {
         int64_t w = pk[i + 1 + k];
         m[k] = (int64_t)((uint64_t)w + moved);
-        bytes += packed_len(w);
+        bytes += colio_packed_len(w);
     }
     colio_list_stretch_t *t = &l->st[l->nst - 1];
     l->n += n, l->bytes += bytes;
@@ -491,7 +488,7 @@ static int split_packed(const colio_access_t *acc, const int64_t *pk, int64_t np
     int64_t pos = acc->runs[0].pos;
     int rc = size_packed(pk, np, shift, dom, lists);
     for (int64_t i = 0; i < np && rc == 0;) {
-        colio_run_t r = colio_piece(packed_off(pk[i]) + shift, packed_len(pk[i]), pos);
+        colio_run_t r = colio_piece(colio_packed_off(pk[i]) + shift, colio_packed_len(pk[i]), pos);
         locate(dom, &seg, r.off);
         int64_t j = first_piece_ending_after(pk, i, np, seg.end - shift);
         if (j > i) {

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "access/access.h"
+#include "access/packed.h"
 #include "place/place.h"
 
 /*
@@ -26,7 +27,7 @@
 #define COLIO_META_PACKED_WORDS 1
 /* Packed records: the call's pieces lie in fewer bytes of the file than this (offsets from the first byte and
    lengths fit 32 bits each). */
-#define COLIO_META_PACKED_LIMIT ((int64_t)1 << 32)
+#define COLIO_META_PACKED_LIMIT COLIO_PACKED_LIMIT
 /* Whether a record holds one piece (two-word and packed records). */
 static inline int colio_meta_is_piece(int words)
 {
@@ -44,7 +45,7 @@ static inline int colio_meta_words_for(int piece_meta, int64_t lo, int64_t hi)
 static inline void colio_meta_put_piece(int64_t *m, int words, int64_t base, int64_t off, int64_t len)
 {
     if (words == COLIO_META_PACKED_WORDS) {
-        m[0] = (int64_t)((uint64_t)(off - base) << 32 | (uint64_t)len);
+        m[0] = colio_packed_word(off - base, len);
         return;
     }
     m[0] = off, m[1] = len;
@@ -119,7 +120,7 @@ static inline colio_run_t colio_meta_run(const int64_t *meta, int words, int64_t
 {
     const int64_t *m = meta + words * i;
     if (words == COLIO_META_PACKED_WORDS) {
-        int64_t off = base + (int64_t)((uint64_t)m[0] >> 32), len = (int64_t)((uint64_t)m[0] & 0xffffffffu);
+        int64_t off = base + colio_packed_off(m[0]), len = colio_packed_len(m[0]);
         return (colio_run_t){off, len, len, 1, pos};
     }
     if (words == COLIO_META_PIECE_WORDS)
@@ -130,7 +131,7 @@ static inline colio_run_t colio_meta_run(const int64_t *meta, int words, int64_t
 /* The file offset of run i's first piece. */
 static inline int64_t colio_meta_off(const int64_t *meta, int words, int64_t base, int64_t i)
 {
-    return words == COLIO_META_PACKED_WORDS ? base + (int64_t)((uint64_t)meta[i] >> 32) : meta[words * i];
+    return words == COLIO_META_PACKED_WORDS ? base + colio_packed_off(meta[i]) : meta[words * i];
 }
 
 /*

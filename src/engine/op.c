@@ -922,8 +922,7 @@ const colio_agg_set_t *colio_op_agg_set(const colio_op_t *op)
    the estimate for four-word runs (runs of several pieces take less; the SETUP words hold no count of runs). */
 static int meta_piece_bytes(const colio_op_t *op)
 {
-    int words = colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->glo, op->ghi);
-    return words == COLIO_META_PACKED_WORDS ? (int)sizeof(int64_t) : 2 * (int)sizeof(int64_t);
+    return colio_op_meta_words(op) == COLIO_META_PACKED_WORDS ? (int)sizeof(int64_t) : 2 * (int)sizeof(int64_t);
 }
 
 /* The call as every rank knows it after SETUP, for the cost model (engine/strategy.h). */

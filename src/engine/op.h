@@ -393,6 +393,11 @@ int colio_op_waits_on_messages(colio_op_t *op);
 void colio_op_waitset(colio_op_t *op, MPI_Request **reqs, int *n);
 /* Blocking: run every step to completion. Returns the agreed code. */
 int colio_op_run(colio_op_t *op);
+/* After SETUP: the record size of the call's lists (access/split.h), the same on every rank. */
+static inline int colio_op_meta_words(const colio_op_t *op)
+{
+    return colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->glo, op->ghi);
+}
 /* After SETUP: the call's aggregators, the file's set or its wide set (every rank; place/common.c). */
 const struct colio_agg_set *colio_op_agg_set(const colio_op_t *op);
 /* Zero the rounds' state (op->rnd but the INIT arrays it holds): colio_op_init leaves it to PLAN. */

@@ -186,7 +186,7 @@ int colio_step_plan(colio_op_t *op)
     p->dom.lo = op->glo;
     p->dom.hi = op->ghi;
     p->dom.round_size = in.round_size;
-    p->meta_words = colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->glo, op->ghi);
+    p->meta_words = colio_op_meta_words(op);
     if (fh->cfg.domain->plan(&in, &p->dom) != 0)
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory planning file domains");
     else if (op->err.code == 0) { /* (a rank that failed before, e.g. clipping its access, sends nothing) */

@@ -1,0 +1,22 @@
+/*
+ * The packed piece word shared by packed metadata records (access/split.h)
+ * and a flattening's packed pieces (access/flatten.h): a piece as one
+ * 64-bit word, its offset from a base in the high 32 bits and its length in
+ * the low 32, for pieces that lie within 4 GiB of their base.
+ */
+#ifndef COLIO_ACCESS_PACKED_H
+#define COLIO_ACCESS_PACKED_H
+
+#include <stdint.h>
+
+/* Pieces lie in fewer bytes from their base than this: offsets and lengths fit 32 bits each. */
+#define COLIO_PACKED_LIMIT ((int64_t)1 << 32)
+
+static inline int64_t colio_packed_word(int64_t off_from_base, int64_t len)
+{
+    return (int64_t)((uint64_t)off_from_base << 32 | (uint64_t)len);
+}
+static inline int64_t colio_packed_off(int64_t w) { return (int64_t)((uint64_t)w >> 32); }
+static inline int64_t colio_packed_len(int64_t w) { return (int64_t)((uint64_t)w & 0xffffffffu); }
+
+#endif
