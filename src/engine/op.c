@@ -918,13 +918,6 @@ const colio_agg_set_t *colio_op_agg_set(const colio_op_t *op)
     return wide ? &c->wide : &c->set;
 }
 
-/* Metadata bytes a piece costs in the record format the plan will take (plan.c): packed, two words, or 16 as
-   the estimate for four-word runs (runs of several pieces take less; the SETUP words hold no count of runs). */
-static int meta_piece_bytes(const colio_op_t *op)
-{
-    return colio_op_meta_words(op) == COLIO_META_PACKED_WORDS ? (int)sizeof(int64_t) : 2 * (int)sizeof(int64_t);
-}
-
 /* The call as every rank knows it after SETUP, for the cost model (engine/strategy.h). */
 static colio_call_shape_t call_shape(const colio_op_t *op)
 {
@@ -945,7 +938,7 @@ static colio_call_shape_t call_shape(const colio_op_t *op)
         .round_bytes = fh->round_bytes[op->args.kind == COLIO_OP_WRITE][0],
         .sieve_bytes = fh->round_bytes[0][1],
         .pipelined = fh->hints.pipeline > 1,
-        .meta_piece_bytes = meta_piece_bytes(op),
+        .meta_words = colio_op_meta_words(op),
     };
 }
 

@@ -25,10 +25,8 @@ typedef struct colio_call_shape {
     int64_t round_bytes;                 /* bytes of file per round (colio_strategy_round_bytes) */
     int64_t sieve_bytes;                 /* reads: bytes per sieved read of the direct path; 0 = round_bytes */
     int pipelined;                       /* colio_pipeline > 1 */
-    int meta_piece_bytes;                /* metadata bytes a piece sends its aggregator (8: packed records, 16:
-                                            two words, or an estimate for four-word runs: under 16 where runs
-                                            hold several pieces, up to 32 where one-piece runs share a call
-                                            with strided ones); 0 = 16 */
+    int meta_words;                      /* the lists' record format (access/split.h, colio_op_meta_words): 1
+                                            packed, 2 a piece, 4 strided runs; 0 = 2 */
 } colio_call_shape_t;
 
 /* The network between nodes: seconds per message, bytes per second per node link. */
@@ -64,8 +62,18 @@ typedef struct colio_path_costs {
 /* The direct path's read calls that wait at once on storage of figures f: COLIO_DIRECT_JOBS, else 1. */
 int colio_strategy_reads_at_once(const colio_store_figures_t *f);
 
-/* CPU seconds two-phase I/O spends per piece (splitting, lists, merging, packing; measured, E3SM F case). */
-#define COLIO_COST_PER_PIECE 40e-9
+/*
+ * CPU seconds two-phase I/O spends per piece each time a piece is handled
+ * (listed and split, then copied in at one end and out at the other; three
+ * times at 2 ranks): where the lists hold a record per piece, and where they
+ * hold strided runs, whose pieces are copied by one loop per run. Measured
+ * at 2 ranks on /dev/shm against the same bytes in 64 KiB pieces (29th
+ * November 2026, docs/PERFORMANCE.md, "The model's cost per piece"): the
+ * E3SM F case, 661,072 packed pieces a rank, 6-10 ns a piece in all;
+ * interleaved 64-byte blocks in one strided run a rank, under 1 ns.
+ */
+#define COLIO_COST_PER_PIECE 3e-9
+#define COLIO_COST_PER_RUN_PIECE 0.3e-9
 
 colio_path_t colio_strategy_choose(const colio_call_shape_t *s, const colio_store_figures_t *f,
                                    const colio_net_terms_t *net, colio_path_costs_t *costs);

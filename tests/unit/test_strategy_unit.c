@@ -136,26 +136,35 @@ static void at_scale(void)
 /*
  * The lists' share of two-phase follows the record format the plan takes:
  * packed records (8 bytes a piece, written and read once each) cost half
- * of two-word ones, and a shape that does not say counts two words.
+ * of two-word ones, and a shape that does not say counts two words; pieces
+ * in strided runs cost less CPU each than pieces with records of their own.
  */
 static void record_formats(void)
 {
     colio_store_figures_t f = tmpfs();
-    colio_path_costs_t unsaid, two_words, packed;
+    colio_path_costs_t unsaid, two_words, packed, runs;
     colio_call_shape_t s = interleaved(1, 2, 1, 1, 64, 64 << 20);
     choose(&s, &f, &unsaid);
-    s.meta_piece_bytes = 16;
+    s.meta_words = 2;
     choose(&s, &f, &two_words);
-    s.meta_piece_bytes = 8;
+    s.meta_words = 1;
     choose(&s, &f, &packed);
-    double saved = (double)s.pieces / s.naggs * 8 * 2 / f.copy_bw;
+    s.meta_words = 4;
+    choose(&s, &f, &runs);
+    double pieces_agg = (double)s.pieces / s.naggs, saved = pieces_agg * 8 * 2 / f.copy_bw;
+    double handled = pieces_agg * 2 + (double)s.pieces_max; /* listed, then copied at both ends */
+    double cpu_saved = handled * (COLIO_COST_PER_PIECE - COLIO_COST_PER_RUN_PIECE);
     CHECK(unsaid.two_phase == two_words.two_phase, "no record size given: two words (%g, %g)", unsaid.two_phase,
           two_words.two_phase);
     CHECK(two_words.two_phase - packed.two_phase > 0.99 * saved && two_words.two_phase - packed.two_phase < 1.01 * saved,
           "packed records save 8 bytes a piece twice: %g - %g, expected %g", two_words.two_phase, packed.two_phase,
           saved);
-    CHECK(packed.direct == two_words.direct, "the direct path sends no records (%g, %g)", packed.direct,
-          two_words.direct);
+    CHECK(two_words.two_phase - runs.two_phase > 0.99 * cpu_saved &&
+              two_words.two_phase - runs.two_phase < 1.01 * cpu_saved,
+          "strided runs cost less CPU a piece, 16 bytes each: %g - %g, expected %g", two_words.two_phase,
+          runs.two_phase, cpu_saved);
+    CHECK(packed.direct == two_words.direct && runs.direct == two_words.direct,
+          "the direct path sends no records (%g, %g, %g)", packed.direct, two_words.direct, runs.direct);
 }
 
 /* Bytes per round (colio_strategy_round_bytes): s's kind on p ranks over `nodes` nodes, at most 16 MiB. */
