@@ -9,6 +9,12 @@
 
 #include <stdint.h>
 
+/* The formats of a call's offset/length records, in words (access/split.h): a run (offset, length, stride,
+   count), a piece (offset, length), a packed piece (one packed word). */
+#define COLIO_META_WORDS 4
+#define COLIO_META_PIECE_WORDS 2
+#define COLIO_META_PACKED_WORDS 1
+
 /* Pieces lie in fewer bytes from their base than this: offsets and lengths fit 32 bits each. */
 #define COLIO_PACKED_LIMIT ((int64_t)1 << 32)
 

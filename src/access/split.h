@@ -22,9 +22,7 @@
  * bound by memory bandwidth: half the words took 9-16% off the E3SM F
  * write at 2 ranks (docs/PERFORMANCE.md).
  */
-#define COLIO_META_WORDS 4
-#define COLIO_META_PIECE_WORDS 2
-#define COLIO_META_PACKED_WORDS 1
+/* The three formats' word counts: COLIO_META_WORDS, _PIECE_WORDS, _PACKED_WORDS (access/packed.h). */
 /* Packed records: the call's pieces lie in fewer bytes of the file than this (offsets from the first byte and
    lengths fit 32 bits each). */
 #define COLIO_META_PACKED_LIMIT COLIO_PACKED_LIMIT

@@ -812,6 +812,7 @@ static colio_setup_words_t setup_words(const colio_access_t *acc, int64_t err_ke
         .bytes_sum = acc->nbytes,
         .pieces_sum = acc->npieces,
         .staged_sum = staged,
+        .runs_sum = acc->n,
     };
 }
 
@@ -930,6 +931,7 @@ static colio_call_shape_t call_shape(const colio_op_t *op)
         .naggs = colio_op_agg_set(op)->naggs,
         .bytes = w->bytes_sum,
         .pieces = w->pieces_sum,
+        .runs = w->runs_sum,
         .extent = op->ghi - op->glo,
         .extent_sum = w->extent_sum,
         .pieces_max = -w->pieces_max_neg,

@@ -120,9 +120,10 @@ typedef struct colio_setup_words {
                                      (access/split.h) */
     int64_t extent_sum, bytes_sum, pieces_sum; /* SUM: every rank's extent, bytes and pieces */
     int64_t staged_sum;           /* SUM: ranks whose piece waits in node-shared memory (stage.c) */
+    int64_t runs_sum;             /* SUM: every rank's runs (strided runs hold several pieces: the cost model) */
 } colio_setup_words_t;
 #define COLIO_SETUP_MIN 13
-#define COLIO_SETUP_WORDS 17
+#define COLIO_SETUP_WORDS 18
 
 typedef struct colio_ready_words {
     int64_t err_key;

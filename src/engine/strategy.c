@@ -11,25 +11,34 @@
 
 #include <math.h> /* INFINITY */
 
-#include "access/split.h" /* the record formats */
+#include "access/packed.h" /* the record formats */
 
 /* Seconds per message inside a node (a shared-memory hand-off). */
 #define COLIO_NODE_MSG_LATENCY 1e-6
 /* CPU seconds the direct path spends per piece beside its storage call (listing it in a job). */
 #define COLIO_DIRECT_COST_PER_PIECE 50e-9
-/*
- * Bytes of metadata a piece sends its aggregator in the record format
- * `words`: packed 8, two words 16, and 16 as the estimate for strided runs
- * (less where runs hold several pieces, up to 32 where one-piece runs share
- * a call with strided ones: the SETUP words hold no count of runs).
- */
-static double meta_bytes_per_piece(int words) { return words == COLIO_META_PACKED_WORDS ? 8.0 : 16.0; }
+/* Per piece of a two-phase call, on average: metadata bytes to its aggregator, CPU seconds per handling. */
+typedef struct piece_costs {
+    double meta_bytes, cpu;
+} piece_costs_t;
 
-/* CPU seconds per handling of a piece in the format `words` (COLIO_COST_PER_PIECE, strategy.h). */
-static double cost_per_piece(int words)
+/*
+ * A record per piece: 8 bytes packed, 16 as two words, COLIO_COST_PER_PIECE
+ * each. Strided runs: 32 bytes and COLIO_COST_PER_PIECE a run, and
+ * COLIO_COST_PER_PIECE_IN_RUN for each further piece (one loop copies
+ * them); where the shape does not count the runs, as two words.
+ */
+static piece_costs_t per_piece(const colio_call_shape_t *s)
 {
-    return words == COLIO_META_WORDS ? COLIO_COST_PER_RUN_PIECE : COLIO_COST_PER_PIECE;
+    if (s->meta_words == COLIO_META_PACKED_WORDS)
+        return (piece_costs_t){8.0, COLIO_COST_PER_PIECE};
+    if (s->meta_words != COLIO_META_WORDS || s->runs <= 0 || s->pieces <= 0)
+        return (piece_costs_t){16.0, COLIO_COST_PER_PIECE};
+    double runs_share = s->runs < s->pieces ? (double)s->runs / (double)s->pieces : 1.0;
+    return (piece_costs_t){32.0 * runs_share,
+                           runs_share * COLIO_COST_PER_PIECE + (1 - runs_share) * COLIO_COST_PER_PIECE_IN_RUN};
 }
+
 /*
  * Copies a message of MBs costs inside a node, in memory copy bandwidth:
  * MPICH and Open MPI between two ranks here reach 2.3-5 GB/s for 16 MiB
@@ -200,10 +209,10 @@ static double two_phase_cost(const colio_call_shape_t *s, const colio_store_figu
     double rb = (double)(s->round_bytes > 0 ? s->round_bytes : 1), rounds = ceil_pos(domain / rb);
     rounds = rounds < 1 ? 1 : rounds;
     double agreements = 4 * 2 * log2_ceil(p > 1 ? p : 2) * message_latency(s, net);
-    double meta = meta_bytes_per_piece(s->meta_words), piece = cost_per_piece(s->meta_words);
-    double lists = pieces_agg * meta * 2 / f->copy_bw + pieces_agg * piece;
+    piece_costs_t piece = per_piece(s);
+    double lists = pieces_agg * (piece.meta_bytes * 2 / f->copy_bw + piece.cpu);
     double exchange = move_time(s, f, net, per_agg * (p - 1) / p, rounds * min2(p - 1, (double)s->pieces));
-    double copies = per_agg / f->copy_bw + (pieces_agg + (double)s->pieces_max) * piece;
+    double copies = per_agg / f->copy_bw + (pieces_agg + (double)s->pieces_max) * piece.cpu;
     int aggs_nodes = s->nnodes < s->naggs ? s->nnodes : s->naggs;
     storage_load_t load = {rounds * a, (double)s->extent, rounds, domain, s->naggs, aggs_nodes};
     double store = storage_time(f, s->write, &load);

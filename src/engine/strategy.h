@@ -19,6 +19,7 @@ typedef struct colio_call_shape {
     int write;
     int nprocs, nnodes, naggs;
     int64_t bytes, pieces;               /* over all ranks */
+    int64_t runs;                        /* ... runs (a strided run holds several pieces); 0 = not said */
     int64_t extent;                      /* the global extent: last byte + 1 - first byte */
     int64_t extent_sum;                  /* sum of the ranks' own extents */
     int64_t pieces_max, bytes_max, extent_max; /* the busiest rank's */
@@ -26,7 +27,7 @@ typedef struct colio_call_shape {
     int64_t sieve_bytes;                 /* reads: bytes per sieved read of the direct path; 0 = round_bytes */
     int pipelined;                       /* colio_pipeline > 1 */
     int meta_words;                      /* the lists' record format (access/split.h, colio_op_meta_words): 1
-                                            packed, 2 a piece, 4 strided runs; 0 = 2 */
+                                            packed, 2 a piece, 4 a run; 0 = 2 */
 } colio_call_shape_t;
 
 /* The network between nodes: seconds per message, bytes per second per node link. */
@@ -63,17 +64,17 @@ typedef struct colio_path_costs {
 int colio_strategy_reads_at_once(const colio_store_figures_t *f);
 
 /*
- * CPU seconds two-phase I/O spends per piece each time a piece is handled
- * (listed and split, then copied in at one end and out at the other; three
- * times at 2 ranks): where the lists hold a record per piece, and where they
- * hold strided runs, whose pieces are copied by one loop per run. Measured
- * at 2 ranks on /dev/shm against the same bytes in 64 KiB pieces (29th
- * November 2026, docs/PERFORMANCE.md, "The model's cost per piece"): the
- * E3SM F case, 661,072 packed pieces a rank, 6-10 ns a piece in all;
- * interleaved 64-byte blocks in one strided run a rank, under 1 ns.
+ * CPU seconds two-phase I/O spends each time it handles a record (listed
+ * and split, then its bytes copied in at one end and out at the other:
+ * about three times at 2 ranks), and per further piece of a strided run,
+ * whose pieces one loop copies. Measured at 2 ranks on /dev/shm against
+ * the time of the same bytes in a few large pieces (29 November 2026,
+ * docs/PERFORMANCE.md, "The model's cost per piece"): the E3SM F case,
+ * 661,072 packed pieces a rank, 6-10 ns a piece in all; interleaved
+ * 64-byte blocks in one strided run a rank, under 1 ns.
  */
 #define COLIO_COST_PER_PIECE 3e-9
-#define COLIO_COST_PER_RUN_PIECE 0.3e-9
+#define COLIO_COST_PER_PIECE_IN_RUN 0.3e-9
 
 colio_path_t colio_strategy_choose(const colio_call_shape_t *s, const colio_store_figures_t *f,
                                    const colio_net_terms_t *net, colio_path_costs_t *costs);

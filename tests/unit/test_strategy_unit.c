@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "access/packed.h"
 #include "engine/strategy.h"
 #include "store/figures.h"
 #include "testutil.h"
@@ -136,33 +137,43 @@ static void at_scale(void)
 /*
  * The lists' share of two-phase follows the record format the plan takes:
  * packed records (8 bytes a piece, written and read once each) cost half
- * of two-word ones, and a shape that does not say counts two words; pieces
- * in strided runs cost less CPU each than pieces with records of their own.
+ * of two-word ones, and a shape that does not say counts two words. Strided
+ * runs cost 32 bytes and a record's CPU a run, and little for each further
+ * piece (one loop copies them); a four-word call whose runs the shape does
+ * not count is taken as two words, one whose runs are single pieces costs
+ * more than two words.
  */
 static void record_formats(void)
 {
     colio_store_figures_t f = tmpfs();
-    colio_path_costs_t unsaid, two_words, packed, runs;
+    colio_path_costs_t unsaid, two_words, packed, runs, uncounted, single;
     colio_call_shape_t s = interleaved(1, 2, 1, 1, 64, 64 << 20);
     choose(&s, &f, &unsaid);
-    s.meta_words = 2;
+    s.meta_words = COLIO_META_PIECE_WORDS;
     choose(&s, &f, &two_words);
-    s.meta_words = 1;
+    s.meta_words = COLIO_META_PACKED_WORDS;
     choose(&s, &f, &packed);
-    s.meta_words = 4;
+    s.meta_words = COLIO_META_WORDS;
+    choose(&s, &f, &uncounted);
+    s.runs = s.nprocs; /* one strided run a rank */
     choose(&s, &f, &runs);
-    double pieces_agg = (double)s.pieces / s.naggs, saved = pieces_agg * 8 * 2 / f.copy_bw;
-    double handled = pieces_agg * 2 + (double)s.pieces_max; /* listed, then copied at both ends */
-    double cpu_saved = handled * (COLIO_COST_PER_PIECE - COLIO_COST_PER_RUN_PIECE);
-    CHECK(unsaid.two_phase == two_words.two_phase, "no record size given: two words (%g, %g)", unsaid.two_phase,
+    double pieces_agg = (double)s.pieces / s.naggs, handled = pieces_agg * 2 + (double)s.pieces_max;
+    double saved = pieces_agg * 8 * 2 / f.copy_bw, share = (double)s.runs / (double)s.pieces;
+    double runs_saved = pieces_agg * (16 - 32 * share) * 2 / f.copy_bw +
+                        handled * (1 - share) * (COLIO_COST_PER_PIECE - COLIO_COST_PER_PIECE_IN_RUN);
+    CHECK(unsaid.two_phase == two_words.two_phase && uncounted.two_phase == two_words.two_phase,
+          "no record size, or runs not counted: two words (%g, %g, %g)", unsaid.two_phase, uncounted.two_phase,
           two_words.two_phase);
     CHECK(two_words.two_phase - packed.two_phase > 0.99 * saved && two_words.two_phase - packed.two_phase < 1.01 * saved,
           "packed records save 8 bytes a piece twice: %g - %g, expected %g", two_words.two_phase, packed.two_phase,
           saved);
-    CHECK(two_words.two_phase - runs.two_phase > 0.99 * cpu_saved &&
-              two_words.two_phase - runs.two_phase < 1.01 * cpu_saved,
-          "strided runs cost less CPU a piece, 16 bytes each: %g - %g, expected %g", two_words.two_phase,
-          runs.two_phase, cpu_saved);
+    CHECK(two_words.two_phase - runs.two_phase > 0.99 * runs_saved &&
+              two_words.two_phase - runs.two_phase < 1.01 * runs_saved,
+          "one strided run a rank: %g - %g, expected %g", two_words.two_phase, runs.two_phase, runs_saved);
+    s.runs = s.pieces; /* four-word records of one piece each */
+    choose(&s, &f, &single);
+    CHECK(single.two_phase > two_words.two_phase, "runs of one piece cost more than two words (%g, %g)",
+          single.two_phase, two_words.two_phase);
     CHECK(packed.direct == two_words.direct && runs.direct == two_words.direct,
           "the direct path sends no records (%g, %g, %g)", packed.direct, two_words.direct, runs.direct);
 }
