@@ -1,8 +1,9 @@
 /*
- * The packed piece word shared by packed metadata records (access/split.h)
- * and a flattening's packed pieces (access/flatten.h): a piece as one
- * 64-bit word, its offset from a base in the high 32 bits and its length in
- * the low 32, for pieces that lie within 4 GiB of their base.
+ * The formats of a call's metadata records (access/split.h; the strategy
+ * model prices them too), and the packed piece word shared by packed
+ * records and a flattening's packed pieces (access/flatten.h): a piece as
+ * one 64-bit word, its offset from a base in the high 32 bits and its
+ * length in the low 32, for pieces that lie within 4 GiB of their base.
  */
 #ifndef COLIO_ACCESS_PACKED_H
 #define COLIO_ACCESS_PACKED_H

@@ -626,7 +626,7 @@ _Static_assert(offsetof(colio_setup_words_t, extent_sum) == COLIO_SETUP_MIN * si
                    sizeof(colio_setup_words_t) == COLIO_SETUP_WORDS * sizeof(int64_t),
                "SETUP: the MIN words first, then the SUM words");
 
-/* The SETUP reduction: MIN of error keys, extents and flags, SUM of extents and bytes. */
+/* The SETUP reduction: MIN of the first COLIO_SETUP_MIN words, saturating SUM of the rest (op.h). */
 static void setup_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     (void)type;

@@ -17,28 +17,6 @@
 #define COLIO_NODE_MSG_LATENCY 1e-6
 /* CPU seconds the direct path spends per piece beside its storage call (listing it in a job). */
 #define COLIO_DIRECT_COST_PER_PIECE 50e-9
-/* Per piece of a two-phase call, on average: metadata bytes to its aggregator, CPU seconds per handling. */
-typedef struct piece_costs {
-    double meta_bytes, cpu;
-} piece_costs_t;
-
-/*
- * A record per piece: 8 bytes packed, 16 as two words, COLIO_COST_PER_PIECE
- * each. Strided runs: 32 bytes and COLIO_COST_PER_PIECE a run, and
- * COLIO_COST_PER_PIECE_IN_RUN for each further piece (one loop copies
- * them); where the shape does not count the runs, as two words.
- */
-static piece_costs_t per_piece(const colio_call_shape_t *s)
-{
-    if (s->meta_words == COLIO_META_PACKED_WORDS)
-        return (piece_costs_t){8.0, COLIO_COST_PER_PIECE};
-    if (s->meta_words != COLIO_META_WORDS || s->runs <= 0 || s->pieces <= 0)
-        return (piece_costs_t){16.0, COLIO_COST_PER_PIECE};
-    double runs_share = s->runs < s->pieces ? (double)s->runs / (double)s->pieces : 1.0;
-    return (piece_costs_t){32.0 * runs_share,
-                           runs_share * COLIO_COST_PER_PIECE + (1 - runs_share) * COLIO_COST_PER_PIECE_IN_RUN};
-}
-
 /*
  * Copies a message of MBs costs inside a node, in memory copy bandwidth:
  * MPICH and Open MPI between two ranks here reach 2.3-5 GB/s for 16 MiB
@@ -61,6 +39,40 @@ static double log2_ceil(double x)
     return steps;
 }
 static double min2(double a, double b) { return a < b ? a : b; }
+
+/* Per piece of a two-phase call, on average: metadata bytes to its aggregator, CPU seconds per handling. */
+typedef struct piece_costs {
+    double meta_bytes, cpu;
+} piece_costs_t;
+
+/*
+ * Four-word records: the runs, and as many more as the split makes where it
+ * cuts runs at the edges of rounds (each rank's extent crosses about
+ * extent / round_bytes of them, COLIO_SPLIT_PARTS records each), at most a
+ * record per piece.
+ */
+static double run_records(const colio_call_shape_t *s)
+{
+    double edges = s->round_bytes > 0 ? (double)s->extent_sum / (double)s->round_bytes + s->nprocs : 0;
+    return min2((double)s->pieces, (double)s->runs + COLIO_SPLIT_PARTS * edges);
+}
+
+/*
+ * A record per piece: 8 bytes packed, 16 as two words, COLIO_COST_PER_RECORD
+ * each. Four-word records: 32 bytes and COLIO_COST_PER_RECORD each
+ * (run_records), and COLIO_COST_PER_PIECE_IN_RUN for each further piece
+ * (one loop copies them); where the shape does not count the runs, as two
+ * words.
+ */
+static piece_costs_t per_piece(const colio_call_shape_t *s)
+{
+    if (s->meta_words == COLIO_META_PACKED_WORDS)
+        return (piece_costs_t){8.0, COLIO_COST_PER_RECORD};
+    if (s->meta_words != COLIO_META_WORDS || s->runs <= 0 || s->pieces <= 0)
+        return (piece_costs_t){16.0, COLIO_COST_PER_RECORD};
+    double share = run_records(s) / (double)s->pieces;
+    return (piece_costs_t){32.0 * share, share * COLIO_COST_PER_RECORD + (1 - share) * COLIO_COST_PER_PIECE_IN_RUN};
+}
 
 /*
  * How many streams' worth of speed k accessors get, spread over `nodes`

@@ -73,8 +73,10 @@ int colio_strategy_reads_at_once(const colio_store_figures_t *f);
  * 661,072 packed pieces a rank, 6-10 ns a piece in all; interleaved
  * 64-byte blocks in one strided run a rank, under 1 ns.
  */
-#define COLIO_COST_PER_PIECE 3e-9
+#define COLIO_COST_PER_RECORD 3e-9
 #define COLIO_COST_PER_PIECE_IN_RUN 0.3e-9
+/* Records a run leaves where the split cuts it at a round's edge (access/split.c): a head, a body, a tail. */
+#define COLIO_SPLIT_PARTS 3
 
 colio_path_t colio_strategy_choose(const colio_call_shape_t *s, const colio_store_figures_t *f,
                                    const colio_net_terms_t *net, colio_path_costs_t *costs);

@@ -27,14 +27,19 @@ static colio_store_figures_t tmpfs(void)
                                    .write_call_streams = 0.5, .read_call_streams = 2, .shared = 0};
 }
 
-/* n pieces of `piece` bytes interleaved round-robin over p ranks on `nodes` nodes, `aggs` aggregators. */
+/*
+ * n pieces of `piece` bytes interleaved round-robin over p ranks on `nodes`
+ * nodes, `aggs` aggregators: one strided run a rank, as a vector view gives
+ * (four-word records where runs hold more than two pieces).
+ */
 static colio_call_shape_t interleaved(int write, int p, int nodes, int aggs, int64_t piece, int64_t total)
 {
     int64_t n = total / piece;
     return (colio_call_shape_t){.write = write, .nprocs = p, .nnodes = nodes, .naggs = aggs, .bytes = total,
-                                .pieces = n, .extent = total, .extent_sum = (int64_t)p * total,
+                                .pieces = n, .runs = p, .extent = total, .extent_sum = (int64_t)p * total,
                                 .pieces_max = n / p, .bytes_max = total / p, .extent_max = total,
-                                .round_bytes = 16 << 20, .pipelined = 1};
+                                .round_bytes = 16 << 20, .pipelined = 1,
+                                .meta_words = n > 2 * p ? COLIO_META_WORDS : COLIO_META_PIECE_WORDS};
 }
 
 static colio_path_t choose(const colio_call_shape_t *s, const colio_store_figures_t *f, colio_path_costs_t *c)
@@ -115,6 +120,14 @@ static void slow_storage(void)
     choose(&s, &f, &c);
     CHECK(c.direct_pieces > c.two_phase, "slow storage: 256 KiB reads, a call a piece even four at once (%g) costs "
           "more than two-phase (%g)", c.direct_pieces, c.two_phase);
+    /* 64- and 256-byte reads behind 1 ms calls: each rank's extent read whole took 0.017-0.019 s, two-phase
+       0.013-0.015 (docs/PERFORMANCE.md, twenty-first session) */
+    for (int64_t piece = 64; piece <= 256; piece *= 4) {
+        s = interleaved(0, 2, 1, 2, piece, 64 << 20); /* both ranks aggregate, as colio places them here */
+        s.round_bytes = s.sieve_bytes = 16 << 20; /* cb_buffer_size behind such calls */
+        CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "slow storage: %lld-byte reads go two-phase (%g vs "
+              "sieved %g)", (long long)piece, c.two_phase, c.direct_sieved);
+    }
     colio_store_figures_t off = f;
     off.fixed = 1;
     CHECK(colio_strategy_reads_at_once(&off) == 1, "colio_storage_model=off: reads one at a time");
@@ -148,19 +161,21 @@ static void record_formats(void)
     colio_store_figures_t f = tmpfs();
     colio_path_costs_t unsaid, two_words, packed, runs, uncounted, single;
     colio_call_shape_t s = interleaved(1, 2, 1, 1, 64, 64 << 20);
+    choose(&s, &f, &runs); /* one strided run a rank */
+    s.meta_words = 0;
     choose(&s, &f, &unsaid);
     s.meta_words = COLIO_META_PIECE_WORDS;
     choose(&s, &f, &two_words);
     s.meta_words = COLIO_META_PACKED_WORDS;
     choose(&s, &f, &packed);
-    s.meta_words = COLIO_META_WORDS;
+    s.meta_words = COLIO_META_WORDS, s.runs = 0;
     choose(&s, &f, &uncounted);
-    s.runs = s.nprocs; /* one strided run a rank */
-    choose(&s, &f, &runs);
+    /* the two runs over 64 MiB in 16 MiB rounds: their extents cross 2 x 4 round edges, and one more each,
+       three records at each: 32 records */
     double pieces_agg = (double)s.pieces / s.naggs, handled = pieces_agg * 2 + (double)s.pieces_max;
-    double saved = pieces_agg * 8 * 2 / f.copy_bw, share = (double)s.runs / (double)s.pieces;
+    double saved = pieces_agg * 8 * 2 / f.copy_bw, share = 32.0 / (double)s.pieces;
     double runs_saved = pieces_agg * (16 - 32 * share) * 2 / f.copy_bw +
-                        handled * (1 - share) * (COLIO_COST_PER_PIECE - COLIO_COST_PER_PIECE_IN_RUN);
+                        handled * (1 - share) * (COLIO_COST_PER_RECORD - COLIO_COST_PER_PIECE_IN_RUN);
     CHECK(unsaid.two_phase == two_words.two_phase && uncounted.two_phase == two_words.two_phase,
           "no record size, or runs not counted: two words (%g, %g, %g)", unsaid.two_phase, uncounted.two_phase,
           two_words.two_phase);
@@ -174,6 +189,13 @@ static void record_formats(void)
     choose(&s, &f, &single);
     CHECK(single.two_phase > two_words.two_phase, "runs of one piece cost more than two words (%g, %g)",
           single.two_phase, two_words.two_phase);
+    s.runs = 2, s.round_bytes = 256; /* rounds shorter than the stride: the split makes a record a piece */
+    colio_path_costs_t cut;
+    choose(&s, &f, &cut);
+    s.runs = s.pieces;
+    choose(&s, &f, &single);
+    CHECK(cut.two_phase == single.two_phase, "runs cut at every round cost as runs of one piece (%g, %g)",
+          cut.two_phase, single.two_phase);
     CHECK(packed.direct == two_words.direct && runs.direct == two_words.direct,
           "the direct path sends no records (%g, %g, %g)", packed.direct, two_words.direct, runs.direct);
 }
