@@ -20,9 +20,9 @@
  * write moves its metadata between memory and cache four or five times
  * (split, send, receive, the round's slices, the copy of the bytes) and is
  * bound by memory bandwidth: half the words took 9-16% off the E3SM F
- * write at 2 ranks (docs/PERFORMANCE.md).
+ * write at 2 ranks (docs/PERFORMANCE.md). The formats' word counts,
+ * COLIO_META_WORDS, _PIECE_WORDS and _PACKED_WORDS, are in access/packed.h.
  */
-/* The three formats' word counts: COLIO_META_WORDS, _PIECE_WORDS, _PACKED_WORDS (access/packed.h). */
 /* Packed records: the call's pieces lie in fewer bytes of the file than this (offsets from the first byte and
    lengths fit 32 bits each). */
 #define COLIO_META_PACKED_LIMIT COLIO_PACKED_LIMIT

@@ -58,20 +58,20 @@ static double run_records(const colio_call_shape_t *s)
 }
 
 /*
- * A record per piece: 8 bytes packed, 16 as two words, COLIO_COST_PER_RECORD
- * each. Four-word records: 32 bytes and COLIO_COST_PER_RECORD each
- * (run_records), and COLIO_COST_PER_PIECE_IN_RUN for each further piece
- * (one loop copies them); where the shape does not count the runs, as two
- * words.
+ * A record of `words` words (8 bytes each) and COLIO_COST_PER_RECORD per
+ * record: one a piece in the packed and two-word formats; in four words
+ * run_records of them, and COLIO_COST_PER_PIECE_IN_RUN for each further
+ * piece (one loop copies them). Where the shape does not say the format, or
+ * not the runs of a four-word call, two words.
  */
 static piece_costs_t per_piece(const colio_call_shape_t *s)
 {
-    if (s->meta_words == COLIO_META_PACKED_WORDS)
-        return (piece_costs_t){8.0, COLIO_COST_PER_RECORD};
-    if (s->meta_words != COLIO_META_WORDS || s->runs <= 0 || s->pieces <= 0)
-        return (piece_costs_t){16.0, COLIO_COST_PER_RECORD};
-    double share = run_records(s) / (double)s->pieces;
-    return (piece_costs_t){32.0 * share, share * COLIO_COST_PER_RECORD + (1 - share) * COLIO_COST_PER_PIECE_IN_RUN};
+    int words = s->meta_words > 0 ? s->meta_words : COLIO_META_PIECE_WORDS;
+    if (words == COLIO_META_WORDS && (s->runs <= 0 || s->pieces <= 0))
+        words = COLIO_META_PIECE_WORDS;
+    double records = words == COLIO_META_WORDS ? run_records(s) / (double)s->pieces : 1.0; /* per piece */
+    return (piece_costs_t){records * words * (double)sizeof(int64_t),
+                           records * COLIO_COST_PER_RECORD + (1 - records) * COLIO_COST_PER_PIECE_IN_RUN};
 }
 
 /*

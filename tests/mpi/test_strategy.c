@@ -8,7 +8,8 @@
  * for large ones on fast storage; two-phase for all on slow storage). Then
  * that the runs SETUP counts reach the model (one strided run a rank is
  * predicted cheaper than a record per piece). Then round sizes the model
- * chooses, or colio_round_size gives. Then the probe: colio_storage_cache names a file, which the first open fills.
+ * chooses, or colio_round_size gives. Then the probe: colio_storage_cache
+ * names a file, which the first open fills.
  * The direct path's jobs handed to the executor where storage calls wait.
  * And a bad colio_storage_model fails the open on every rank.
  */
@@ -23,7 +24,7 @@
 #define SLOW "write_call=1e-3,write_bw=2.5G,read_call=1e-3,read_bw=9G,copy_bw=10G,write_call_streams=2," \
              "read_call_streams=2,shared=0"
 
-enum { STRIPES = 64 };
+enum { STRIPES = 64, LAYOUT_STRIPES = 512, LAYOUT_BLOCK = 64 };
 
 /* Block j of rank r sits at stripe j: p blocks and one hole of a block per stripe. */
 static int64_t block_off(int r, int64_t j, int64_t block) { return (j * (t_nprocs + 1) + r) * block; }
@@ -133,7 +134,7 @@ static void one_case(const char *path, const char *name, const char *figures, in
  */
 static void read_layout(const char *path, int alternating, int64_t stripes, double *predicted)
 {
-    enum { BLOCK = 64 };
+    enum { BLOCK = LAYOUT_BLOCK };
     MPI_Info info = test_info("colio_storage_model=" FAST);
     colio_file *fh = NULL;
     CHECK_RC(colio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh), COLIO_SUCCESS, NULL);
@@ -170,11 +171,10 @@ static void read_layout(const char *path, int alternating, int64_t stripes, doub
  */
 static void runs_reach_the_model(const char *path)
 {
-    enum { STRIDED_STRIPES = 512 };
-    test_prefill(path, (STRIDED_STRIPES * (t_nprocs + 1) + 1) * 64);
+    test_prefill(path, (LAYOUT_STRIPES * (t_nprocs + 1) + 1) * LAYOUT_BLOCK);
     double strided = 0, alternating = 0;
-    read_layout(path, 0, STRIDED_STRIPES, &strided);
-    read_layout(path, 1, STRIDED_STRIPES, &alternating);
+    read_layout(path, 0, LAYOUT_STRIPES, &strided);
+    read_layout(path, 1, LAYOUT_STRIPES, &alternating);
     if (t_nprocs > 1)
         CHECK(strided > 0 && strided < alternating, "strided runs predicted at %g s for two-phase, a record per "
               "piece at %g s: the runs should make it cheaper", strided, alternating);
