@@ -248,7 +248,7 @@ static const hint_def_t hint_table[] = {
     {"colio_counts", HK_NAME, F(counts), 0, 0, counts_valid, "auto",
      "how aggregators learn what each rank sends them before the offset/length lists: dense (one alltoall of "
      "four words per rank pair, p^2 in all), sparse (one allreduce of a word per aggregator, then each rank "
-     "sends its counts only to the aggregators it has pieces for: O(aggregators) per rank), auto (sparse from 32 "
+     "sends its counts only to the aggregators it has pieces for: O(aggregators) per rank), auto (sparse from 16 "
      "ranks when the aggregators are at most a quarter of them; one-sided kernels always dense)"},
     {"colio_max_outstanding", HK_INT, F(max_outstanding), 1, 4096, NULL, "16",
      "nonblocking operations in flight per file; the next one first completes the oldest in its slot "

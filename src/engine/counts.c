@@ -24,8 +24,15 @@
 #include "engine/file.h"
 #include "engine/op.h"
 
-/* Ranks from which auto goes sparse, when the aggregators are at most a quarter of them. */
-#define COLIO_COUNTS_SPARSE_MIN 32
+/*
+ * Ranks from which auto goes sparse, when the aggregators are at most a
+ * quarter of them: from 16, where the alltoall's messages (9-12 a rank at
+ * 16 ranks, Bruck) already outnumber a non-aggregator's sparse ones (an
+ * agreement, then one message per aggregator it has pieces for). Counted,
+ * not timed: no 16-core machine was lent when this was set (PERFORMANCE.md,
+ * "Sparse counts by default from 16 ranks").
+ */
+#define COLIO_COUNTS_SPARSE_MIN 16
 
 int colio_counts_may_be_sparse(const colio_file *fh)
 {

@@ -33,10 +33,17 @@ static inline uint64_t rc_xorshift(uint64_t *state)
     return *state;
 }
 
-#define RC_FILE_MAX (1 << 19)
 #define RC_MAX_PIECES 8192 /* 64 KiB of 8-byte blocks */
 #define RC_SLOT_SMALL 2048
 #define RC_SLOT_LARGE 40960
+
+/* The file's bytes: 512 KiB, or room for two calls of one large piece per rank (beyond 6 ranks; rc_setup first). */
+static inline int64_t rc_file_max(void)
+{
+    int64_t need = 2 * (int64_t)rc_nprocs * RC_SLOT_LARGE;
+    return need > (1 << 19) ? need : (1 << 19);
+}
+#define RC_FILE_MAX rc_file_max()
 
 enum { RC_SHAPE_SMALL, RC_SHAPE_LARGE, RC_SHAPE_BLOCKS, RC_SHAPE_RUNS, RC_NSHAPES };
 enum { RC_VIA_AT, RC_VIA_LIST, RC_VIA_VIEW };
