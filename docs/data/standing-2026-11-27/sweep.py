@@ -15,16 +15,20 @@ for path, lib in zip(sys.argv[1:3], ('mpich', 'openmpi')):
                 paired[key] = r['times_s']
 
 
-def within(lib, b, op):
-    """MPI-IO's time over colio's in one run: paired per repeat when the run interleaved its engines."""
-    m, c = paired.get((lib, b, op, 'mpiio')), paired.get((lib, b, op, 'colio'))
+def within(lib, b, op, engine='mpiio'):
+    """The engine's time over colio's in one run: paired per repeat when the run interleaved its engines."""
+    m, c = paired.get((lib, b, op, engine)), paired.get((lib, b, op, 'colio'))
     if m and c:
         return statistics.median(x / y for x, y in zip(m, c))
-    return runs[(lib, b, op, 'mpiio')] / runs[(lib, b, op, 'colio')]
+    return runs[(lib, b, op, engine)] / runs[(lib, b, op, 'colio')]
 
 
-print('| block | op | colio MPICH | ROMIO | colio Open MPI | OMPIO | x ROMIO / x OMPIO | x better library | posix (better) | x posix |')
-print('|---|---|---|---|---|---|---|---|---|---|')
+with_a2a = any(k[3] == 'alltoallv' for k in runs)  # runs with the transposition: its column too
+
+
+print('| block | op | colio MPICH | ROMIO | colio Open MPI | OMPIO | x ROMIO / x OMPIO | x better library | posix (better) | x posix |'
+      + (' x alltoallv (MPICH / Open MPI) |' if with_a2a else ''))
+print('|---|---|---|---|---|---|---|---|---|---|' + ('---|' if with_a2a else ''))
 blocks = sorted({k[1] for k in runs}, key=int)
 for b in blocks:
     for op in ('write', 'read'):
@@ -34,4 +38,5 @@ for b in blocks:
         best_colio, best_lib = min(cm, co), min(rm, oo)
         name = f'{int(b) // 1048576} MiB' if int(b) >= 1048576 else (f'{int(b) // 1024} KiB' if int(b) >= 1024 else f'{b} B')
         print(f'| {name} | {op} | {cm:.4f} | {rm:.4f} | {co:.4f} | {oo:.4f} | {within("mpich", b, op):.2f} / {within("openmpi", b, op):.2f} | '
-              f'{best_lib / best_colio:.2f} | {px:.4f} | {px / best_colio:.2f} |')
+              f'{best_lib / best_colio:.2f} | {px:.4f} | {px / best_colio:.2f} |'
+              + (f' {within("mpich", b, op, "alltoallv"):.2f} / {within("openmpi", b, op, "alltoallv"):.2f} |' if with_a2a else ''))
