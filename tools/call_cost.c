@@ -55,6 +55,7 @@ typedef struct engine {
     int (*open)(const char *path, void **fh);
     int (*xfer)(void *fh, int writing, long long off, void *buf, int len);
     void (*close)(void *fh);
+    int (*usable)(void); /* collective; NULL: always */
 } engine_t;
 
 static int colio_open_(const char *path, void **fh)
@@ -132,23 +133,25 @@ typedef struct slots_file {
     MPI_Win win;
 } slots_file_t;
 
-static int slots_open(const char *path, void **fh)
+/* Whether every rank shares one node (the slots' shared memory). */
+static int slots_usable(void)
 {
     MPI_Comm node;
     int nlocal;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &nlocal);
     MPI_Comm_free(&node);
+    int one = nlocal == nprocs, all;
+    MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+static int slots_open(const char *path, void **fh)
+{
     slots_file_t *f = calloc(1, sizeof *f);
     if (f == NULL)
         return 1;
     *fh = f;
-    f->win = MPI_WIN_NULL;
-    if (nlocal != nprocs) { /* ranks on several nodes: measured as agreed */
-        if (rank == 0)
-            printf("slots: the ranks span nodes; the slots row is the agreed one\n");
-        return (f->fd = open(path, O_CREAT | O_RDWR, 0644)) < 0;
-    }
     slot_t *mine;
     MPI_Aint size;
     int disp;
@@ -166,8 +169,6 @@ static int slots_open(const char *path, void **fh)
 static int slots_xfer(void *fh, int writing, long long off, void *buf, int len)
 {
     slots_file_t *f = fh;
-    if (f->rows == NULL)
-        return agreed_xfer(&f->fd, writing, off, buf, len);
     int64_t worst = posix_xfer(&f->fd, writing, off, buf, len), k = ++f->seq;
     slot_t *row = f->rows + (k & 1) * nprocs;
     row[rank].worst = worst;
@@ -184,17 +185,16 @@ static void slots_close(void *fh)
 {
     slots_file_t *f = fh;
     MPI_Barrier(MPI_COMM_WORLD); /* nobody still reads the slots */
-    if (f->win != MPI_WIN_NULL)
-        MPI_Win_free(&f->win);
+    MPI_Win_free(&f->win);
     close(f->fd);
     free(f);
 }
 
-static const engine_t engines[] = {{"colio", colio_open_, colio_xfer, colio_close_},
-                                   {"mpiio", mpiio_open, mpiio_xfer, mpiio_close},
-                                   {"posix", posix_open, posix_xfer, posix_close},
-                                   {"agreed", posix_open, agreed_xfer, posix_close},
-                                   {"slots", slots_open, slots_xfer, slots_close}};
+static const engine_t engines[] = {{"colio", colio_open_, colio_xfer, colio_close_, NULL},
+                                   {"mpiio", mpiio_open, mpiio_xfer, mpiio_close, NULL},
+                                   {"posix", posix_open, posix_xfer, posix_close, NULL},
+                                   {"agreed", posix_open, agreed_xfer, posix_close, NULL},
+                                   {"slots", slots_open, slots_xfer, slots_close, slots_usable}};
 
 /* Best of loops: microseconds per call of one loop of calls. */
 static double timed_loops(const engine_t *e, void *fh, int writing, int bytes, int calls, int loops, unsigned char *buf)
@@ -301,6 +301,11 @@ int main(int argc, char **argv)
         const engine_t *e = &engines[i];
         if (only && !listed(only, e->name))
             continue;
+        if (e->usable && !e->usable()) {
+            if (rank == 0)
+                printf("%-6s skipped: the ranks do not share one node\n", e->name);
+            continue;
+        }
         if (rank == 0)
             MPI_File_delete(path, MPI_INFO_NULL);
         MPI_Barrier(MPI_COMM_WORLD);

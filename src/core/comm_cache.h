@@ -7,7 +7,9 @@
  * a reopen cost one agreement (docs/DESIGN.md, "What an open costs"). Only
  * blocking calls use it. It is safe because every point-to-point message of
  * an operation is received before its closing agreement completes on any
- * rank, nothing receives from any source or with any tag, MPI never lets
+ * rank, nothing receives with any tag (the sparse counts step receives
+from any source with its operation's own tag: src/engine/counts.c says why
+that is safe here too), MPI never lets
  * messages of one sender, tag and communicator overtake each other (tags
  * repeat between files: each file numbers its own operations), and blocking
  * collective calls reach the shared duplicate in the same order on every

@@ -211,10 +211,13 @@ static const hint_def_t hint_table[] = {
     {"colio_block_size", HK_BYTES, F(block_size), 0, (int64_t)1 << 40, NULL, "0",
      "file-system block size: the block layout's shares and rounds align to it, collective buffers are whole "
      "blocks aligned to it; 0 = the file's st_blksize (then striping_unit for the layout, 4096 for buffers)"},
-    {"colio_pipeline", HK_INT, F(pipeline), 1, 2, NULL, "2",
+    {"colio_pipeline", HK_INT, F(pipeline), 0, 2, NULL, "0",
      "collective buffers per aggregator: 2 writes a round to storage (or reads the next one ahead) in a helper "
      "thread while the next round's data exchange runs (TAPIOCA's pipelined buffers; only operations with more "
-     "than one round per aggregator, not with colio_exchange=rma); 1 exchanges and accesses storage in turn"},
+     "than one round per aggregator, not with colio_exchange=rma); 1 exchanges and accesses storage in turn; "
+     "0 (automatic) is 2 where a storage call of the kind waits (the storage figures: at least 50 us a call, as "
+     "on a parallel file system or behind a device queue; the default figures without a model) and 1 on a page "
+     "cache, whose copies take the core the exchange needs"},
     {"colio_backend", HK_NAME, F(backend), 0, 0, store_name_valid, "posix",
      "storage backend: posix (the file system), fault (posix with injected failures or delays, see colio_fault), "
      "null (keeps nothing: writes are dropped, reads return zeros, the file is endless and never created; each "
@@ -299,7 +302,7 @@ void colio_hints_default(colio_hints_t *h)
     strcpy(h->progress, "auto");
     strcpy(h->io_executor, "threads");
     strcpy(h->agreements, colio_coll_default_name());
-    h->pipeline = 2;
+    h->pipeline = 0;
     h->lock_writes = COLIO_DISABLE; /* the toggles' zero is automatic; libcolio_mpiio asks for that itself */
     strcpy(h->topology, "flat");
     strcpy(h->rank_list, "linear");

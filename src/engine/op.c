@@ -939,7 +939,7 @@ static colio_call_shape_t call_shape(const colio_op_t *op)
         .extent_max = -w->extent_max_neg,
         .round_bytes = fh->round_bytes[op->args.kind == COLIO_OP_WRITE][0],
         .sieve_bytes = fh->round_bytes[0][1],
-        .pipelined = fh->hints.pipeline > 1,
+        .pipelined = colio_op_pipelines(op),
         .meta_words = colio_op_meta_words(op),
     };
 }

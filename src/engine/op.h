@@ -399,6 +399,9 @@ static inline int colio_op_meta_words(const colio_op_t *op)
 {
     return colio_meta_words_for((int)op->agree_out.setup.piece_meta, op->glo, op->ghi);
 }
+/* Whether the call's rounds may be pipelined: colio_pipeline=2, or automatic (0) where its storage calls wait
+   (colio_strategy_pipelines); the same on every rank (the file's figures are rank 0's). plan.c */
+int colio_op_pipelines(const colio_op_t *op);
 /* After SETUP: the call's aggregators, the file's set or its wide set (every rank; place/common.c). */
 const struct colio_agg_set *colio_op_agg_set(const colio_op_t *op);
 /* Zero the rounds' state (op->rnd but the INIT arrays it holds): colio_op_init leaves it to PLAN. */

@@ -12,6 +12,7 @@
 #include "engine/file.h"
 #include "engine/op.h"
 #include "engine/plancache.h"
+#include "engine/strategy.h"
 
 /* The INIT arrays that describe a pattern, back to the file (a stored plan keeps its own). */
 static void give_pattern_arrays(colio_op_t *op)
@@ -85,10 +86,17 @@ static size_t cbuf_alignment(const colio_file *fh)
     return b > 4096 && b <= (1 << 24) && (b & (b - 1)) == 0 ? (size_t)b : 4096;
 }
 
-/* Two buffers (pipelined rounds) when asked for and my file domain takes more than one round. */
+int colio_op_pipelines(const colio_op_t *op)
+{
+    int pipeline = op->fh->hints.pipeline;
+    return pipeline == 2 ||
+           (pipeline == 0 && colio_strategy_pipelines(&op->fh->figures, op->args.kind == COLIO_OP_WRITE));
+}
+
+/* Two buffers (pipelined rounds) when they pay and my file domain takes more than one round. */
 static int want_pipeline(const colio_op_t *op)
 {
-    return op->fh->hints.pipeline == 2 && !op->plan.rma_data && domain_share(op) > op->plan.dom.round_size;
+    return colio_op_pipelines(op) && !op->plan.rma_data && domain_share(op) > op->plan.dom.round_size;
 }
 
 /*

@@ -110,6 +110,11 @@ int colio_strategy_reads_at_once(const colio_store_figures_t *f)
     return !f->fixed && f->read_call >= COLIO_OVERLAP_CALL ? COLIO_DIRECT_JOBS : 1;
 }
 
+int colio_strategy_pipelines(const colio_store_figures_t *f, int write)
+{
+    return (write ? f->write_call : f->read_call) >= COLIO_OVERLAP_CALL;
+}
+
 /*
  * The share of a node's n calls in flight at once that holds what the
  * bytes need too, when together they run `speed` times as fast as one

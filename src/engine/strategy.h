@@ -25,7 +25,7 @@ typedef struct colio_call_shape {
     int64_t pieces_max, bytes_max, extent_max; /* the busiest rank's */
     int64_t round_bytes;                 /* bytes of file per round (colio_strategy_round_bytes) */
     int64_t sieve_bytes;                 /* reads: bytes per sieved read of the direct path; 0 = round_bytes */
-    int pipelined;                       /* colio_pipeline > 1 */
+    int pipelined;                       /* rounds pipelined (colio_op_pipelines) */
     int meta_words;                      /* the lists' record format (access/split.h, colio_op_meta_words): 1
                                             packed, 2 a piece, 4 a run; 0 = 2 */
 } colio_call_shape_t;
@@ -62,6 +62,18 @@ typedef struct colio_path_costs {
 #define COLIO_OVERLAP_CALL 50e-6
 /* The direct path's read calls that wait at once on storage of figures f: COLIO_DIRECT_JOBS, else 1. */
 int colio_strategy_reads_at_once(const colio_store_figures_t *f);
+
+/*
+ * Whether pipelined rounds (colio_pipeline automatic) pay on storage of
+ * figures f for writes (write) or reads: where a call of the kind waits
+ * (at least COLIO_OVERLAP_CALL), the helper's call overlaps the next
+ * round's exchange. A copy into a page cache (a microsecond a call, the
+ * rest its bytes) runs on the core the exchange needs: there the second
+ * buffer and the hand-offs only cost (2 ranks bound on tmpfs: many-piece
+ * writes 3-7% faster with one buffer, E3SM's maps and the lattice; behind
+ * 1 ms calls 5-8% slower; docs/PERFORMANCE.md, twenty-second session).
+ */
+int colio_strategy_pipelines(const colio_store_figures_t *f, int write);
 
 /*
  * CPU seconds two-phase I/O spends each time it handles a record (listed

@@ -86,9 +86,29 @@ static void run_case(const char *agreements, colio_coll_shm_t *seg, int naggs, u
     free(want), free(p->to_agg), free(p->send_counts), free(p->recv_counts), free(aggs), free(op);
 }
 
+/* colio_counts=auto: dense below 16 ranks, sparse from 16 (where the aggregators allow: colio_counts_sparse). */
+static void auto_threshold(void)
+{
+    colio_file fh;
+    memset(&fh, 0, sizeof fh);
+    colio_hints_default(&fh.hints);
+    CHECK(strcmp(fh.hints.counts, "auto") == 0, "colio_counts defaults to auto");
+    fh.nprocs = 15;
+    CHECK(!colio_counts_may_be_sparse(&fh), "auto keeps the alltoall at 15 ranks");
+    fh.nprocs = 16;
+#ifdef COLIO_SMPI
+    CHECK(!colio_counts_may_be_sparse(&fh), "SMPI keeps the alltoall at 16 ranks");
+#else
+    CHECK(colio_counts_may_be_sparse(&fh), "auto may go sparse from 16 ranks");
+#endif
+    strcpy(fh.hints.counts, "dense");
+    CHECK(!colio_counts_may_be_sparse(&fh), "colio_counts=dense keeps the alltoall at 16 ranks");
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
+    auto_threshold();
     const char *agreements[] = {"p2p", "mpi", "shm"};
     static colio_coll_shm_t slots;
     colio_coll_shm_t *seg = &slots;

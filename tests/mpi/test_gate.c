@@ -32,8 +32,8 @@ static const gate_case_t cases[] = {
     {"direct write, many pieces", "romio_cb_write=disable;cb_buffer_size=8192", 3000, 16, 1},
     {"direct read, sieved", "romio_cb_read=disable;cb_buffer_size=65536", 100, 64, 0},
     {"direct read, one large piece", "romio_cb_read=disable", 1 << 20, 1, 0},
-    {"two-phase write, pipelined rounds", "romio_cb_write=enable;cb_buffer_size=4096", 1000, 40, 1},
-    {"two-phase read, pipelined rounds", "romio_cb_read=enable;cb_buffer_size=4096", 1000, 40, 0},
+    {"two-phase write, pipelined rounds", "romio_cb_write=enable;cb_buffer_size=4096;colio_pipeline=2", 1000, 40, 1},
+    {"two-phase read, pipelined rounds", "romio_cb_read=enable;cb_buffer_size=4096;colio_pipeline=2", 1000, 40, 0},
 };
 
 static char gate[600], timeout_marker[640];

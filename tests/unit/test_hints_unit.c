@@ -91,8 +91,11 @@ int main(void)
         CHECK(set(&h, "colio_fault", bad_faults[i]) == COLIO_ERR_HINT, "fault spec \"%s\"", bad_faults[i]);
     colio_fault_spec_t f;
     CHECK(colio_fault_parse("read:3:EIO:2", &f) == 0 && f.op == COLIO_FAULT_READ && f.nth == 3 && f.rank == 2, "parse");
-    CHECK(h.pipeline == 2 && set(&h, "colio_pipeline", "1") == 0 && h.pipeline == 1, "colio_pipeline");
-    CHECK(set(&h, "colio_pipeline", "3") == COLIO_ERR_HINT && set(&h, "colio_pipeline", "0") == COLIO_ERR_HINT,
+    CHECK(h.pipeline == 0 && set(&h, "colio_pipeline", "1") == 0 && h.pipeline == 1 &&
+              set(&h, "colio_pipeline", "2") == 0 && h.pipeline == 2 && set(&h, "colio_pipeline", "0") == 0 &&
+              h.pipeline == 0,
+          "colio_pipeline: automatic (0) by default, 1 and 2 forced");
+    CHECK(set(&h, "colio_pipeline", "3") == COLIO_ERR_HINT && set(&h, "colio_pipeline", "-1") == COLIO_ERR_HINT,
           "colio_pipeline out of range");
     CHECK(set(&h, "colio_backend", "null") == 0, "null backend");
     CHECK(set(&h, "colio_null_bandwidth", "1g") == 0 && h.null_bandwidth == (int64_t)1 << 30, "null bandwidth");

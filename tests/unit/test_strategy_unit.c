@@ -131,6 +131,13 @@ static void slow_storage(void)
     colio_store_figures_t off = f;
     off.fixed = 1;
     CHECK(colio_strategy_reads_at_once(&off) == 1, "colio_storage_model=off: reads one at a time");
+    /* pipelined rounds (colio_pipeline automatic) where calls wait: behind the delay and on the default
+       figures (a parallel file system, and the model off), not on a page cache */
+    colio_store_figures_t pfs;
+    colio_figures_default(&pfs);
+    for (int w = 0; w <= 1; w++)
+        CHECK(colio_strategy_pipelines(&f, w) && colio_strategy_pipelines(&pfs, w) && !colio_strategy_pipelines(&fast, w),
+              "%s rounds pipelined behind 1 ms calls and on the default figures, not on tmpfs", w ? "write" : "read");
 }
 
 /* 1,024 ranks on 64 nodes of a parallel file system (the defaults): small pieces aggregate. */

@@ -16,6 +16,8 @@ for h in "" "cb_nodes=1" "cb_nodes=4" "cb_nodes=8" "colio_counts=dense" "colio_c
 import json, sys
 calls = [json.loads(l) for l in open(sys.argv[2])]
 calls = [c for c in calls if 'write' in c['op'] and c['strategy'] == 'two-phase']
+if not calls:
+    sys.exit(f"hints '{sys.argv[1]}': no two-phase write in the statistics")
 non = sorted({c['meta_messages'] for c in calls if not c['is_aggregator']})
 agg = sorted({c['meta_messages'] for c in calls if c['is_aggregator']})
 print(f"hints '{sys.argv[1]}': {calls[0]['aggregators']} aggregators, non-aggregator {non}, aggregator {agg}")

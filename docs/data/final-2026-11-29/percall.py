@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Medians of percall.sh's rounds: us per call, write / read, and colio's time over the library's (API and interposer)
-and over the floors, per round then the median of those ratios (the rounds' library runs pair with colio's)."""
+"""Medians of percall.sh's rounds: us per call, write / read, and colio's time over the library's (API and interposer),
+per round then the median of those ratios (each round's library run pairs with that round's colio runs).
+Lines without a round (the first run's file, docs/data/final-2026-11-29/percall.txt) count in file order."""
 import statistics as st, sys
 from collections import defaultdict
-rows = defaultdict(list)  # (mpi, bytes, preload, engine) -> [(w, r)] in round order
+rows = defaultdict(dict)  # (mpi, bytes, preload, engine) -> {round: (w, r)}
 for line in open(sys.argv[1]):
-    mpi, b, pre, eng, _, w, _, r = line.split()
-    rows[(mpi, b, pre, eng)].append((float(w), float(r)))
+    f = line.split()
+    if len(f) == 8:  # no round: the n-th line of a kind is round n
+        f.insert(0, None)
+    k, mpi, b, pre, eng, _, w, _, r = f
+    d = rows[(mpi, b, pre, eng)]
+    d[k if k is not None else len(d)] = (float(w), float(r))
 med = lambda xs: st.median(xs)
 print('| MPI | bytes | colio API | interposer | library | agreed floor | slots floor | API / library | interposer / library |')
 print('|---|---|---|---|---|---|---|---|---|')
@@ -16,6 +21,8 @@ for mpi in ('mpich', 'openmpi'):
         itp, ag, sl = rows[(mpi, b, 'preload=1', 'mpiio')], rows[(mpi, b, 'preload=0', 'agreed')], rows[(mpi, b, 'preload=0', 'slots')]
         if not api:
             continue
-        f = lambda v: '%.2f / %.2f' % (med([x[0] for x in v]), med([x[1] for x in v]))
-        ratio = lambda a, l: '%.2f / %.2f' % (med([x[0] / y[0] for x, y in zip(a, l)]), med([x[1] / y[1] for x, y in zip(a, l)]))
+        f = lambda v: '%.2f / %.2f' % (med([x[0] for x in v.values()]), med([x[1] for x in v.values()])) if v else '-'
+        def ratio(a, l):
+            both = [k for k in a if k in l]
+            return '%.2f / %.2f' % (med([a[k][0] / l[k][0] for k in both]), med([a[k][1] / l[k][1] for k in both]))
         print(f'| {mpi} | {b} | {f(api)} | {f(itp)} | {f(lib)} | {f(ag)} | {f(sl)} | {ratio(api, lib)} | {ratio(itp, lib)} |')

@@ -2,26 +2,26 @@
 # The per-call targets: call-cost at 2 ranks bound, /dev/shm, default hints, 64 B and 4 KiB calls through
 # colio's API (colio row, beside the library's MPI-IO, pwrite/pread + MPI_Allreduce and the same with a
 # cache line per rank in node-shared memory instead: agreed, slots) and through the interposer (mpiio row
-# under LD_PRELOAD=libcolio_mpiio.so), in turn, ROUNDS times. Lines: mpi bytes preload=0|1 engine w <us> r <us>.
+# under LD_PRELOAD=libcolio_mpiio.so), in turn, ROUNDS times. Lines: round mpi bytes preload=0|1 engine w <us> r <us>.
 # usage: percall.sh ROUNDS OUT   (from the repository root; medians: percall.py OUT)
 set -u
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rounds=${1:-4}; out=${2:?a file}
 : > "$out"
-run() { # mpi bytes preload
-  local mpi=$1 b=$2 pre=$3 env=(env) eng=colio,mpiio,agreed,slots
+run() { # round mpi bytes preload
+  local round=$1 mpi=$2 b=$3 pre=$4 env=(env) eng=colio,mpiio,agreed,slots
   [ "$pre" = 1 ] && env+=(LD_PRELOAD=$PWD/build/$mpi/libcolio_mpiio.so) && eng=mpiio
   if [ "$mpi" = mpich ]; then
     mpiexec.mpich -n 2 -bind-to core "${env[@]}" build/mpich/tools/call-cost /dev/shm/cc.dat "$b" 20000 5 "$eng"
   else
     mpiexec.openmpi -n 2 --bind-to core "${env[@]}" build/openmpi/tools/call-cost /dev/shm/cc.dat "$b" 20000 5 "$eng"
-  fi | awk -v m="$mpi" -v b="$b" -v p="$pre" '/write_at_all/ {printf "%s %s preload=%s %s w %s r %s\n", m, b, p, $1, $3, $5}' >> "$out"
+  fi | awk -v k="$round" -v m="$mpi" -v b="$b" -v p="$pre" '/write_at_all/ {printf "%s %s %s preload=%s %s w %s r %s\n", k, m, b, p, $1, $3, $5}' >> "$out"
 }
 for round in $(seq "$rounds"); do
   for mpi in mpich openmpi; do
     for b in 64 4096; do
-      run $mpi $b 0
-      run $mpi $b 1
+      run $round $mpi $b 0
+      run $round $mpi $b 1
     done
   done
 done
