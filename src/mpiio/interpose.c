@@ -554,19 +554,17 @@ static int blocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, MPI_
     int rc = where(m, off, &at);
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Status st;
     inside = 1;
-    int crc = k == WRITE ? colio_write_at_all(m->cf, at, buf, count, type, &st)
-                         : colio_read_at_all(m->cf, at, buf, count, type, &st);
+    /* the program's status as it gave it: MPI_STATUS_IGNORE spares the call filling one (an MPI call) */
+    int crc = k == WRITE ? colio_write_at_all(m->cf, at, buf, count, type, status)
+                         : colio_read_at_all(m->cf, at, buf, count, type, status);
     if (crc == COLIO_ERR_UNSUPPORTED) /* what colio cannot do (agreed on every rank): all fall back */
-        rc = fallback_call(m, k, at, buf, count, type, &st);
+        rc = fallback_call(m, k, at, buf, count, type, status);
     else
         rc = mpi_result(m->fh, crc);
     inside = 0;
     if (off == AT_POINTER && rc == MPI_SUCCESS) /* a failed call leaves the pointer */
         rc = move_pointers(m, at, count, type);
-    if (status != MPI_STATUS_IGNORE)
-        *status = st;
     return rc;
 }
 
