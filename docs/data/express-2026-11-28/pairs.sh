@@ -7,17 +7,14 @@
 # Lines: express mpi bytes preload=0|1 engine w <us> r <us>.
 # usage: pairs.sh ROUNDS OUT   (from the repository root, after scripts/build.sh mpich and openmpi)
 set -u
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/../launch.sh"
 rounds=${1:-6}; out=${2:-pairs.txt}
 : > "$out"
 run() { # mpi bytes preload express
-  local mpi=$1 b=$2 pre=$3 x=$4 env=(env COLIO_HINTS=colio_express=$4) eng=colio,mpiio,agreed
-  [ "$pre" = 1 ] && env+=(LD_PRELOAD=$PWD/build/$mpi/libcolio_mpiio.so) && eng=mpiio
-  if [ "$mpi" = mpich ]; then
-    mpiexec.mpich -n 2 -bind-to core "${env[@]}" build/mpich/tools/call-cost /dev/shm/cc.dat "$b" 20000 5 "$eng"
-  else
-    mpiexec.openmpi -n 2 --bind-to core "${env[@]}" build/openmpi/tools/call-cost /dev/shm/cc.dat "$b" 20000 5 "$eng"
-  fi | awk -v t="$x" -v m="$mpi" -v b="$b" -v p="$pre" '/write_at_all/ {printf "%s %s %s preload=%s %s w %s r %s\n", t, m, b, p, $1, $3, $5}' >> "$out"
+  local mpi=$1 b=$2 pre=$3 x=$4 eng=colio,mpiio,agreed
+  [ "$pre" = 1 ] && eng=mpiio
+  call_cost "$mpi" "$b" "$pre" "$eng" "colio_express=$x" |
+    awk -v t="$x" -v m="$mpi" -v b="$b" -v p="$pre" '/write_at_all/ {printf "%s %s %s preload=%s %s w %s r %s\n", t, m, b, p, $1, $3, $5}' >> "$out"
 }
 for round in $(seq "$rounds"); do
   for mpi in mpich openmpi; do

@@ -5,17 +5,14 @@
 # under LD_PRELOAD=libcolio_mpiio.so), in turn, ROUNDS times. Lines: round mpi bytes preload=0|1 engine w <us> r <us>.
 # usage: percall.sh ROUNDS OUT   (from the repository root; medians: percall.py OUT)
 set -u
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/../launch.sh"
 rounds=${1:-4}; out=${2:?a file}
 : > "$out"
 run() { # round mpi bytes preload
-  local round=$1 mpi=$2 b=$3 pre=$4 env=(env) eng=colio,mpiio,agreed,slots
-  [ "$pre" = 1 ] && env+=(LD_PRELOAD=$PWD/build/$mpi/libcolio_mpiio.so) && eng=mpiio
-  if [ "$mpi" = mpich ]; then
-    mpiexec.mpich -n 2 -bind-to core "${env[@]}" build/mpich/tools/call-cost /dev/shm/cc.dat "$b" 20000 5 "$eng"
-  else
-    mpiexec.openmpi -n 2 --bind-to core "${env[@]}" build/openmpi/tools/call-cost /dev/shm/cc.dat "$b" 20000 5 "$eng"
-  fi | awk -v k="$round" -v m="$mpi" -v b="$b" -v p="$pre" '/write_at_all/ {printf "%s %s %s preload=%s %s w %s r %s\n", k, m, b, p, $1, $3, $5}' >> "$out"
+  local round=$1 mpi=$2 b=$3 pre=$4 eng=colio,mpiio,agreed,slots
+  [ "$pre" = 1 ] && eng=mpiio
+  call_cost "$mpi" "$b" "$pre" "$eng" |
+    awk -v k="$round" -v m="$mpi" -v b="$b" -v p="$pre" '/write_at_all/ {printf "%s %s %s preload=%s %s w %s r %s\n", k, m, b, p, $1, $3, $5}' >> "$out"
 }
 for round in $(seq "$rounds"); do
   for mpi in mpich openmpi; do
