@@ -19,6 +19,8 @@
 double colio_clock_wall(void);
 /* An operation's clock: colio_clock_wall, or MPI_Wtime under SMPI (the simulated time). */
 double colio_clock_now(void);
+/* colio_clock_now at the moment colio_clock_wall read `wall` just before: `wall` itself, or MPI_Wtime under SMPI. */
+double colio_clock_now_at(double wall);
 /* 1 when colio_clock_wall reads the TSC (the unit test says which it checked). */
 int colio_clock_uses_tsc(void);
 

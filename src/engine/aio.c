@@ -28,6 +28,7 @@ void colio_aio_job_reset(colio_aio_job_t *job, colio_aio_kind_t kind, const coli
     job->keep_past_eof = 0;
     job->eof_seen = INT64_MAX;
     job->seconds = 0;
+    job->ended = 0;
     job->t0 = 0;
     job->ran_by_caller = 0;
     job->waited = 0;
@@ -117,7 +118,8 @@ void colio_aio_job_run(colio_aio_job_t *job)
             break;
         }
     }
-    job->seconds = colio_aio_now() - t0;
+    job->ended = colio_aio_now();
+    job->seconds = job->ended - t0;
 }
 
 void colio_aio_unlink(colio_aio_job_t **head, colio_aio_job_t **tail, colio_aio_job_t *job)

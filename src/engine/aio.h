@@ -61,6 +61,7 @@ typedef struct colio_aio_job {
     int64_t bytes;        /* written (each call issued), or read (short reads past the end: the rest zero-filled) */
     int64_t eof_seen;     /* reads: the lowest file offset where a call found the end of file (INT64_MAX: none) */
     double seconds;       /* time spent in the calls */
+    double ended;         /* colio_aio_job_run: the clock (colio_aio_now) when its last call returned */
     int ran_by_caller;    /* wait() ran it in the calling thread (the helper had not started it) */
     int waited;           /* the submitter blocked for it (its time counted as the submitter's io) */
     colio_aio_call_t local[4]; /* the first calls: a job of a few calls allocates nothing */

@@ -124,7 +124,11 @@ static int qualifies(colio_file *fh, const colio_op_args_t *a, colio_express_t *
 
 _Static_assert(sizeof(((colio_aio_job_t *)0)->local) >= sizeof(colio_aio_call_t), "a one-call job allocates nothing");
 
-/* The piece to storage (or, staged, to node-shared memory), as early direct access moves it. */
+/*
+ * The piece to storage (or, staged, to node-shared memory), as early direct
+ * access moves it. A staged piece's copy (at most COLIO_COLL_SHM_STAGE
+ * bytes) is timed with the agreement that hands it over.
+ */
 static void move_piece(colio_file *fh, colio_express_t *x)
 {
     x->stage_seq = colio_coll_stage_seq(&x->coll, fh->comm);
@@ -136,17 +140,19 @@ static void move_piece(colio_file *fh, colio_express_t *x)
     x->job.keep_past_eof = 1; /* the end of file is not agreed yet: bytes past it stay as they were */
     colio_aio_job_add(&x->job, x->mem, x->len, x->off); /* one call: the job's own room (asserted above) */
     colio_aio_job_run(&x->job); /* a blocking call's job runs here (colio_op_submit_job) */
+    x->now = colio_clock_now_at(x->job.ended);
 }
 
-/* One agreement through x's object, blocking; its time counted. */
+/* One agreement through x's object, blocking; its time counted from the last clock reading (x->now). */
 static int agree(colio_file *fh, colio_express_t *x, const void *in, void *out, int n, MPI_Op op)
 {
-    double t0 = colio_clock_now();
+    double t0 = x->now; /* read as the step before it ended */
     int rc = colio_coll_allreduce(&x->coll, in, out, n, MPI_INT64_T, op, fh->comm);
     x->coll_posted = rc == MPI_SUCCESS;
     if (x->coll_posted)
         rc = colio_coll_wait(&x->coll);
-    x->t_meta += colio_clock_now() - t0;
+    x->now = colio_clock_now();
+    x->t_meta += x->now - t0;
     return rc;
 }
 
@@ -170,6 +176,7 @@ static int write_node_pieces(colio_file *fh, colio_express_t *x)
     x->stage_failed = n < 0;
     if (n > 0) {
         colio_aio_job_run(&x->stage_job);
+        x->now = colio_clock_now_at(x->stage_job.ended);
         x->stage_job_ran = 1;
     }
     x->exit = COLIO_EXPRESS_AT_FINAL;
@@ -198,24 +205,23 @@ static int64_t moved_bytes(const colio_express_t *x)
 /* The statistics colio_op_finish records for such a call (an early call's run list counted as its memory). */
 static void record(colio_file *fh, const colio_op_args_t *a, const colio_express_t *x, int64_t moved)
 {
-    colio_op_stats s;
-    memset(&s, 0, sizeof s);
-    s.bytes = moved;
-    s.pieces = moved > 0; /* a read from the end of file on found nothing: no piece (colio_direct_early_done) */
-    s.io_calls = x->job.calls_made + x->stage_job.calls_made;
-    s.io_bytes = x->job.bytes + x->stage_job.bytes;
-    s.time.io = x->job.seconds + x->stage_job.seconds;
-    s.time.meta_exchange = x->t_meta;
-    s.time.total = colio_clock_now() - x->t_start;
-    s.time.compute = s.time.total - s.time.io - s.time.meta_exchange;
-    s.memory = x->staged || x->acc.borrowed ? 0 : (int64_t)sizeof(colio_run_t);
+    colio_op_stats *sp = colio_stats_fresh(fh);
+    sp->bytes = moved;
+    sp->pieces = moved > 0; /* a read from the end of file on found nothing: no piece (colio_direct_early_done) */
+    sp->io_calls = x->job.calls_made + x->stage_job.calls_made;
+    sp->io_bytes = x->job.bytes + x->stage_job.bytes;
+    sp->time.io = x->job.seconds + x->stage_job.seconds;
+    sp->time.meta_exchange = x->t_meta;
+    sp->time.total = x->now - x->t_start; /* to the last agreement's end: what follows is bookkeeping */
+    sp->time.compute = sp->time.total - sp->time.io - sp->time.meta_exchange;
+    sp->memory = x->staged || x->acc.borrowed ? 0 : (int64_t)sizeof(colio_run_t);
     if (x->exit == COLIO_EXPRESS_AT_FINAL_WAIT) { /* through FINAL: its exchange times */
-        s.exchange_min = (double)x->final_out.exchange_ns * 1e-9;
-        s.exchange_max = (double)-x->final_out.exchange_ns_neg * 1e-9;
+        sp->exchange_min = (double)x->final_out.exchange_ns * 1e-9;
+        sp->exchange_max = (double)-x->final_out.exchange_ns_neg * 1e-9;
     }
-    s.express = 1;
-    strcpy(s.strategy, x->staged ? "staged" : "early");
-    colio_stats_record(fh, &s, a->api);
+    sp->express = 1;
+    strcpy(sp->strategy, x->staged ? "staged" : "early");
+    colio_stats_record(fh, sp, a->api);
 }
 
 /* The call ended here: status, file pointer, statistics; the reserved arrays stay in the file's cache. */
@@ -257,7 +263,7 @@ static int run(colio_file *fh, colio_express_t *x)
 int colio_express_run(colio_file *fh, const colio_op_args_t *args, MPI_Status *status, colio_op_t *op, int *code)
 {
     colio_express_t x;
-    x.t_start = colio_clock_now();
+    x.t_start = x.now = colio_clock_now();
     colio_nb_lock();
     int taken = qualifies(fh, args, &x, op);
     colio_nb_unlock(); /* neither the storage call nor the waits hold it */

@@ -130,10 +130,18 @@ static int stats_file_wanted(const char *path)
     return 1;
 }
 
+colio_op_stats *colio_stats_fresh(colio_file *fh)
+{
+    memset(&fh->stats.last, 0, sizeof fh->stats.last);
+    return &fh->stats.last;
+}
+
 void colio_stats_record(colio_file *fh, const colio_op_stats *op, const char *api)
 {
+    if (op != &fh->stats.last)
+        fh->stats.last = *op;
+    op = &fh->stats.last;
     fh->stats.operations++;
-    fh->stats.last = *op;
     accumulate(&fh->stats.total, op);
     if (!stats_file_wanted(fh->hints.stats_path))
         return;

@@ -53,7 +53,9 @@ typedef struct managed {
 
 static managed_t *files;
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread int inside; /* a wrapper is running: nested MPI-IO calls (from MPI itself) pass through */
+/* A wrapper is running: nested MPI-IO calls (from MPI itself) pass through. Initial-exec: a plain %fs load, not
+   a __tls_get_addr call per data call; the library is linked or preloaded, so it is there when the program starts. */
+static __thread int inside __attribute__((tls_model("initial-exec")));
 
 static managed_t *find(MPI_File fh)
 {
