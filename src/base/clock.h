@@ -1,8 +1,8 @@
 /*
  * The clock of colio's statistics (seconds; only differences mean
- * anything). A 64-byte collective call reads it five to seven times
- * (start, the storage job's two ends, each change of phase clock, a wait's
- * end), where clock_gettime cost 22 ns a read in the VM this was measured
+ * anything). A 64-byte express call reads it four times (its start, the
+ * storage job's two ends, its agreement's end; a staged write's first rank
+ * two more per storage job and agreement), where clock_gettime cost 22 ns a read in the VM this was measured
  * on: over a tenth of colio's own CPU in such a call. So, on x86-64, when
  * the kernel itself keeps time with the TSC (its clocksource is "tsc": the
  * counter is invariant and synchronised across cores), colio reads the TSC
