@@ -100,11 +100,12 @@ void colio_aio_read_ended(colio_aio_job_t *job, const colio_aio_call_t *c, int64
 
 void colio_aio_job_run(colio_aio_job_t *job)
 {
+    double t0 = colio_aio_now();
     if (job->chain_failed && *job->chain_failed) {
         job->skipped = 1;
+        job->ended = t0;
         return;
     }
-    double t0 = colio_aio_now();
     for (int64_t i = 0; i < job->ncalls; i++) {
         if (job->calls[i].len <= 0)
             continue;

@@ -126,8 +126,8 @@ _Static_assert(sizeof(((colio_aio_job_t *)0)->local) >= sizeof(colio_aio_call_t)
 
 /*
  * The piece to storage (or, staged, to node-shared memory), as early direct
- * access moves it. A staged piece's copy (at most COLIO_COLL_SHM_STAGE
- * bytes) is timed with the agreement that hands it over.
+ * access moves it; x->now read where it ends (the storage job's own last
+ * reading), so the agreement's time starts there.
  */
 static void move_piece(colio_file *fh, colio_express_t *x)
 {
@@ -135,6 +135,7 @@ static void move_piece(colio_file *fh, colio_express_t *x)
     if (x->staged) {
         memcpy(colio_coll_stage_room(&x->coll), x->mem, (size_t)x->len);
         colio_coll_stage_mark(&x->coll, x->stage_seq, x->off, x->len);
+        x->now = colio_clock_now(); /* the staging, like the qualification before it, counts as compute */
         return;
     }
     x->job.keep_past_eof = 1; /* the end of file is not agreed yet: bytes past it stay as they were */
@@ -178,6 +179,8 @@ static int write_node_pieces(colio_file *fh, colio_express_t *x)
         colio_aio_job_run(&x->stage_job);
         x->now = colio_clock_now_at(x->stage_job.ended);
         x->stage_job_ran = 1;
+    } else {
+        x->now = colio_clock_now(); /* listing nothing (or failing to) is compute, not FINAL's time */
     }
     x->exit = COLIO_EXPRESS_AT_FINAL;
     return !x->stage_failed && x->stage_job.rc == 0;

@@ -75,8 +75,10 @@ static void expect_one_piece_stats(colio_file *fh, int64_t asked, int64_t len, c
           what, (long long)s->io_calls, (long long)s->io_bytes);
     int express = asked > 0 && fh->hints.express;
     CHECK(s->express == express, "%s: express %lld, expected %d", what, (long long)s->express, express);
-    /* an express call's phases lie within it: its storage calls and agreements add up to no more than its time */
+    /* an express call's phases lie within it: its storage calls and agreements add up to no more than its time,
+       and what came before its storage call or staging (finding and checking the piece) is compute */
     const colio_phase_times *t = &s->time;
+    CHECK(!express || t->compute > 0, "%s: an express call's compute %g", what, t->compute);
     CHECK(!express || (t->io >= 0 && t->meta_exchange >= 0 && t->total >= t->io + t->meta_exchange - 1e-9 &&
                        fabs(t->compute - (t->total - t->io - t->meta_exchange - t->data_exchange)) < 1e-9),
           "%s: times total %g io %g meta %g compute %g", what, t->total, t->io, t->meta_exchange, t->compute);
