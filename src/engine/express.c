@@ -124,11 +124,14 @@ static int qualifies(colio_file *fh, const colio_op_args_t *a, colio_express_t *
 
 _Static_assert(sizeof(((colio_aio_job_t *)0)->local) >= sizeof(colio_aio_call_t), "a one-call job allocates nothing");
 
-/*
- * The piece to storage (or, staged, to node-shared memory), as early direct
- * access moves it; x->now read where it ends (the storage job's own last
- * reading), so the agreement's time starts there.
- */
+/* A blocking call's job runs here (colio_op_submit_job); x->now is its last reading, where the next phase starts. */
+static void run_job(colio_express_t *x, colio_aio_job_t *job)
+{
+    colio_aio_job_run(job);
+    x->now = colio_clock_now_at(job->ended);
+}
+
+/* The piece to storage (or, staged, to node-shared memory), as early direct access moves it. */
 static void move_piece(colio_file *fh, colio_express_t *x)
 {
     x->stage_seq = colio_coll_stage_seq(&x->coll, fh->comm);
@@ -140,8 +143,7 @@ static void move_piece(colio_file *fh, colio_express_t *x)
     }
     x->job.keep_past_eof = 1; /* the end of file is not agreed yet: bytes past it stay as they were */
     colio_aio_job_add(&x->job, x->mem, x->len, x->off); /* one call: the job's own room (asserted above) */
-    colio_aio_job_run(&x->job); /* a blocking call's job runs here (colio_op_submit_job) */
-    x->now = colio_clock_now_at(x->job.ended);
+    run_job(x, &x->job);
 }
 
 /* One agreement through x's object, blocking; its time counted from the last clock reading (x->now). */
@@ -176,8 +178,7 @@ static int write_node_pieces(colio_file *fh, colio_express_t *x)
     int n = colio_stage_node_job(fh, &x->coll, x->stage_seq, &x->stage_job);
     x->stage_failed = n < 0;
     if (n > 0) {
-        colio_aio_job_run(&x->stage_job);
-        x->now = colio_clock_now_at(x->stage_job.ended);
+        run_job(x, &x->stage_job);
         x->stage_job_ran = 1;
     } else {
         x->now = colio_clock_now(); /* listing nothing (or failing to) is compute, not FINAL's time */
