@@ -99,6 +99,9 @@ typedef struct colio_coll_ops {
 extern const colio_coll_ops_t colio_coll_mpi;
 extern const colio_coll_ops_t colio_coll_p2p;
 extern const colio_coll_ops_t colio_coll_shm;
+/* A communicator of one rank: each collective a copy, complete at once (coll_solo.c). Not named in the
+   registry (colio_agreements cannot pick it); colio_file_configure takes it for one-rank files. */
+extern const colio_coll_ops_t colio_coll_solo;
 
 /* The implementation named name ("mpi", "p2p"), or NULL. */
 const colio_coll_ops_t *colio_coll_find(const char *name);

@@ -149,6 +149,8 @@ int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_con
     cfg->place = colio_place_find(h->placement);
     cfg->domain = colio_domain_find(h->domain);
     cfg->coll = colio_coll_find(h->agreements);
+    if (cfg->coll && fh->nprocs == 1)
+        cfg->coll = &colio_coll_solo; /* every agreement a copy, whatever colio_agreements names */
     int kernels = find_kernel(h->exchange, &cfg->xchg_data) &&
                   find_kernel(h->meta_exchange[0] ? h->meta_exchange : h->exchange, &cfg->xchg_meta);
     if (!cfg->place || !cfg->domain || !cfg->coll || !kernels)

@@ -247,7 +247,8 @@ static const hint_def_t hint_table[] = {
      "else as p2p), p2p (colio's own "
      "schedules of point-to-point messages, log2(p) steps, stepped by every colio call: cheaper per call than "
      "MPI's nonblocking collectives under MPICH and Open MPI, and nonblocking operations overlap computation even "
-     "where those do not progress or are linear, as in SimGrid SMPI), mpi (MPI's nonblocking collectives)"},
+     "where those do not progress or are linear, as in SimGrid SMPI), mpi (MPI's nonblocking collectives); a file "
+     "opened by one rank takes none of them: each agreement is a copy of its own words"},
     {"colio_counts", HK_NAME, F(counts), 0, 0, counts_valid, "auto",
      "how aggregators learn what each rank sends them before the offset/length lists: dense (one alltoall of "
      "four words per rank pair, p^2 in all), sparse (one allreduce of a word per aggregator, then each rank "

@@ -11,6 +11,7 @@
  * and of one, whose first ranks meet by p2p), with slots on another
  * communicator and with none (p2p for everything then), and with
  * allreduces too large for a slot or of an operation that does not commute.
+ * solo (a one-rank file's agreements) runs the same checks on one rank.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -245,8 +246,8 @@ int main(int argc, char **argv)
         CHECK(segs[1].two_level == (size > 2) && segs[2].two_level == (size > 1), "two levels where several nodes");
         MPI_Barrier(comm); /* orders the zeroing of the slots before their use */
         for (use_wait = 0; use_wait <= 1; use_wait++)
-            for (int i = 0; i < 7; i++) {
-                const colio_coll_ops_t *ops = colio_coll_find(names[i]);
+            for (int i = 0; i < 7 + (size == 1); i++) { /* one rank: solo too (a one-rank file's agreements) */
+                const colio_coll_ops_t *ops = i < 7 ? colio_coll_find(names[i]) : &colio_coll_solo;
                 CHECK(ops != NULL, "no implementation %s", names[i]);
                 if (!ops)
                     continue;
@@ -272,6 +273,7 @@ int main(int argc, char **argv)
           (long long)world_seg.started);
     colio_coll_shm_free(&world_seg);
     CHECK(colio_coll_find("nonesuch") == NULL, "unknown name found");
+    CHECK(colio_coll_find("solo") == NULL, "solo can be named (colio_agreements), but holds for one rank only");
     MPI_Op_free(&keep); /* keep_known stays: colio's table names it until MPI_Finalize */
     return test_finish("test_coll");
 }
