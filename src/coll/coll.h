@@ -1,8 +1,9 @@
 /*
  * Collective agreements of an operation (hint colio_agreements): the few
  * small collectives every colio call makes besides its exchanges (error and
- * extent agreement, access pattern, counts, error message). Two
- * implementations behind one table:
+ * extent agreement, access pattern, counts, error message). Three
+ * implementations a hint can name behind one table, and a fourth for
+ * files of one rank:
  *
  *   mpi  MPI's nonblocking collectives (MPI_Iallreduce, ...): one request.
  *   p2p  colio's own schedules of point-to-point messages, stepped by
@@ -15,6 +16,9 @@
  *        where the object was given a segment (colio_coll_shm_create) and
  *        the allreduce runs on the segment's communicator; p2p otherwise
  *        (coll_shm.c).
+ *   solo a communicator of one rank: each collective a copy of the rank's
+ *        own words, complete at once (coll_solo.c); the file's
+ *        configuration takes it for such files, whatever the hint names.
  *
  * Buffers are arrays of one contiguous predefined type (colio passes
  * MPI_INT64_T, MPI_INT and MPI_CHAR). A collective must complete (test
@@ -103,7 +107,7 @@ extern const colio_coll_ops_t colio_coll_shm;
    registry (colio_agreements cannot pick it); colio_file_configure takes it for one-rank files. */
 extern const colio_coll_ops_t colio_coll_solo;
 
-/* The implementation named name ("mpi", "p2p"), or NULL. */
+/* The implementation named name ("mpi", "p2p", "shm"; never "solo"), or NULL. */
 const colio_coll_ops_t *colio_coll_find(const char *name);
 
 /*

@@ -191,6 +191,25 @@ static void check_reduce_local(MPI_Op keep)
           "another type goes to MPI");
 }
 
+/* solo beyond what the common checks reach at one rank: a block placed at a displacement, buffers in place. */
+static void check_solo(MPI_Comm self)
+{
+    int64_t in[3] = {7, -8, 9}, out[6] = {0};
+    int counts[1] = {3}, displs[1] = {2};
+    colio_coll_t c;
+    colio_coll_init(&c, &colio_coll_solo, TAG, NULL);
+    complete(&c, colio_coll_allgatherv(&c, in, 3, MPI_INT64_T, out, counts, displs, self), self, "allgatherv");
+    CHECK(out[0] == 0 && out[1] == 0 && out[2] == 7 && out[3] == -8 && out[4] == 9 && out[5] == 0,
+          "solo allgatherv at displacement 2: %lld %lld %lld %lld %lld %lld", (long long)out[0], (long long)out[1],
+          (long long)out[2], (long long)out[3], (long long)out[4], (long long)out[5]);
+    int64_t words[2] = {4, -4};
+    complete(&c, colio_coll_allreduce(&c, MPI_IN_PLACE, words, 2, MPI_INT64_T, MPI_SUM, self), self, "in place");
+    CHECK(words[0] == 4 && words[1] == -4, "solo allreduce in place changed its words: %lld %lld",
+          (long long)words[0], (long long)words[1]);
+    complete(&c, colio_coll_allreduce(&c, words, words, 2, MPI_INT64_T, MPI_MIN, self), self, "in == out");
+    CHECK(words[0] == 4 && words[1] == -4, "solo allreduce with in == out changed its words");
+}
+
 /*
  * Two levels, the allreduce among the nodes failing on every node's first
  * rank: every rank of every node returns an error (the others through the
@@ -228,6 +247,7 @@ int main(int argc, char **argv)
     MPI_Op_create(keep_left, 0, &keep_known);
     colio_coll_local_op(keep_known, keep_left);
     check_reduce_local(keep);
+    check_solo(MPI_COMM_SELF);
     /* shm five times: slots on the communicator as one node, as nodes of two ranks and of one (two levels:
        the nodes' first ranks meet by p2p), slots on another communicator (WORLD's), none */
     const char *names[] = {"mpi", "p2p", "shm", "shm", "shm", "shm", "shm"};
@@ -247,8 +267,9 @@ int main(int argc, char **argv)
         MPI_Barrier(comm); /* orders the zeroing of the slots before their use */
         for (use_wait = 0; use_wait <= 1; use_wait++)
             for (int i = 0; i < 7 + (size == 1); i++) { /* one rank: solo too (a one-rank file's agreements) */
-                const colio_coll_ops_t *ops = i < 7 ? colio_coll_find(names[i]) : &colio_coll_solo;
-                CHECK(ops != NULL, "no implementation %s", names[i]);
+                const char *name = i < 7 ? names[i] : "solo";
+                const colio_coll_ops_t *ops = i < 7 ? colio_coll_find(name) : &colio_coll_solo;
+                CHECK(ops != NULL, "no implementation %s", name);
                 if (!ops)
                     continue;
                 seg_now = i >= 2 && i <= 4 ? &segs[i - 2] : i == 5 && size < t_nprocs ? &world_seg : NULL;
@@ -273,7 +294,7 @@ int main(int argc, char **argv)
           (long long)world_seg.started);
     colio_coll_shm_free(&world_seg);
     CHECK(colio_coll_find("nonesuch") == NULL, "unknown name found");
-    CHECK(colio_coll_find("solo") == NULL, "solo can be named (colio_agreements), but holds for one rank only");
+    CHECK(colio_coll_find("solo") == NULL, "solo found by name: colio_agreements could pick it for several ranks");
     MPI_Op_free(&keep); /* keep_known stays: colio's table names it until MPI_Finalize */
     return test_finish("test_coll");
 }
