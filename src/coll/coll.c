@@ -33,6 +33,14 @@ const colio_coll_ops_t *colio_coll_find(const char *name)
  */
 const char *colio_coll_default_name(void) { return "shm"; }
 
+int colio_coll_element_size(MPI_Datatype t)
+{
+    int esize = 0;
+    if (t == MPI_INT64_T)
+        return (int)sizeof(int64_t);
+    return MPI_Type_size(t, &esize) == MPI_SUCCESS ? esize : 0;
+}
+
 /* Only what is read before a collective starts (each start sets the rest): a small call makes this once per call. */
 void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag, colio_coll_shm_t *shm)
 {

@@ -107,6 +107,9 @@ extern const colio_coll_ops_t colio_coll_shm;
    registry (colio_agreements cannot pick it); colio_file_configure takes it for one-rank files. */
 extern const colio_coll_ops_t colio_coll_solo;
 
+/* Bytes of one t, or 0; the engine's agreements (all of MPI_INT64_T) need not ask MPI. */
+int colio_coll_element_size(MPI_Datatype t);
+
 /* The implementation named name ("mpi", "p2p", "shm"; never "solo"), or NULL. */
 const colio_coll_ops_t *colio_coll_find(const char *name);
 

@@ -235,21 +235,12 @@ enum {
     RESULT      /* the node's other ranks, several nodes: waiting for the node's result */
 };
 
-/* Bytes of one t, or 0; the engine's agreements (all of MPI_INT64_T) need not ask MPI. */
-static int element_size(MPI_Datatype t)
-{
-    int esize = 0;
-    if (t == MPI_INT64_T)
-        return (int)sizeof(int64_t);
-    return MPI_Type_size(t, &esize) == MPI_SUCCESS ? esize : 0;
-}
-
 /* Whether this allreduce goes through the slots: c's segment, its communicator, words that fit, an order kept. */
 static int fits_slots(const colio_coll_t *c, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, int *bytes)
 {
     int esize = 0, commutes = 1;
     if (c->shm == NULL || c->shm->slots == NULL || comm != c->shm->comm || n < 0 ||
-        (esize = element_size(t)) <= 0 || n > (int)sizeof(((shm_slot_t *)0)->data) / esize)
+        (esize = colio_coll_element_size(t)) <= 0 || n > (int)sizeof(((shm_slot_t *)0)->data) / esize)
         return 0;
     if (c->shm->two_level && (MPI_Op_commutative(op, &commutes) != MPI_SUCCESS || !commutes))
         return 0;

@@ -11,15 +11,11 @@
 
 #include "coll/coll.h"
 
-/* Bytes of n elements of t (the engine's agreements are MPI_INT64_T: no question to MPI), or -1. */
+/* Bytes of n elements of t (colio_coll_element_size), or -1. */
 static int64_t bytes_of(int n, MPI_Datatype t)
 {
-    int esize = 0;
-    if (t == MPI_INT64_T)
-        esize = (int)sizeof(int64_t);
-    else if (MPI_Type_size(t, &esize) != MPI_SUCCESS)
-        return -1;
-    return (int64_t)n * esize;
+    int esize = colio_coll_element_size(t);
+    return esize > 0 ? (int64_t)n * esize : -1;
 }
 
 /* out = in (in == MPI_IN_PLACE: out already holds it); overlapping buffers are the caller's own. */
