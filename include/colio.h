@@ -4,7 +4,17 @@
  * This is the whole public API. Every call that takes a colio_file is
  * collective over the file's communicator unless its comment says "local".
  * Every call returns COLIO_SUCCESS (0) or a negative COLIO_ERR_* code, and a
- * collective call returns the same code on every rank.
+ * collective call returns the same code on every rank, with the same message
+ * (colio_last_error). Bad arguments are errors, never crashes: a bad value
+ * on some ranks of a collective call fails it on every rank, except a NULL
+ * or closed handle, which leaves the rank no way to reach the others (as
+ * MPI_FILE_NULL in MPI). A handle colio_close closed (a copy kept elsewhere)
+ * and a completed request are recognised as long as their memory has not
+ * been reused (COLIO_ERR_ARG).
+ *
+ * A NULL status is MPI_STATUS_IGNORE, and a NULL statuses array
+ * MPI_STATUSES_IGNORE: Open MPI defines those as NULL and MPICH does not, so
+ * colio treats NULL alike under both.
  */
 #ifndef COLIO_H
 #define COLIO_H
@@ -126,7 +136,13 @@ typedef struct colio_stats {
     colio_op_stats total; /**< sum over all operations (memory, aggregators: the largest seen) */
 } colio_stats;
 
-/** Collectively open @p path. On failure *fh is set to NULL. */
+/**
+ * Collectively open @p path. On failure *fh is set to NULL. Every rank must
+ * name the same file (paths may differ: the file's inode is compared, and
+ * its device where all ranks share a node): otherwise COLIO_ERR_NOT_SAME,
+ * and a file the open created is removed again. A NULL @p fh on some ranks
+ * fails the open on every rank (COLIO_ERR_ARG).
+ */
 COLIO_API int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_file **fh);
 /** Collectively close; *fh is NULL on return whatever the outcome. */
 COLIO_API int colio_close(colio_file **fh);
@@ -174,7 +190,9 @@ COLIO_API int colio_read_list_all(colio_file *fh, MPI_Count n, const MPI_Offset 
  * calls the data buffer; the offset/length arrays are copied) belong to
  * colio until completion. Errors, the same on every rank, are returned by
  * the call that completes the operation. Operations progress inside any
- * colio call and, with colio_progress=thread, in a progress thread.
+ * colio call and, with colio_progress=thread, in a progress thread. Given
+ * a NULL @p req, a call completes its operation before it returns, failing
+ * it on every rank (COLIO_ERR_ARG; the other ranks see it at completion).
  */
 COLIO_API int colio_iwrite_all(colio_file *fh, const void *buf, MPI_Count count, MPI_Datatype memtype,
                      colio_request **req);
@@ -240,10 +258,17 @@ COLIO_API int colio_mpi_error_class(int err);
 /**
  * Local: the detailed message of the last error on this handle (path, errno
  * text, failing rank), identical on every rank for collective errors; "" if
- * none. For failures of colio_open (no handle), see colio_last_open_error().
+ * none. With a NULL (or closed) @p fh: the calling thread's message of the
+ * last call that failed with no open handle to keep it (as
+ * colio_last_open_error). Never NULL.
  */
 COLIO_API const char *colio_last_error(const colio_file *fh);
-/** Local: detailed message of the last failed colio_open on this rank. */
+/**
+ * Local: the calling thread's message of the last call that failed with no
+ * open handle to keep it: colio_open, colio_delete, a call given a NULL or
+ * closed handle or a NULL or completed request, and colio_waitall /
+ * colio_testall; "" after a successful colio_open.
+ */
 COLIO_API const char *colio_last_open_error(void);
 
 #ifdef __cplusplus

@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+static _Thread_local char thread_msg[COLIO_ERRMSG_LEN];
+
+char *colio_err_thread_msg(void) { return thread_msg; }
+
 const char *colio_strerror(int err)
 {
     switch (err) {
@@ -145,42 +149,35 @@ int colio_err_adopt_key(MPI_Comm comm, colio_err_t *e, int64_t min_key)
     return e->code;
 }
 
-int colio_err_agree_range(MPI_Comm comm, colio_err_t *e, const int64_t *words, int n, int64_t *lo, int64_t *hi)
+int colio_err_agree_words(MPI_Comm comm, colio_err_t *e, int64_t *root, int nroot, const int64_t *range, int nrange,
+                          int64_t *lo, int64_t *hi)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    int64_t in[9], out[9];
-    n = n < 4 ? n : 4;
+    int64_t in[1 + COLIO_AGREE_ROOT_MAX + 2 * COLIO_AGREE_RANGE_MAX], out[1 + COLIO_AGREE_ROOT_MAX + 2 * COLIO_AGREE_RANGE_MAX];
+    nroot = nroot < COLIO_AGREE_ROOT_MAX ? nroot : COLIO_AGREE_ROOT_MAX;
+    nrange = nrange < COLIO_AGREE_RANGE_MAX ? nrange : COLIO_AGREE_RANGE_MAX;
+    int64_t *in_range = in + 1 + nroot, *out_range = out + 1 + nroot;
     in[0] = colio_err_key(e->code, rank);
-    for (int i = 0; i < n; i++)
-        in[1 + 2 * i] = words[i], in[2 + 2 * i] = -words[i]; /* MIN of -w is -MAX of w (words are never INT64_MIN) */
-    int rc = colio_allreduce_yielding(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MIN, comm);
+    for (int i = 0; i < nroot; i++)
+        in[1 + i] = rank == 0 ? root[i] : INT64_MAX; /* MIN keeps rank 0's */
+    for (int i = 0; i < nrange; i++) /* MIN of -w is -MAX of w (words are never INT64_MIN) */
+        in_range[2 * i] = range[i], in_range[2 * i + 1] = -range[i];
+    int rc = colio_allreduce_yielding(in, out, 1 + nroot + 2 * nrange, MPI_INT64_T, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) {
         colio_err_clear(e);
         return colio_err_from_mpi(e, rc, "error agreement (MPI_Allreduce)");
     }
-    for (int i = 0; i < n; i++)
-        lo[i] = out[1 + 2 * i], hi[i] = -out[2 + 2 * i];
+    for (int i = 0; i < nroot; i++)
+        root[i] = out[1 + i];
+    for (int i = 0; i < nrange; i++)
+        lo[i] = out_range[2 * i], hi[i] = -out_range[2 * i + 1];
     return out[0] == 0 ? COLIO_SUCCESS : colio_err_adopt_key(comm, e, out[0]);
 }
 
 int colio_err_agree_root(MPI_Comm comm, colio_err_t *e, int64_t *words, int n)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    int64_t in[1 + COLIO_AGREE_ROOT_MAX], out[1 + COLIO_AGREE_ROOT_MAX];
-    n = n < COLIO_AGREE_ROOT_MAX ? n : COLIO_AGREE_ROOT_MAX;
-    in[0] = colio_err_key(e->code, rank);
-    for (int i = 0; i < n; i++)
-        in[1 + i] = rank == 0 ? words[i] : INT64_MAX; /* MIN keeps rank 0's */
-    int rc = colio_allreduce_yielding(in, out, 1 + n, MPI_INT64_T, MPI_MIN, comm);
-    if (rc != MPI_SUCCESS) {
-        colio_err_clear(e);
-        return colio_err_from_mpi(e, rc, "error agreement (MPI_Allreduce)");
-    }
-    for (int i = 0; i < n; i++)
-        words[i] = out[1 + i];
-    return out[0] == 0 ? COLIO_SUCCESS : colio_err_adopt_key(comm, e, out[0]);
+    return colio_err_agree_words(comm, e, words, n, NULL, 0, NULL, NULL);
 }
 
 int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what, int *any)

@@ -21,6 +21,13 @@ int colio_err_set(colio_err_t *e, int code, const char *fmt, ...)
 /* No error: what per-call code uses instead of = {0}, which zeroes all 516 bytes. */
 static inline void colio_err_clear(colio_err_t *e) { e->code = 0; e->msg[0] = '\0'; }
 
+/*
+ * The calling thread's message of the last call that failed with no handle
+ * to keep it (colio_last_error(NULL), colio_last_open_error()): a failed
+ * open, a NULL or closed handle, a NULL or completed request.
+ */
+char *colio_err_thread_msg(void);
+
 /* Map an errno value (positive) to a colio code. */
 int colio_err_from_errno(int errnum);
 /* Map an MPI error code to a colio code, keeping its text in e. */
@@ -48,17 +55,20 @@ int colio_err_agree(MPI_Comm comm, colio_err_t *e);
    its two flags (bits 0 and 1) is set on every rank if it was on some rank. */
 int colio_err_agree_same(MPI_Comm comm, colio_err_t *e, int64_t value, const char *what, int *any);
 /*
- * colio_err_agree with, in the same reduction, the smallest and largest of
- * each rank's words[i] (i < n <= 4): lo[i] and hi[i] on every rank.
- */
-int colio_err_agree_range(MPI_Comm comm, colio_err_t *e, const int64_t *words, int n, int64_t *lo, int64_t *hi);
-/*
  * colio_err_agree, carrying rank 0's words[0..n) (n <= COLIO_AGREE_ROOT_MAX)
  * to every rank in the same reduction (the others' words are overwritten):
  * an agreement and a broadcast for the price of one collective.
  */
 #define COLIO_AGREE_ROOT_MAX 16
 int colio_err_agree_root(MPI_Comm comm, colio_err_t *e, int64_t *words, int n);
+/*
+ * The same, and in the same reduction the smallest and largest of each
+ * rank's range[i] (i < nrange <= COLIO_AGREE_RANGE_MAX): lo[i] and hi[i] on
+ * every rank. root may be NULL with nroot 0.
+ */
+#define COLIO_AGREE_RANGE_MAX 4
+int colio_err_agree_words(MPI_Comm comm, colio_err_t *e, int64_t *root, int nroot, const int64_t *range, int nrange,
+                          int64_t *lo, int64_t *hi);
 /*
  * After the agreed key is known and e->msg holds the failing rank's detail
  * (broadcast from it), set e to the agreed code with "rank R: detail".

@@ -24,8 +24,8 @@ static int run_blocking(colio_file *fh, const colio_op_args_t *args, MPI_Status 
 static int view_op(colio_file *fh, colio_op_kind_t kind, const char *api, int use_fp, MPI_Offset offset,
                    const void *buf, MPI_Count count, MPI_Datatype memtype, MPI_Status *status)
 {
-    if (fh == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return colio_fail(NULL, COLIO_ERR_ARG, "%s: NULL or closed file handle", api);
     colio_op_args_t a = {.kind = kind, .api = api, .use_fp = use_fp, .offset = offset, .buf = (void *)buf,
                          .count = count, .memtype = memtype};
     return run_blocking(fh, &a, status);
@@ -56,8 +56,8 @@ int colio_read_at_all(colio_file *fh, MPI_Offset offset, void *buf, MPI_Count co
 static int list_op(colio_file *fh, colio_op_kind_t kind, const char *api, MPI_Count n, const MPI_Offset *offsets,
                    const MPI_Offset *lengths, const void *buf)
 {
-    if (fh == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return colio_fail(NULL, COLIO_ERR_ARG, "%s: NULL or closed file handle", api);
     colio_op_args_t a = {.kind = kind, .api = api, .list = 1, .buf = (void *)buf, .nlist = n,
                          .offsets = offsets, .lengths = lengths, .memtype = MPI_BYTE};
     return run_blocking(fh, &a, MPI_STATUS_IGNORE);

@@ -25,11 +25,33 @@
 #include "colio_mpi_settings.h" /* generated: the MPI library's own advice (scripts/mpi/) */
 #endif
 
-static _Thread_local char last_open_error[COLIO_ERRMSG_LEN];
+#include "base/retire.h"
 
-const char *colio_last_open_error(void) { return last_open_error; }
+const char *colio_last_open_error(void) { return colio_err_thread_msg(); }
 
-const char *colio_last_error(const colio_file *fh) { return fh ? fh->last_err.msg : ""; }
+const char *colio_last_error(const colio_file *fh)
+{
+    return colio_file_valid(fh) ? fh->last_err.msg : colio_err_thread_msg();
+}
+
+void colio_open_identity(const colio_file *fh, int64_t id[COLIO_OPEN_ID_WORDS])
+{
+    int64_t ino = 0, dev = 0;
+    const colio_store_ops_t *b = fh->base;
+    if (b && b->identity && fh->path && b->identity(fh->path, &ino, &dev) != 0)
+        ino = dev = -1; /* gone again, or never there: a file no other rank can have opened */
+    id[0] = ino & INT64_MAX; /* never INT64_MIN (the ranges negate it) */
+    id[1] = fh->topo_mpi.nnodes == 1 ? dev & INT64_MAX : 0;
+}
+
+int colio_open_same(const int64_t lo[COLIO_OPEN_ID_WORDS], const int64_t hi[COLIO_OPEN_ID_WORDS], colio_err_t *err)
+{
+    for (int i = 0; i < COLIO_OPEN_ID_WORDS; i++)
+        if (lo[i] != hi[i])
+            return colio_err_set(err, COLIO_ERR_NOT_SAME,
+                                 "colio_open: the ranks opened different files (every rank must name the same file)");
+    return COLIO_SUCCESS;
+}
 
 /* The exchange kernel a hint names; "auto" is resolved per operation (NULL here). */
 static int find_kernel(const char *name, const colio_xchg_ops_t **ops)
@@ -390,12 +412,21 @@ static int open_store(colio_file *fh, int create_here, colio_err_t *err)
                          -rc);
 }
 
+/* Whether PATH names nothing yet (rank 0 before it creates: a failed open removes what it made). */
+static int path_is_new(const colio_file *fh)
+{
+    int64_t ino, dev;
+    return fh->base->identity && fh->base->identity(fh->path, &ino, &dev) == -ENOENT;
+}
+
 /* Rank 0 creates the file first (honouring EXCL), then everyone opens it. */
 static void open_plain(colio_file *fh, colio_err_t *err)
 {
     int creating = (fh->amode & MPI_MODE_CREATE) != 0;
-    if (creating && fh->rank == 0 && err->code == 0)
-        open_store(fh, 1, err);
+    if (creating && fh->rank == 0 && err->code == 0) {
+        int is_new = path_is_new(fh);
+        fh->made_here = open_store(fh, 1, err) == 0 && is_new;
+    }
     if (creating && colio_err_agree(fh->comm, err) != 0)
         return;
     if ((!creating || fh->rank != 0) && err->code == 0)
@@ -421,11 +452,13 @@ static int open_everywhere(colio_file *fh, colio_err_t *err)
     int64_t facts[1 + COLIO_FIGURES_WORDS] = {fh->blksize};
     if (err->code == 0 && fh->rank == 0)
         rank0_figures(fh, facts + 1);
-    /* rank 0's block size and storage figures: every rank plans and chooses alike */
-    int rc = colio_err_agree_root(fh->comm, err, facts, 1 + COLIO_FIGURES_WORDS);
+    int64_t id[COLIO_OPEN_ID_WORDS], lo[COLIO_OPEN_ID_WORDS], hi[COLIO_OPEN_ID_WORDS];
+    colio_open_identity(fh, id);
+    /* rank 0's block size and storage figures, so every rank plans and chooses alike; which file each opened */
+    int rc = colio_err_agree_words(fh->comm, err, facts, 1 + COLIO_FIGURES_WORDS, id, COLIO_OPEN_ID_WORDS, lo, hi);
     fh->blksize = facts[0];
     colio_figures_unpack(facts + 1, &fh->figures);
-    return rc;
+    return rc != COLIO_SUCCESS ? rc : colio_open_same(lo, hi, err);
 }
 
 static int default_view(colio_file *fh, colio_err_t *err)
@@ -466,12 +499,17 @@ static void file_free(colio_file *fh)
     colio_bufcache_free(&fh->bufs);
     colio_subfile_layout_free(&fh->sub);
     free(fh->path);
-    free(fh);
+    fh->path = NULL;
+    fh->magic = 0;
+    static colio_retire_t retired = COLIO_RETIRE_INIT;
+    colio_retire(&retired, fh); /* a copy of the handle kept by the program reads as closed for a while */
 }
 
 /* Checks that need no file system access; errors are agreed by the caller. */
 static int open_prepare(colio_file *fh, const char *path, int amode, MPI_Info info, colio_err_t *err)
 {
+    if (fh->no_handle)
+        return colio_err_set(err, COLIO_ERR_ARG, "colio_open: NULL handle pointer");
     if (path == NULL || path[0] == '\0')
         return colio_err_set(err, COLIO_ERR_BAD_FILE, "colio_open: empty or NULL path");
     if ((fh->path = strdup(path)) == NULL)
@@ -567,6 +605,7 @@ typedef struct open_words {
     int64_t own_lo, own_hi_neg; /* the kept duplicate each rank would take (core/comm_cache.h) */
     int64_t quick, subfiled, blksize;
     int64_t figures[COLIO_FIGURES_WORDS]; /* rank 0's storage figures (store/figures.h) */
+    int64_t id_lo[COLIO_OPEN_ID_WORDS], id_hi_neg[COLIO_OPEN_ID_WORDS]; /* which file each rank opened */
 } open_words_t;
 
 /*
@@ -586,6 +625,10 @@ static int open_quickly_here(colio_file *fh, MPI_Comm user_comm, colio_err_t *er
     w->subfiled = w->blksize = 0; /* rank 0's, also when it fails: then its error decides */
     if (colio_file_configure(fh, &fh->hints, &fh->cfg, err) == 0)
         open_store(fh, 0, err);
+    int64_t id[COLIO_OPEN_ID_WORDS];
+    colio_open_identity(fh, id);
+    for (int i = 0; i < COLIO_OPEN_ID_WORDS; i++)
+        w->id_lo[i] = id[i], w->id_hi_neg[i] = -id[i];
     if (err->code == 0 && fh->rank == 0) {
         w->subfiled = head_is_subfiled(fh);
         if (fh->store->block_size && fh->store->block_size(fh->st, &w->blksize) != 0)
@@ -716,7 +759,12 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
     if (all.quick && same && !all.subfiled) {
         fh->blksize = all.blksize;
         colio_figures_unpack(all.figures, &fh->figures);
-        return all.key == 0 ? COLIO_SUCCESS : colio_err_adopt_key(fh->comm, err, all.key);
+        if (all.key != 0)
+            return colio_err_adopt_key(fh->comm, err, all.key);
+        int64_t hi[COLIO_OPEN_ID_WORDS];
+        for (int i = 0; i < COLIO_OPEN_ID_WORDS; i++)
+            hi[i] = -all.id_hi_neg[i];
+        return colio_open_same(all.id_lo, hi, err);
     }
     undo_quick(fh, err, &prep);
     if (all.prep_key != 0)
@@ -745,21 +793,22 @@ static void set_write_locks(colio_file *fh, int views_leave_holes)
         s->set_locks(fh->st, views_leave_holes);
 }
 
+/*
+ * A NULL fh_p still takes part (the other ranks would wait for this rank's
+ * words): the open fails its checks on this rank, so on every rank.
+ */
 int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_file **fh_p)
 {
     int inter = 0;
-    if (fh_p == NULL)
-        return COLIO_ERR_ARG;
-    *fh_p = NULL;
-    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
-        snprintf(last_open_error, sizeof last_open_error, "colio_open: invalid or inter-communicator");
-        return COLIO_ERR_ARG;
-    }
+    if (fh_p)
+        *fh_p = NULL;
+    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return colio_fail(NULL, COLIO_ERR_ARG, "colio_open: invalid or inter-communicator");
     colio_file *fh = calloc(1, sizeof *fh);
     colio_comm_cache_t *kept = colio_comm_cache_find(comm); /* alike everywhere */
     MPI_Request dup = MPI_REQUEST_NULL;
     if (fh)
-        fh->own = MPI_COMM_NULL, fh->own_id = -1;
+        fh->own = MPI_COMM_NULL, fh->own_id = -1, fh->no_handle = fh_p == NULL;
     if (fh && kept && kept->nursery != MPI_COMM_NULL)
         fh->cache = colio_comm_cache_hold(kept);
     if (fh && kept && kept->shared != MPI_COMM_NULL)
@@ -768,8 +817,7 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
         if (fh && fh->cache)
             colio_comm_cache_release(fh->cache);
         free(fh);
-        snprintf(last_open_error, sizeof last_open_error, "colio_open: out of memory or MPI_Comm_idup failed");
-        return COLIO_ERR_NOMEM;
+        return colio_fail(NULL, COLIO_ERR_NOMEM, "colio_open: out of memory or MPI_Comm_idup failed");
     }
     MPI_Comm_rank(comm, &fh->rank);
     MPI_Comm_size(comm, &fh->nprocs);
@@ -777,16 +825,19 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
     colio_err_t err = {0};
     int rc = open_collective(fh, comm, dup, path, amode, info, &err);
     if (rc != 0) {
-        snprintf(last_open_error, sizeof last_open_error, "%s", err.msg);
+        colio_fail(NULL, rc, "%s", err.msg);
+        if (fh->made_here) /* rank 0 made PATH in this open: a failed open leaves no new file */
+            fh->base->unlink(fh->path);
         file_free(fh);
         return rc;
     }
-    last_open_error[0] = '\0';
+    colio_err_thread_msg()[0] = '\0';
     own_slots(fh);
     colio_file_choose_rounds(fh);
     colio_nb_file_rehint(fh);
     fh->lock_mode = fh->hints.lock_writes;
     set_write_locks(fh, 0); /* the default view: one contiguous stretch */
+    fh->magic = COLIO_FILE_MAGIC;
     *fh_p = fh;
     return COLIO_SUCCESS;
 }
@@ -800,7 +851,7 @@ int colio_delete(const char *path, MPI_Info info)
         colio_err_set(&err, COLIO_ERR_BAD_FILE, "colio_delete: empty or NULL path");
     else if (colio_hints_apply(&h, info, &err) == 0)
         colio_subfiling_delete(path, &h, &err);
-    snprintf(last_open_error, sizeof last_open_error, "%s", err.msg);
+    colio_fail(NULL, err.code, "%s", err.msg);
     return err.code;
 }
 
@@ -814,18 +865,23 @@ static void complete_all(colio_file *fh)
     colio_nb_unlock();
 }
 
+/* The handle check of every call on a file: the message goes to colio_last_error(NULL). */
+static int bad_handle(const char *api) { return colio_fail(NULL, COLIO_ERR_ARG, "%s: NULL or closed file handle", api); }
+
 int colio_complete(colio_file *fh)
 {
-    if (fh == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_complete");
     complete_all(fh);
     return COLIO_SUCCESS;
 }
 
 int colio_close(colio_file **fh_p)
 {
-    if (fh_p == NULL || *fh_p == NULL)
-        return COLIO_ERR_ARG;
+    if (fh_p == NULL)
+        return colio_fail(NULL, COLIO_ERR_ARG, "colio_close: NULL handle pointer");
+    if (!colio_file_valid(*fh_p))
+        return bad_handle("colio_close");
     colio_file *fh = *fh_p;
     *fh_p = NULL;
     complete_all(fh); /* MPI calls closing with requests pending erroneous; colio completes them */
@@ -901,8 +957,8 @@ static int check_view_types(colio_file *fh, MPI_Offset disp, MPI_Datatype etype,
 
 int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, MPI_Info info)
 {
-    if (fh == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_set_view");
     colio_err_t err = {0};
     colio_flat_t *ftype = NULL;
     int owned = 1;
@@ -937,8 +993,8 @@ int colio_set_view(colio_file *fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 
 int colio_set_info(colio_file *fh, MPI_Info info)
 {
-    if (fh == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_set_info");
     complete_all(fh);
     colio_err_t err = {0};
     colio_hints_t hints = fh->hints;
@@ -964,10 +1020,12 @@ static int file_hint(const colio_file *fh, const char *key, char *value, int len
 
 int colio_get_info(colio_file *fh, MPI_Info *info_used)
 {
-    if (fh == NULL || info_used == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_get_info");
+    if (info_used == NULL)
+        return colio_fail(fh, COLIO_ERR_ARG, "colio_get_info: NULL info pointer");
     if (MPI_Info_create(info_used) != MPI_SUCCESS)
-        return COLIO_ERR_MPI;
+        return colio_fail(fh, COLIO_ERR_MPI, "colio_get_info: MPI_Info_create failed");
     char value[COLIO_PATH_LEN];
     for (int i = 0; colio_hints_key(i, NULL, NULL) != NULL; i++)
         if (file_hint(fh, colio_hints_key(i, NULL, NULL), value, sizeof value) == COLIO_SUCCESS && value[0] != '\0')
@@ -977,8 +1035,12 @@ int colio_get_info(colio_file *fh, MPI_Info *info_used)
 
 int colio_get_hint(colio_file *fh, const char *key, char *value, int valuelen, int *flag)
 {
-    if (fh == NULL || key == NULL || value == NULL || valuelen <= 0 || flag == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_get_hint");
+    if (key == NULL || value == NULL || flag == NULL)
+        return colio_fail(fh, COLIO_ERR_ARG, "colio_get_hint: NULL %s", key == NULL ? "key" : value == NULL ? "value" : "flag");
+    if (valuelen <= 0)
+        return colio_fail(fh, COLIO_ERR_ARG, "colio_get_hint: valuelen %d leaves no room for a value", valuelen);
     char v[COLIO_PATH_LEN];
     *flag = file_hint(fh, key, v, sizeof v) == COLIO_SUCCESS && v[0] != '\0';
     if (*flag)
@@ -988,8 +1050,8 @@ int colio_get_hint(colio_file *fh, const char *key, char *value, int valuelen, i
 
 int colio_sync(colio_file *fh)
 {
-    if (fh == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_sync");
     complete_all(fh);
     colio_err_t err = {0};
     int rc = fh->store->sync(fh->st);
@@ -1002,20 +1064,25 @@ int colio_sync(colio_file *fh)
 
 int colio_get_size(colio_file *fh, MPI_Offset *size)
 {
-    if (fh == NULL || size == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_get_size");
+    if (size == NULL)
+        return colio_fail(fh, COLIO_ERR_ARG, "colio_get_size: NULL size pointer");
     int64_t s = 0;
     int rc = fh->store->size(fh->st, &s);
     if (rc != 0)
-        return colio_err_from_errno(-rc);
+        return colio_fail(fh, colio_err_from_errno(-rc), "colio_get_size: %s: %s (errno %d)", fh->path, strerror(-rc),
+                          -rc);
     *size = (MPI_Offset)s;
     return COLIO_SUCCESS;
 }
 
 int colio_get_stats(colio_file *fh, colio_stats *stats)
 {
-    if (fh == NULL || stats == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_get_stats");
+    if (stats == NULL)
+        return colio_fail(fh, COLIO_ERR_ARG, "colio_get_stats: NULL stats pointer");
     colio_nb_lock(); /* the progress thread may be finishing an operation */
     *stats = fh->stats;
     colio_nb_unlock();
@@ -1024,8 +1091,10 @@ int colio_get_stats(colio_file *fh, colio_stats *stats)
 
 int colio_get_position(colio_file *fh, MPI_Offset *offset)
 {
-    if (fh == NULL || offset == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_get_position");
+    if (offset == NULL)
+        return colio_fail(fh, COLIO_ERR_ARG, "colio_get_position: NULL offset pointer");
     *offset = (MPI_Offset)fh->fp;
     return COLIO_SUCCESS;
 }
@@ -1036,7 +1105,8 @@ static int end_of_file_etypes(colio_file *fh, int64_t *end_p)
     int64_t size = 0;
     int rc = fh->store->size(fh->st, &size);
     if (rc != 0)
-        return colio_err_from_errno(-rc);
+        return colio_fail(fh, colio_err_from_errno(-rc), "colio_seek: %s: size query failed: %s (errno %d)", fh->path,
+                          strerror(-rc), -rc);
     int64_t bytes = colio_view_bytes_below(&fh->view, size);
     *end_p = (bytes + fh->view.etype_size - 1) / fh->view.etype_size;
     return COLIO_SUCCESS;
@@ -1044,8 +1114,8 @@ static int end_of_file_etypes(colio_file *fh, int64_t *end_p)
 
 int colio_seek(colio_file *fh, MPI_Offset offset, int whence)
 {
-    if (fh == NULL)
-        return COLIO_ERR_ARG;
+    if (!colio_file_valid(fh))
+        return bad_handle("colio_seek");
     int64_t base = 0;
     if (whence == MPI_SEEK_CUR)
         base = fh->fp;
@@ -1054,9 +1124,12 @@ int colio_seek(colio_file *fh, MPI_Offset offset, int whence)
         if (rc != COLIO_SUCCESS)
             return rc;
     } else if (whence != MPI_SEEK_SET)
-        return COLIO_ERR_ARG;
-    if ((offset < 0 && base + offset < 0) || (offset > 0 && base > INT64_MAX - offset))
-        return COLIO_ERR_ARG;
+        return colio_fail(fh, COLIO_ERR_ARG, "colio_seek: whence %d is none of MPI_SEEK_SET, CUR, END", whence);
+    if (offset < 0 && base + offset < 0)
+        return colio_fail(fh, COLIO_ERR_ARG, "colio_seek: the position %lld is before the view's start",
+                          (long long)(base + offset));
+    if (offset > 0 && base > INT64_MAX - offset)
+        return colio_fail(fh, COLIO_ERR_ARG, "colio_seek: the position overflows 64 bits");
     fh->fp = base + offset;
     return COLIO_SUCCESS;
 }

@@ -19,6 +19,17 @@ int colio_config_window(colio_file *fh, const colio_hints_t *h, colio_config_t *
 /* Local, except that freeing a window is collective: every rank frees its configuration together. */
 void colio_config_free(colio_config_t *cfg);
 
+/*
+ * This rank's words for "every rank opened the same file": the inode PATH
+ * names and, where every rank runs on one node, its device (parallel file
+ * systems number devices per client); 0 and 0 for a backend without
+ * identities. After the agreement that carried them as ranges (MIN, MAX),
+ * colio_open_same fails with COLIO_ERR_NOT_SAME where they differ.
+ */
+#define COLIO_OPEN_ID_WORDS 2
+void colio_open_identity(const colio_file *fh, int64_t id[COLIO_OPEN_ID_WORDS]);
+int colio_open_same(const int64_t lo[COLIO_OPEN_ID_WORDS], const int64_t hi[COLIO_OPEN_ID_WORDS], colio_err_t *err);
+
 /* Nodes as the hints see them (colio_node_size) and their network model. */
 int colio_file_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo, colio_err_t *err);
 

@@ -302,9 +302,15 @@ int colio_subfiling_open(colio_file *fh, int flags, colio_err_t *err)
 {
     int plain = flags & ~(COLIO_STORE_CREATE | COLIO_STORE_EXCL);
     if (fh->sub_creating && keeps_content(fh)) {
-        if (fh->rank == 0 && err->code == 0)
-            write_meta(fh, flags & (COLIO_STORE_CREATE | COLIO_STORE_EXCL), err);
+        if (fh->rank == 0 && err->code == 0) /* a new file (rank0_decide): a failed open removes it */
+            fh->made_here = write_meta(fh, flags & (COLIO_STORE_CREATE | COLIO_STORE_EXCL), err) == 0;
         if (colio_err_agree(fh->comm, err) != 0)
+            return err->code;
+        /* every rank names the metadata rank 0 wrote, before any makes subfiles named after its own path */
+        int64_t id[COLIO_OPEN_ID_WORDS], lo[COLIO_OPEN_ID_WORDS], hi[COLIO_OPEN_ID_WORDS];
+        colio_open_identity(fh, id);
+        if (colio_err_agree_words(fh->comm, err, NULL, 0, id, COLIO_OPEN_ID_WORDS, lo, hi) != 0 ||
+            colio_open_same(lo, hi, err) != 0)
             return err->code;
         for (int k = fh->rank; k < fh->sub.nsub && err->code == 0; k += fh->nprocs)
             create_subfile(fh, k, err);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/status.h"
 #include "engine/file.h"
 #include "engine/order.h"
 #include "engine/plancache.h"
@@ -232,7 +233,7 @@ static void record(colio_file *fh, const colio_op_args_t *a, const colio_express
 static void finish(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, colio_op_t *room, MPI_Status *status)
 {
     int64_t moved = moved_bytes(x);
-    if (status != MPI_STATUS_IGNORE)
+    if (colio_status_wanted(status))
         MPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)moved);
     colio_nb_lock(); /* the statistics: colio_get_stats reads them under it */
     if (a->use_fp)

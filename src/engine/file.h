@@ -45,7 +45,10 @@ typedef struct colio_config {
     int ngroups;
 } colio_config_t;
 
+#define COLIO_FILE_MAGIC 0x636f6c66u /* "colf": an open handle (cleared when it closes, base/retire.h) */
+
 struct colio_file {
+    unsigned magic;             /* COLIO_FILE_MAGIC while open */
     MPI_Comm comm;              /* colio's duplicate of the program's communicator, errors returned */
     struct colio_comm_cache *shared; /* comm is the duplicate files on that communicator share
                                         (core/comm_cache.h), or NULL: comm is the file's own */
@@ -86,8 +89,20 @@ struct colio_file {
     int aio_ref;                /* holds a reference on the I/O helper thread (engine/aio.h) until closed */
     colio_subfile_layout_t sub; /* subfiling (core/subfiling.c): nsub == 0 for an ordinary file */
     int sub_creating;           /* this open makes the subfiled file (new layout) */
+    int made_here;              /* rank 0 made PATH in this open (a failed open removes it again) */
+    int no_handle;              /* colio_open was given no place for the handle: its checks fail */
     const colio_store_ops_t *base; /* the backend of the hints (under the subfiling store when subfiled) */
 };
+
+/* Whether fh is an open handle: not NULL, not closed (a copy kept past colio_close, base/retire.h). */
+static inline int colio_file_valid(const colio_file *fh) { return fh != NULL && fh->magic == COLIO_FILE_MAGIC; }
+
+/*
+ * A public call's own failure (its arguments, a local query): the message
+ * goes on the handle when fh is open, else to the thread's
+ * (colio_err_thread_msg: colio_last_error(NULL)). Returns code.
+ */
+int colio_fail(colio_file *fh, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Record the outcome of a collective call on the handle and return its code. */
 static inline int colio_file_result(colio_file *fh, const colio_err_t *err)

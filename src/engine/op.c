@@ -4,6 +4,7 @@
  */
 #include "base/bigmem.h"
 #include "base/clock.h"
+#include "base/status.h"
 #include "engine/op.h"
 
 #include <assert.h>
@@ -766,7 +767,9 @@ static void adopt_stored_plan(colio_op_t *op)
 
 int colio_step_init(colio_op_t *op)
 {
-    if (check_mode(op) == 0 && init_access(op) == 0)
+    if (op->args.refused)
+        colio_op_fail(op, COLIO_ERR_ARG, "%s", op->args.refused);
+    if (op->err.code == 0 && check_mode(op) == 0 && init_access(op) == 0)
         init_plan_memory(op);
     if (op->err.code != 0)
         colio_access_free(&op->acc); /* take part with nothing to move */
@@ -1233,7 +1236,7 @@ int colio_op_finish(colio_op_t *op, MPI_Status *status)
     colio_file *fh = op->fh;
     int code = op->err.code;
     int64_t moved = code == 0 ? op->acc.nbytes + op->early_bytes : 0;
-    if (status != MPI_STATUS_IGNORE)
+    if (colio_status_wanted(status))
         MPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)moved);
     if (code == 0 && op->args.use_fp && !op->fp_done)
         fh->fp += moved / fh->view.etype_size;

@@ -71,6 +71,7 @@ typedef struct colio_op_args {
     MPI_Datatype memtype;
     int64_t nlist;
     const MPI_Offset *offsets, *lengths;
+    const char *refused; /* an argument the operation cannot take on this rank (INIT fails with it), or NULL */
 } colio_op_args_t;
 
 typedef enum colio_phase {

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "colio.h"
 #include "base/grequest.h"
@@ -190,7 +191,9 @@ static int colio_subfiled(colio_file *cf)
  * Collective: open the file with colio too; 1 when colio took it, 0 when it
  * is left to MPI, -1 when it is a colio subfiled file (refused: the MPI
  * library's own handle, which serves the calls colio does not take, would
- * read and write the metadata as data). No communication of its own: a rank
+ * read and write the metadata as data), -2 when the ranks named different
+ * files (refused: MPI cannot always tell, colio can, and each rank's writes
+ * would go to its own file). No communication of its own: a rank
  * whose file name colio cannot open as a path still takes part in
  * colio_open with no path, whose agreed error leaves the file to MPI on
  * every rank. (Files the MPI library creates are never subfiled, whatever
@@ -212,6 +215,11 @@ static int attach(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     int rc = colio_open(comm, m ? plain_path(filename) : NULL, cmode, hints, &cf);
     if (hints != MPI_INFO_NULL)
         MPI_Info_free(&hints);
+    if (rc == COLIO_ERR_NOT_SAME) { /* the ranks opened different files: writes would land in both */
+        free(m);
+        verbose(comm, "%s: refused (colio_open: %s)", filename, colio_last_open_error());
+        return -2;
+    }
     if (rc != COLIO_SUCCESS) {
         free(m);
         verbose(comm, "%s: left to MPI-IO (colio_open: %s)", filename, colio_last_open_error());
@@ -308,12 +316,18 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
     inside = 1;
+    const char *path = filename ? plain_path(filename) : NULL;
+    int is_new = (amode & MPI_MODE_CREATE) && path && access(path, F_OK) != 0;
     int rc = r->File_open(comm, filename, amode, info, fh);
-    if (rc == MPI_SUCCESS && attach(comm, filename, amode, info, *fh) < 0) {
+    int taken = rc == MPI_SUCCESS ? attach(comm, filename, amode, info, *fh) : 0;
+    if (taken < 0) {
+        int code = taken == -1 ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_ERR_NOT_SAME;
         forget_file(fh);
-        raise_open_error(comm, filename, MPI_ERR_UNSUPPORTED_OPERATION);
+        raise_open_error(comm, filename, code);
+        if (taken == -2 && is_new) /* the refused open leaves no file that was not there before */
+            unlink(path);
         *fh = MPI_FILE_NULL;
-        rc = MPI_ERR_UNSUPPORTED_OPERATION;
+        rc = code;
     }
     inside = 0;
     return rc;
@@ -639,8 +653,9 @@ static int nonblocking_call(managed_t *m, kind_t k, MPI_Offset off, void *buf, M
                             MPI_Request *req)
 {
     colio_request *cr = NULL;
-    int rc = start_call(m, k, off, buf, count, type, &cr);
-    return rc != MPI_SUCCESS ? rc : to_mpi_request(m, cr, req);
+    /* no place for the request: colio completes the call with its agreed error on every rank */
+    int rc = start_call(m, k, off, buf, count, type, req ? &cr : NULL);
+    return rc != MPI_SUCCESS || req == NULL ? rc : to_mpi_request(m, cr, req);
 }
 
 /* Split collectives: one per file at a time (MPI), begun as a nonblocking operation. */
@@ -786,7 +801,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 
 int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
-    managed_t *m = inside || offset == NULL ? NULL : find(fh);
+    managed_t *m = inside ? NULL : find(fh); /* colio's answer, a NULL offset included (ROMIO would crash) */
     return m ? mpi_result(fh, colio_get_position(m->cf, offset)) : REAL(get_position)(fh, offset);
 }
 

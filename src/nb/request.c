@@ -8,12 +8,17 @@
 #include <string.h>
 
 #include "colio.h"
-#include "engine/file.h"
 #include "base/grequest.h"
+#include "base/retire.h"
+#include "base/status.h"
+#include "engine/file.h"
 #include "engine/progress.h"
+
+#define REQUEST_MAGIC 0x636f6c72u /* "colr": a request not yet completed by the caller */
 
 struct colio_request {
     colio_op_t op;       /* first: the engine knows requests by their operation */
+    unsigned magic;      /* REQUEST_MAGIC until freed (then kept a while: base/retire.h) */
     colio_file *fh;
     colio_nb_slot_t *slot;
     int done;            /* finished: code and status hold the outcome */
@@ -26,6 +31,11 @@ struct colio_request {
 };
 
 static colio_request *request_of(colio_op_t *op) { return (colio_request *)op; }
+
+static colio_retire_t retired = COLIO_RETIRE_INIT;
+
+/* Whether r is a live request: not a copy of one already completed and freed. */
+static int live(const colio_request *r) { return r->magic == REQUEST_MAGIC; }
 
 static void finish_request(colio_op_t *op);
 
@@ -42,29 +52,43 @@ static void cannot_start(colio_file *fh, const char *api, const char *why)
     MPI_Abort(fh->comm, COLIO_ERR_NOMEM);
 }
 
-static int initiate(colio_file *fh, const colio_op_args_t *args, colio_request **req_p)
+/*
+ * Start the operation. A rank given no place for the request still takes
+ * part, with the operation failing its arguments there (the other ranks
+ * have started it and wait for its agreement), and completes it before
+ * returning: every rank then has the same code and message.
+ */
+static int initiate(colio_file *fh, const colio_op_args_t *given, colio_request **req_p)
 {
-    if (fh == NULL || req_p == NULL)
-        return COLIO_ERR_ARG;
-    *req_p = NULL;
+    if (!colio_file_valid(fh))
+        return colio_fail(NULL, COLIO_ERR_ARG, "%s: NULL or closed file handle", given->api);
+    colio_op_args_t args = *given;
+    colio_request *mine = NULL, **out = req_p ? req_p : &mine;
+    char why[96];
+    if (req_p == NULL) {
+        snprintf(why, sizeof why, "NULL request pointer");
+        args.refused = why;
+    }
+    *out = NULL;
     colio_request *r = calloc(1, sizeof *r);
     if (r == NULL)
-        cannot_start(fh, args->api, "out of memory for a request");
+        cannot_start(fh, args.api, "out of memory for a request");
     colio_nb_lock();
     colio_nb_slot_t *s = colio_nb_take_slot(fh);
     if (s == NULL)
-        cannot_start(fh, args->api, "no communicator for the operation (out of memory or MPI_Comm_dup failed)");
+        cannot_start(fh, args.api, "no communicator for the operation (out of memory or MPI_Comm_dup failed)");
+    r->magic = REQUEST_MAGIC;
     r->fh = fh;
     r->slot = s;
     r->refs = 1;
-    colio_op_init(&r->op, fh, args);
+    colio_op_init(&r->op, fh, &args);
     r->op.nonblocking = 1;
     r->op.on_done = finish_request;
     r->op.slot = s;
     r->op.comm = MPI_COMM_NULL; /* START waits until the slot has formed */
     s->user = &r->op;
     colio_op_advance(&r->op); /* INIT: the access is taken from the view and file pointer now */
-    if (r->op.err.code == 0 && args->use_fp) {
+    if (r->op.err.code == 0 && args.use_fp) {
         fh->fp += r->op.nbytes / fh->view.etype_size; /* MPI: the pointer moves at initiation */
         r->op.fp_done = 1;
     }
@@ -72,8 +96,8 @@ static int initiate(colio_file *fh, const colio_op_args_t *args, colio_request *
     if (fh->nb->threaded)
         colio_nb_thread_kick();
     colio_nb_unlock();
-    *req_p = r;
-    return COLIO_SUCCESS;
+    *out = r;
+    return req_p ? COLIO_SUCCESS : colio_wait(&mine, MPI_STATUS_IGNORE);
 }
 
 static int view_iop(colio_file *fh, colio_op_kind_t kind, const char *api, int use_fp, MPI_Offset offset,
@@ -135,8 +159,10 @@ int colio_iread_list_all(colio_file *fh, MPI_Count n, const MPI_Offset off[], co
  */
 static void unref_request(colio_request *r)
 {
-    if (__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0)
-        free(r);
+    if (__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        r->magic = 0;
+        colio_retire(&retired, r);
+    }
 }
 
 /* A done request MPI holds: complete the generalized request, then drop the caller's hold (MPI owns it now). */
@@ -163,7 +189,7 @@ static int request_done(void *arg) { return ((colio_request *)arg)->done; }
 static int release(colio_request **req, MPI_Status *status)
 {
     colio_request *r = *req;
-    if (status != MPI_STATUS_IGNORE)
+    if (colio_status_wanted(status))
         *status = r->status;
     int code = r->code;
     unref_request(r);
@@ -174,21 +200,35 @@ static int release(colio_request **req, MPI_Status *status)
 /* MPI_Status of a null request: empty. */
 static void empty_status(MPI_Status *status)
 {
-    if (status != MPI_STATUS_IGNORE) {
+    if (colio_status_wanted(status)) {
         memset(status, 0, sizeof *status);
         MPI_Status_set_elements_x(status, MPI_BYTE, 0);
     }
 }
 
-static int usable(colio_request **req)
+/*
+ * Whether *req may be completed through colio (NULL: done at once); else
+ * the reason, on the request's file, or for the calls on a set (in_set) on
+ * colio_last_error(NULL).
+ */
+static int usable(colio_request **req, const char *api, int in_set)
 {
-    return req != NULL && (*req == NULL || !(*req)->has_mpi);
+    if (req == NULL)
+        return colio_fail(NULL, COLIO_ERR_ARG, "%s: NULL request pointer", api);
+    if (*req != NULL && !live(*req))
+        return colio_fail(NULL, COLIO_ERR_ARG, "%s: not an active request (completed, or freed with its MPI request)",
+                          api);
+    if (*req != NULL && (*req)->has_mpi)
+        return colio_fail(in_set ? NULL : (*req)->fh, COLIO_ERR_ARG,
+                          "%s: the request is MPI's now (colio_request_get_mpi): complete it through MPI", api);
+    return COLIO_SUCCESS;
 }
 
 int colio_wait(colio_request **req, MPI_Status *status)
 {
-    if (!usable(req))
-        return COLIO_ERR_ARG;
+    int rc = usable(req, "colio_wait", 0);
+    if (rc != COLIO_SUCCESS)
+        return rc;
     if (*req == NULL) {
         empty_status(status);
         return COLIO_SUCCESS;
@@ -202,8 +242,11 @@ int colio_wait(colio_request **req, MPI_Status *status)
 
 int colio_test(colio_request **req, int *flag, MPI_Status *status)
 {
-    if (!usable(req) || flag == NULL)
-        return COLIO_ERR_ARG;
+    int rc = usable(req, "colio_test", 0);
+    if (rc != COLIO_SUCCESS)
+        return rc;
+    if (flag == NULL)
+        return colio_fail(*req ? (*req)->fh : NULL, COLIO_ERR_ARG, "colio_test: NULL flag");
     if (*req == NULL) {
         *flag = 1;
         empty_status(status);
@@ -240,14 +283,18 @@ static colio_op_t *first_pending(const request_set_t *set)
     return NULL;
 }
 
-static int set_usable(int n, colio_request *reqs[])
+static int set_usable(int n, colio_request *reqs[], const char *api)
 {
-    if (n < 0 || (n > 0 && reqs == NULL))
-        return 0;
-    for (int i = 0; i < n; i++)
-        if (reqs[i] && reqs[i]->has_mpi)
-            return 0;
-    return 1;
+    if (n < 0)
+        return colio_fail(NULL, COLIO_ERR_ARG, "%s: negative count %d", api, n);
+    if (n > 0 && reqs == NULL)
+        return colio_fail(NULL, COLIO_ERR_ARG, "%s: NULL array of %d requests", api, n);
+    for (int i = 0; i < n; i++) {
+        int rc = usable(&reqs[i], api, 1);
+        if (rc != COLIO_SUCCESS)
+            return rc;
+    }
+    return COLIO_SUCCESS;
 }
 
 /* Release every request of the set; the first error wins (MPI_ERR_IN_STATUS style: each status says its own). */
@@ -255,7 +302,7 @@ static int release_all(int n, colio_request *reqs[], MPI_Status statuses[])
 {
     int code = COLIO_SUCCESS;
     for (int i = 0; i < n; i++) {
-        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        MPI_Status *st = colio_statuses_wanted(statuses) ? &statuses[i] : MPI_STATUS_IGNORE;
         int rc;
         if (reqs[i] == NULL) {
             empty_status(st);
@@ -263,7 +310,7 @@ static int release_all(int n, colio_request *reqs[], MPI_Status statuses[])
         } else {
             rc = release(&reqs[i], st);
         }
-        if (st != MPI_STATUS_IGNORE)
+        if (colio_status_wanted(st))
             st->MPI_ERROR = rc;
         if (code == COLIO_SUCCESS)
             code = rc;
@@ -273,8 +320,9 @@ static int release_all(int n, colio_request *reqs[], MPI_Status statuses[])
 
 int colio_waitall(int n, colio_request *reqs[], MPI_Status statuses[])
 {
-    if (!set_usable(n, reqs))
-        return COLIO_ERR_ARG;
+    int rc = set_usable(n, reqs, "colio_waitall");
+    if (rc != COLIO_SUCCESS)
+        return rc;
     request_set_t set = {n, reqs};
     colio_nb_lock();
     while (!all_done(&set))
@@ -286,8 +334,11 @@ int colio_waitall(int n, colio_request *reqs[], MPI_Status statuses[])
 
 int colio_testall(int n, colio_request *reqs[], int *flag, MPI_Status statuses[])
 {
-    if (!set_usable(n, reqs) || flag == NULL)
-        return COLIO_ERR_ARG;
+    int rc = set_usable(n, reqs, "colio_testall");
+    if (rc != COLIO_SUCCESS)
+        return rc;
+    if (flag == NULL)
+        return colio_fail(NULL, COLIO_ERR_ARG, "colio_testall: NULL flag");
     request_set_t set = {n, reqs};
     colio_nb_lock();
     colio_nb_progress_all(0);
@@ -319,22 +370,21 @@ static int greq_free(void *state)
 
 int colio_request_get_mpi(colio_request *req, MPI_Request *mreq)
 {
-    if (req == NULL || mreq == NULL)
-        return COLIO_ERR_ARG;
+    if (req == NULL || !live(req))
+        return colio_fail(NULL, COLIO_ERR_ARG, "colio_request_get_mpi: %s", req ? "not an active request" : "NULL request");
+    if (mreq == NULL)
+        return colio_fail(req->fh, COLIO_ERR_ARG, "colio_request_get_mpi: NULL MPI request pointer");
     colio_nb_lock();
     int code = COLIO_SUCCESS;
     if (req->has_mpi) {
         *mreq = req->mreq;
     } else if (!req->fh->nb->threaded || !colio_nb_thread_running()) {
-        code = COLIO_ERR_UNSUPPORTED;
-        colio_err_t e;
-        colio_err_clear(&e);
-        colio_err_set(&e, code, "colio_request_get_mpi: needs colio_progress=thread (MPI_THREAD_MULTIPLE): "
-                      "nothing else would complete the MPI request");
-        colio_file_result(req->fh, &e);
+        code = colio_fail(req->fh, COLIO_ERR_UNSUPPORTED,
+                          "colio_request_get_mpi: needs colio_progress=thread (MPI_THREAD_MULTIPLE): "
+                          "nothing else would complete the MPI request");
     } else if (MPI_Grequest_start(greq_query, greq_free, colio_grequest_no_cancel, req, &req->mreq) !=
                MPI_SUCCESS) {
-        code = COLIO_ERR_MPI;
+        code = colio_fail(req->fh, COLIO_ERR_MPI, "colio_request_get_mpi: MPI_Grequest_start failed");
     } else {
         req->has_mpi = 1;
         __atomic_add_fetch(&req->refs, 1, __ATOMIC_ACQ_REL); /* MPI's hold, dropped by greq_free */

@@ -214,6 +214,10 @@ static int fault_figures(colio_store_t *st, const char *path, const struct colio
 }
 static int fault_truncate(colio_store_t *st, int64_t size) { return colio_store_posix.truncate(st->inner, size); }
 static int fault_unlink(const char *path) { return colio_store_posix.unlink(path); }
+static int fault_identity(const char *path, int64_t *ino_p, int64_t *dev_p)
+{
+    return colio_store_posix.identity(path, ino_p, dev_p);
+}
 static void fault_set_locks(colio_store_t *st, int on) { colio_store_posix.set_locks(st->inner, on); }
 
 const colio_store_ops_t colio_store_fault = {
@@ -230,5 +234,6 @@ const colio_store_ops_t colio_store_fault = {
     .truncate = fault_truncate,
     .bookkeeping = &colio_store_posix,
     .unlink = fault_unlink,
+    .identity = fault_identity,
     .set_locks = fault_set_locks,
 };

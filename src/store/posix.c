@@ -286,6 +286,15 @@ static int posix_unlink(const char *path) { return unlink(path) == 0 ? 0 : -errn
 
 static int posix_rename(const char *from, const char *to) { return rename(from, to) == 0 ? 0 : -errno; }
 
+static int posix_identity(const char *path, int64_t *ino_p, int64_t *dev_p)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return -errno;
+    *ino_p = (int64_t)sb.st_ino, *dev_p = (int64_t)sb.st_dev;
+    return 0;
+}
+
 const colio_store_ops_t colio_store_posix = {
     .name = "posix",
     .caps = COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY,
@@ -301,5 +310,6 @@ const colio_store_ops_t colio_store_posix = {
     .figures = posix_figures,
     .truncate = posix_truncate,
     .unlink = posix_unlink,
+    .identity = posix_identity,
     .rename = posix_rename,
 };

@@ -49,6 +49,9 @@ typedef struct colio_store_ops {
     int (*block_size)(colio_store_t *st, int64_t *bs_p);
     int (*truncate)(colio_store_t *st, int64_t size);
     int (*unlink)(const char *path);
+    /* Optional: what file path names now, as (inode, device), 0 or -errno: ranks that opened one file see the
+       same inode (a node's ranks the same device too); NULL: every path is its own file (null). */
+    int (*identity)(const char *path, int64_t *ino_p, int64_t *dev_p);
     /* Optional: replace path `to` by `from` at once (rename(2)); NULL: colio rewrites its small files in place. */
     int (*rename)(const char *from, const char *to);
     /* Optional: a descriptor whose pwrite/pread store the same bytes as pwritev/preadv (no locks, no
