@@ -11,9 +11,10 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # The suite, less the multi-GiB test, the per-kernel and per-placement
 # matrices (once each below), the matrix through the nonblocking calls and
 # with colio_pipeline=1 (test_nonblocking and the default colio_pipeline=2
-# cover that code here), the 4-rank benchmark smoke test and the 3-4 rank client runs.
+# cover that code here), the 4-rank benchmark smoke test, the 3-4 rank client runs and the runs
+# across emulated nodes (the plain builds run those under every MPI library).
 ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build/asan --output-on-failure --parallel "$(nproc)" \
-  -LE 'large|kernels|placement|pipeline|nbmatrix|submatrix' -E 'bench_smoke.np4|client\..*\.np[34]'
+  -LE 'large|kernels|placement|pipeline|nbmatrix|submatrix|cluster' -E 'bench_smoke.np4|client\..*\.np[34]'
 # every exchange kernel once under the sanitizers (the full matrix per kernel runs in the plain builds)
 for k in issend spread balanced pairwise tam rma; do
   COLIO_HINTS="colio_exchange=$k;colio_meta_exchange=$k;colio_throttle=1;colio_node_size=2;romio_cb_write=enable;romio_cb_read=enable" \

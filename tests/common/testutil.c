@@ -108,6 +108,40 @@ void restore_env_hints(void)
         unsetenv("COLIO_HINTS");
 }
 
+static int *node_first; /* per world rank: the lowest rank of its node */
+
+static void load_nodes(void)
+{
+    if (node_first)
+        return;
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int lowest = t_rank;
+    MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    node_first = malloc(sizeof *node_first * (size_t)t_nprocs);
+    MPI_Allgather(&lowest, 1, MPI_INT, node_first, 1, MPI_INT, MPI_COMM_WORLD);
+}
+
+void test_node_of(int r, int *first, int *n)
+{
+    load_nodes();
+    *first = node_first[r];
+    *n = 0;
+    for (int q = 0; q < t_nprocs; q++)
+        *n += node_first[q] == node_first[r];
+}
+
+int test_largest_node(void)
+{
+    int most = 0, first, n;
+    for (int r = 0; r < t_nprocs; r++) {
+        test_node_of(r, &first, &n);
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
 void test_path(char *out, size_t len, const char *tag)
 {
     const char *dir = getenv("COLIO_TEST_DIR");
@@ -225,6 +259,12 @@ int test_is_subfiled(const char *path)
 {
     tsub_t t;
     return tsub_load(path, &t);
+}
+
+int test_subfile_count(const char *path)
+{
+    tsub_t t;
+    return tsub_load(path, &t) ? t.n : 0;
 }
 
 /* COLIO_TEST_SUBFILING=1: files are prefilled through colio, so COLIO_HINTS (colio_subfiles=...) subfile them. */

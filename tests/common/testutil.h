@@ -56,6 +56,15 @@ MPI_Info test_info(const char *hints);
 void save_env_hints(void);
 void restore_env_hints(void);
 
+/*
+ * The machine's nodes as MPI sees them (MPI_Comm_split_type(SHARED)): the
+ * lowest world rank on rank r's node and its number of ranks. Collective on
+ * the first call (then kept).
+ */
+void test_node_of(int r, int *first, int *n);
+/* The most ranks any node holds. */
+int test_largest_node(void);
+
 /* A scratch path unique to this run: <dir>/colio-<tag>-<pid of rank 0>. */
 void test_path(char *out, size_t len, const char *tag);
 /* Rank 0 removes the file, and its subfiles when subfiled (after a barrier). */
@@ -97,6 +106,8 @@ int test_pwrite(const char *path, const void *buf, int64_t len, int64_t off);
 int64_t test_file_size(const char *path);
 /* Whether path is a subfiled file's metadata. */
 int test_is_subfiled(const char *path);
+/* The number of subfiles a subfiled file's metadata names (the tests' own reader); 0 for an ordinary file. */
+int test_subfile_count(const char *path);
 
 /*
  * Expected effect of one rank's view write: bytes [skip, skip+nbytes) of the

@@ -58,15 +58,16 @@ static int hint_int(colio_file *fh, const char *key)
 
 /*
  * The first rank and the size of rank r's node as the file's slots see them: colio_node_size's emulated
- * nodes where the file has a duplicate of its own (MPI_THREAD_MULTIPLE), else one node of all ranks (the
- * tests' ranks share a machine).
+ * nodes where the file has a duplicate of its own (MPI_THREAD_MULTIPLE), else the machine's (MPI's).
  */
 static void node_of(colio_file *fh, int r, int *first, int *n)
 {
     int level = MPI_THREAD_SINGLE, size = hint_int(fh, "colio_node_size");
     MPI_Query_thread(&level);
-    if (level != MPI_THREAD_MULTIPLE || size <= 0)
-        size = t_nprocs;
+    if (level != MPI_THREAD_MULTIPLE || size <= 0) {
+        test_node_of(r, first, n);
+        return;
+    }
     *first = r - r % size;
     *n = t_nprocs - *first < size ? t_nprocs - *first : size;
 }
