@@ -81,6 +81,8 @@ typedef struct bench_sample {
     char kernels[40];                              /* colio: "meta/data" kernels that ran */
     char placement[16];                            /* colio: placement strategy that chose the aggregators */
     int64_t hop_bytes, max_link_bytes;             /* colio: shuffle hop-bytes and busiest link, per call */
+    char strategy[12];                             /* colio: the last call's path (two-phase, direct, early...) */
+    double predicted_two_phase, predicted_direct;  /* colio: its cost model's seconds for the last call's paths */
 } bench_sample_t;
 
 typedef struct bench_engine_ctx {

@@ -231,6 +231,8 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
     memcpy(out->kernels, s.kernels, sizeof out->kernels); /* rank 0 reports: kernels are chosen collectively */
     memcpy(out->placement, s.placement, sizeof out->placement); /* ... and so are placements and their metrics */
     out->hop_bytes = s.hop_bytes, out->max_link_bytes = s.max_link_bytes;
+    memcpy(out->strategy, s.strategy, sizeof out->strategy); /* agreed: the same path on every rank */
+    out->predicted_two_phase = s.predicted_two_phase, out->predicted_direct = s.predicted_direct;
     *bad_out = bad_all;
     return 0;
 }
@@ -277,6 +279,8 @@ static void summarize(bench_run_t *r, bench_sample_t *s, int n)
     memcpy(r->kernels, s[n - 1].kernels, sizeof r->kernels);
     memcpy(r->placement, s[n - 1].placement, sizeof r->placement);
     r->hop_bytes = s[n - 1].hop_bytes, r->max_link_bytes = s[n - 1].max_link_bytes;
+    memcpy(r->strategy, s[n - 1].strategy, sizeof r->strategy);
+    r->predicted_two_phase = s[n - 1].predicted_two_phase, r->predicted_direct = s[n - 1].predicted_direct;
     free(v);
 }
 

@@ -154,12 +154,13 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
                    "\"phases\": {\"meta_exchange\": %.9g, \"data_exchange\": %.9g, \"io\": %.9g, \"compute\": %.9g}, "
                    "\"exchange_min_s\": %.9g, \"exchange_max_s\": %.9g, \"messages\": %lld, \"kernels\": \"%s\", "
                    "\"placement\": \"%s\", \"hop_bytes\": %lld, \"max_link_bytes\": %lld, "
+                   "\"strategy\": \"%s\", \"predicted_two_phase_s\": %.9g, \"predicted_direct_s\": %.9g, "
                    "\"verified\": %s, \"stored\": %s, \"error\": ",
                 r->nprocs, (long long)r->bytes, (long long)r->pieces, r->repeats, r->median, r->min, r->max, r->mean, r->std, r->cov,
                 bandwidth(r), vs_mpiio(o, runs, nruns, r), of_ceiling(runs, nruns, r), (long long)r->rss_extra,
                 r->rss_aggregator, (long long)r->memory, r->meta, r->data, r->io, r->compute, r->exch_min, r->exch_max,
                 (long long)r->messages, r->kernels, r->placement, (long long)r->hop_bytes, (long long)r->max_link_bytes,
-                r->verified && !r->unstored ? "true" : "false", r->unstored ? "false" : "true");
+                r->strategy[0] ? r->strategy : "-", r->predicted_two_phase, r->predicted_direct, r->verified && !r->unstored ? "true" : "false", r->unstored ? "false" : "true");
         json_str(f, r->error);
         fprintf(f, ", \"times_s\": [");
         for (int k = 0; r->times && k < r->repeats; k++)

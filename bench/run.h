@@ -47,6 +47,8 @@ typedef struct bench_run {
     char kernels[40];                 /* colio: metadata/data kernels that ran */
     char placement[16];               /* colio: placement strategy */
     int64_t hop_bytes, max_link_bytes; /* colio: per call, as colio's statistics model them */
+    char strategy[12];                /* colio: the last call's path */
+    double predicted_two_phase, predicted_direct; /* colio: the model's seconds for it (0: not modelled) */
     int rss_aggregator;               /* that rank was an aggregator (colio) */
     int verified;                     /* every repeat's bytes checked and right (or unstored) */
     int unstored;                     /* colio_backend=null: nothing stored, no bytes checked */

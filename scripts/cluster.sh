@@ -2,7 +2,7 @@
 # A cluster on one machine: emulated nodes with their own hostnames, shared
 # memory and a real network between them, for tests and benchmarks (as root).
 #
-#   scripts/cluster.sh up N [--latency US] [--rate GBIT] [--mtu BYTES]
+#   scripts/cluster.sh up N [--latency US] [--rate GBIT] [--mtu BYTES] [--cpus]
 #       Makes N nodes and prints COLIO_CLUSTER=NAME (export it, or give NAME
 #       to the other commands as --cluster NAME). Each node is a network
 #       namespace with a veth link (eth0 inside) to one bridge, addresses in
@@ -11,10 +11,14 @@
 #       plus UTS, IPC and mount namespaces of its own: its hostname
 #       (NAME-n0 ...), /etc/hosts naming the nodes, and a private /dev/shm,
 #       so MPI's shared memory cannot cross nodes. The machine's file
-#       systems are every node's "parallel file system"; a tmpfs at
-#       /run/colio-cluster/NAME/mem is the memory-backed one. --latency and
-#       --rate shape every node's outgoing link (tc netem): a message
-#       between two nodes waits US microseconds once.
+#       systems are every node's "parallel file system";
+#       /run/colio-cluster/NAME/mem (a directory of the machine's /dev/shm)
+#       is the memory-backed one. --rate limits every node's outgoing link
+#       (a token bucket, tc tbf); --latency delays it too (tc netem, where
+#       the kernel has it): a message between two nodes waits US
+#       microseconds once. --cpus gives node k
+#       core k (modulo the cores there are): every process started on it
+#       runs there, as on a node of its own (timed runs).
 #   scripts/cluster.sh exec NODE CMD...      run CMD on node NODE (0, n0 or its hostname)
 #   scripts/cluster.sh hosts                 the nodes' hostnames, one a line
 #   scripts/cluster.sh mem                   the shared memory-backed directory
@@ -72,50 +76,70 @@ holder_pid() { cat "$(dir_of "$1")/n$2.pid"; }
 node_exec() { # CLUSTER K CMD...
   local c=$1 k=$2
   shift 2
-  exec nsenter -t "$(holder_pid "$c" "$k")" --net --uts --ipc --mount --wd="$PWD" -- "$@"
+  local cpus=() d
+  d=$(dir_of "$c")
+  [ -s "$d/n$k.cpus" ] && cpus=(taskset -c "$(cat "$d/n$k.cpus")")
+  exec "${cpus[@]}" nsenter -t "$(holder_pid "$c" "$k")" --net --uts --ipc --mount --wd="$PWD" -- "$@"
+}
+
+# Shape node ns's outgoing link: latency (and rate) with netem, a rate alone with a token bucket (tbf).
+shape_link() { # NS LATENCY_US RATE_GBIT
+  local ns=$1 latency=$2 rate=$3
+  if [ "$latency" != 0 ]; then
+    local shape=(delay "${latency}us")
+    [ "$rate" != 0 ] && shape+=(rate "${rate}gbit")
+    ip netns exec "$ns" tc qdisc add dev eth0 root netem "${shape[@]}" limit 100000 2>/dev/null && return 0
+    echo "cluster.sh: --latency needs the kernel's netem queueing discipline (CONFIG_NET_SCH_NETEM), which" \
+         "this kernel lacks; --rate alone works (a token bucket)" >&2
+    return 1
+  fi
+  [ "$rate" = 0 ] && return 0
+  # a burst of two timer ticks' worth of bytes (HZ 250 at most), so the bucket never starves the link
+  local burst
+  burst=$(awk -v r="$rate" 'BEGIN { printf "%d", r * 1e9 / 8 / 250 * 2 }')
+  ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "${rate}gbit" burst "$burst" latency 50ms
 }
 
 cmd_up() {
   need_root
-  local n=${1:?usage: cluster.sh up N [--latency US] [--rate GBIT] [--mtu BYTES]} latency=0 rate=0 mtu=1500
+  local n=${1:?usage: cluster.sh up N [--latency US] [--rate GBIT] [--mtu BYTES] [--cpus]} latency=0 rate=0 mtu=1500
+  local cpus=0
   shift
   while [ $# -gt 0 ]; do
     case $1 in
     --latency) latency=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --mtu) mtu=$2; shift 2 ;;
+    --cpus) cpus=1; shift ;;
     *) die "unknown option $1" ;;
     esac
   done
   [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 200 ] || die "N must be 1-200"
-  mkdir -p "$STATE"
   local name
-  while :; do
+  while :; do # a name of its own (mkdir is atomic); the parent again each time: a down may just remove it
     name=c$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+    mkdir -p "$STATE"
     mkdir "$STATE/$name" 2>/dev/null && break
   done
   local d=$STATE/$name
   echo "$n" >"$d/nodes"
   echo "$latency $rate $mtu" >"$d/shape"
-  mkdir -p "$d/mem"
-  mount -t tmpfs -o mode=1777 "colio-$name" "$d/mem"
+  mkdir -p "$d/mem" "/dev/shm/colio-cluster-$name"
+  chmod 1777 "/dev/shm/colio-cluster-$name"
+  mount --bind "/dev/shm/colio-cluster-$name" "$d/mem" # the machine's /dev/shm: its storage figures are known
   { echo "127.0.0.1 localhost"; for ((k = 0; k < n; k++)); do echo "$SUBNET.$((k + 1)) $name-n$k"; done; } >"$d/hosts"
   ip link add "br-$name" type bridge
   ip link set "br-$name" up
   for ((k = 0; k < n; k++)); do
     local ns=colio-$name-n$k veth=v${name}n$k
+    [ "$cpus" = 1 ] && echo $((k % $(nproc))) >"$d/n$k.cpus"
     ip netns add "$ns"
     ip link add "$veth" mtu "$mtu" type veth peer name eth0 mtu "$mtu" netns "$ns"
     ip link set "$veth" master "br-$name" up
     ip -n "$ns" addr add "$SUBNET.$((k + 1))/24" dev eth0
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
-    if [ "$latency" != 0 ] || [ "$rate" != 0 ]; then
-      local shape=()
-      [ "$latency" != 0 ] && shape+=(delay "${latency}us")
-      [ "$rate" != 0 ] && shape+=(rate "${rate}gbit")
-      ip netns exec "$ns" tc qdisc add dev eth0 root netem "${shape[@]}" limit 100000
-    fi
+    shape_link "$ns" "$latency" "$rate" || { cmd_down_one "$name"; exit 1; }
     # the node's own hostname, /etc/hosts, IPC and /dev/shm, kept by a holder process
     ip netns exec "$ns" unshare --uts --ipc --mount --propagation private --fork sh -c '
       hostname "$1" && mount -t tmpfs -o mode=1777 "$1-shm" /dev/shm && mount --bind "$2" /etc/hosts &&
@@ -163,7 +187,7 @@ cmd_down_one() {
   done
   ip link del "br-$c" 2>/dev/null || true
   umount "$d/mem" 2>/dev/null || true
-  rm -rf "$d"
+  rm -rf "$d" "/dev/shm/colio-cluster-$c"
   rmdir "$STATE" 2>/dev/null || true
 }
 

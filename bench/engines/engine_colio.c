@@ -28,6 +28,9 @@ static void phases(colio_file *fh, int steps, bench_sample_t *s)
     s->hop_bytes = t->hop_bytes / steps;
     s->max_link_bytes = t->max_link_bytes / steps;
     snprintf(s->placement, sizeof s->placement, "%s", st.last.placement[0] ? st.last.placement : "-");
+    snprintf(s->strategy, sizeof s->strategy, "%s", st.last.strategy[0] ? st.last.strategy : "-");
+    s->predicted_two_phase = st.last.predicted_two_phase;
+    s->predicted_direct = st.last.predicted_direct;
     snprintf(s->kernels, sizeof s->kernels, "%s/%s", st.last.meta_kernel[0] ? st.last.meta_kernel : "-",
              st.last.data_kernel[0] ? st.last.data_kernel : "-");
 }

@@ -33,6 +33,7 @@ typedef struct colio_hints {
     int striping_factor;     /* recorded and reported; colio does not set striping */
     int no_indep_rw;         /* romio_no_indep_rw: never take the direct path */
     int express;             /* colio_express: one-piece blocking calls without the step machine (engine/express.h) */
+    int network_probe;       /* colio_network_probe: measure the network between nodes at the first open (topo/probe.c) */
     colio_toggle_t lock_writes; /* colio_lock_writes: byte-range lock around each storage write (store/posix.c);
                                    automatic: while some rank's view is not one contiguous stretch (core/file.c) */
     int64_t direct_min;      /* colio_direct_min: contiguous bytes per rank for the direct path */

@@ -179,11 +179,13 @@ static void start_slots(colio_comm_cache_t *c, MPI_Comm comm)
         c->shm = &c->slots;
 }
 
-int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_comm_cache_t **shared_p,
-                           colio_comm_cache_t **cache_p, colio_err_t *err)
+int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, int probe_net, colio_topo_t *topo,
+                           colio_comm_cache_t **shared_p, colio_comm_cache_t **cache_p, colio_err_t *err)
 {
     *shared_p = *cache_p = NULL;
     int rc = colio_topo_build(comm, topo, err);
+    if (rc == COLIO_SUCCESS && probe_net && colio_topo_probe_net(comm, topo) != COLIO_SUCCESS)
+        rc = colio_err_set(err, COLIO_ERR_MPI, "measuring the network between nodes failed");
     if (colio_comm_cache_find(user_comm) != NULL || cache_keyval == MPI_KEYVAL_INVALID) /* alike everywhere */
         return rc;
     /* kept only where every rank keeps it (a local failure to allocate or to set the attribute would

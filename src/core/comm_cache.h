@@ -66,15 +66,16 @@ typedef struct colio_comm_cache {
 colio_comm_cache_t *colio_comm_cache_find(MPI_Comm user_comm);
 /*
  * Collective over comm, a fresh duplicate of user_comm the caller owns: the
- * nodes, and the cache kept on user_comm where every rank can keep it (one
+ * nodes (with probe_net, the same on every rank, the network between them
+ * measured: colio_topo_probe_net), and the cache kept on user_comm where every rank can keep it (one
  * allreduce). Where it is kept, *cache_p points at it (the caller holds a
  * reference, for its file's own duplicate). When files may share, comm
  * itself becomes the shared duplicate and *shared_p points at the cache
  * too (a second reference); else *shared_p is NULL and the caller keeps
  * comm.
  */
-int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, colio_topo_t *topo, colio_comm_cache_t **shared_p,
-                           colio_comm_cache_t **cache_p, colio_err_t *err);
+int colio_comm_cache_build(MPI_Comm user_comm, MPI_Comm comm, int probe_net, colio_topo_t *topo,
+                           colio_comm_cache_t **shared_p, colio_comm_cache_t **cache_p, colio_err_t *err);
 /* Local: the number of the kept duplicate an open would take (the highest), or -1 when none is kept. */
 int64_t colio_comm_cache_proposal(colio_comm_cache_t *c);
 /*

@@ -84,6 +84,8 @@ static int config_net(const colio_file *fh, const colio_hints_t *h, colio_topo_t
         names[k] = node_name(fh, h, k, buf + (size_t)k * 24, 24);
     colio_net_opts_t opts = {.nnodes = n, .names = names};
     int rc = colio_net_create(h->topology, &opts, &topo->net, err);
+    if (rc == COLIO_SUCCESS && h->node_size == 0) /* MPI's nodes: what the probe measured between them */
+        colio_net_measured(topo->net, fh->topo_mpi.net_latency, fh->topo_mpi.net_bandwidth);
     free(buf), free(names);
     return rc;
 }
@@ -657,7 +659,8 @@ static int open_topology(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
 {
     colio_comm_cache_t *kept = colio_comm_cache_find(user_comm); /* the same on every rank */
     if (kept == NULL)
-        return colio_comm_cache_build(user_comm, fh->comm, &fh->topo_mpi, &fh->shared, &fh->cache, err);
+        return colio_comm_cache_build(user_comm, fh->comm, fh->hints.network_probe, &fh->topo_mpi, &fh->shared,
+                                      &fh->cache, err);
     if (colio_topo_copy(&kept->topo, &fh->topo_mpi) != COLIO_SUCCESS)
         return colio_err_set(err, COLIO_ERR_NOMEM, "out of memory copying the topology");
     return COLIO_SUCCESS;

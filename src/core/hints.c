@@ -191,6 +191,11 @@ static const hint_def_t hint_table[] = {
      "0: one per node when the job spans several nodes (ROMIO's); on one node ceil(sqrt(ranks)), at least two, "
      "and every rank for writes whose pieces average under 2 KiB (the exchange is then memory copies and "
      "per-piece work, shared out across cores); setting this hint or cb_nodes fixes the count for every call"},
+    {"colio_network_probe", HK_BOOL, F(network_probe), 0, 0, NULL, "true",
+     "at the first open on a communicator that spans nodes, measure the latency and bandwidth between two of "
+     "them (their first ranks ping-pong 8 bytes and 1 MiB: a few milliseconds over TCP, once) for the choice "
+     "between two-phase and direct I/O; false: colio_topology's figures (latency=, bandwidth= given there "
+     "always win)"},
     {"colio_topology", HK_PATH, F(topology), 0, 0, topology_valid, "flat",
      "network model for placement and metrics: flat, tree:fanout=AxB..., fattree:k=K, "
      "dragonfly:groups=G,routers=R,nodes=N, torus:dims=AxBx...[,psets=P,bridges=Q], or a topology file "
@@ -291,6 +296,7 @@ void colio_hints_default(colio_hints_t *h)
     h->stage_bytes = 1024; /* 2 ranks, tmpfs: staged 64 B-1 KiB writes gained, 4 KiB did not (PERFORMANCE.md) */
     h->typed_min = (int64_t)1 << 30; /* always pack: faster over shared memory (PERFORMANCE.md, sixteenth session) */
     h->express = 1;
+    h->network_probe = 1;
     h->read_sieve_ratio = 2;
     h->throttle = 32;
     h->auto_fanin = 16;

@@ -146,8 +146,14 @@ static double calls_holding_bytes(double speed, double n, int shared)
  * (the direct path's reads on storage whose calls wait): their waits
  * overlap, their bytes do not (one core copies them).
  */
-static double storage_time_at_once(const colio_store_figures_t *f, int write, const storage_load_t *l, int at_once)
+static double storage_time_at_once(const colio_store_figures_t *f, int write, const storage_load_t *load, int at_once)
 {
+    /* a file system of one machine (not shared between nodes) serves every accessor alike, whichever node it
+       runs on: the emulated nodes of one machine over its tmpfs (bench/cross-node.sh) */
+    storage_load_t one_machine = *load;
+    if (!f->shared)
+        one_machine.nodes = 1;
+    const storage_load_t *l = &one_machine;
     double call = write ? f->write_call : f->read_call, bw = write ? f->write_bw : f->read_bw;
     double s_call = write ? f->write_call_streams : f->read_call_streams;
     double s_bw = write ? f->write_streams : f->read_streams;

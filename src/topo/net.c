@@ -54,9 +54,9 @@ static int apply_key(colio_net_t *net, const char *key, const char *val, colio_e
 {
     int rc = -1;
     if (strcmp(key, "latency") == 0)
-        rc = parse_double(val, &net->latency) == 0 ? 0 : -2;
+        rc = parse_double(val, &net->latency) == 0 ? 0 : -2, net->latency_given = 1;
     else if (strcmp(key, "bandwidth") == 0)
-        rc = parse_double(val, &net->bandwidth) == 0 ? 0 : -2;
+        rc = parse_double(val, &net->bandwidth) == 0 ? 0 : -2, net->bandwidth_given = 1;
     else if (strcmp(key, "io_bandwidth") == 0)
         rc = parse_double(val, &net->io_bandwidth) == 0 ? 0 : -2;
     else if (net->gen->key)
@@ -200,6 +200,14 @@ int colio_net_io_route(const colio_net_t *net, int node, int64_t *links, int max
 int colio_net_io_target(const colio_net_t *net, int node) { return net->gen->io_target(net, net->place[node]); }
 int colio_net_ntargets(const colio_net_t *net) { return net->ntargets; }
 int64_t colio_net_nlinks(const colio_net_t *net) { return net->nlinks; }
+void colio_net_measured(colio_net_t *net, double latency, double bandwidth)
+{
+    if (latency > 0 && !net->latency_given)
+        net->latency = latency;
+    if (bandwidth > 0 && !net->bandwidth_given)
+        net->bandwidth = bandwidth;
+}
+
 double colio_net_latency(const colio_net_t *net) { return net->latency; }
 double colio_net_bandwidth(const colio_net_t *net) { return net->bandwidth; }
 double colio_net_io_bandwidth(const colio_net_t *net) { return net->io_bandwidth; }

@@ -52,6 +52,8 @@ int colio_net_route(const colio_net_t *net, int node_a, int node_b, int64_t *lin
 int colio_net_io_route(const colio_net_t *net, int node, int64_t *links, int max);
 
 /* Latency per hop (s), link bandwidth (B/s), bandwidth into the storage target (B/s). */
+/* Figures measured between nodes (topo/probe.c) in place of the defaults; those the spec gave stay (0: none). */
+void colio_net_measured(colio_net_t *net, double latency, double bandwidth);
 double colio_net_latency(const colio_net_t *net);
 double colio_net_bandwidth(const colio_net_t *net);
 double colio_net_io_bandwidth(const colio_net_t *net);

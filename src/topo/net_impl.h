@@ -32,6 +32,7 @@ struct colio_net {
     int ntargets;
     int64_t nlinks;
     double latency, bandwidth, io_bandwidth;
+    int latency_given, bandwidth_given;     /* set by the spec: measured figures do not replace them */
     char desc[192];
     /* generator parameters */
     int k;                                  /* fattree */

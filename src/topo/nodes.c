@@ -160,6 +160,7 @@ void colio_topo_free(colio_topo_t *topo)
 int colio_topo_copy(const colio_topo_t *src, colio_topo_t *dst)
 {
     int rc = colio_topo_from_nodes(src->nprocs, src->node_of, dst);
+    dst->net_latency = src->net_latency, dst->net_bandwidth = src->net_bandwidth;
     if (rc != COLIO_SUCCESS || src->node_name == NULL)
         return rc;
     size_t total = 0;

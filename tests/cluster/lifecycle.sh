@@ -22,7 +22,8 @@ check_gone() { # NAME PIDS...
   ip -o link show | grep -q "$name" && fail "$name: a link is left: $(ip -o link show | grep "$name" | cut -c1-80)"
   local p
   for p in "$@"; do kill -0 "$p" 2>/dev/null && fail "$name: process $p is left"; done
-  grep -q "colio-$name" /proc/mounts && fail "$name: a mount is left"
+  grep -q "colio-cluster/$name" /proc/mounts && fail "$name: a mount is left"
+  [ -e "/dev/shm/colio-cluster-$name" ] && fail "$name: its /dev/shm directory is left"
   [ -e "/run/colio-cluster/$name" ] && fail "$name: its state directory is left"
   return 0
 }
