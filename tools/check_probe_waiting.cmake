@@ -1,4 +1,4 @@
-# ctest: colio's storage probe (src/store/figures.c) behind storage whose
+# ctest: colio's storage probe (src/store/cost.c) behind storage whose
 # calls wait: libcolio_slowfs.so makes every read and write call under DIR
 # sleep 1 ms, and the rank is bound to one core (taskset). The probe must
 # find a call cost of at least the delay, and take two ranks' calls to

@@ -1,4 +1,4 @@
-/* Print the hint table (src/core/hints.c) as the Markdown table of docs/HINTS.md. */
+/* Print the hint table (src/api/hints.c) as the Markdown table of docs/HINTS.md. */
 #include <stdio.h>
 #include <string.h>
 

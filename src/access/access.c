@@ -2,7 +2,7 @@
 #include "access/access.h"
 
 #include "access/copy.h"
-#include "base/bigmem.h"
+#include "base/pool.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base/copyspeed.h"
+#include "base/copy_shift.h"
 
 /*
  * Whether a copy of n bytes from s to d is one `rep movsb` may run slowly:
@@ -20,7 +20,7 @@
  * modulo 4 KiB (64 KiB: 30 us against 1.7), exactly where a bounce or
  * collective buffer at a file offset's alignment meets a program's buffer
  * 16 bytes past a page. 1-63 here; the probe says which of them are slow
- * (base/copyspeed.h).
+ * (base/copy_shift.h).
  */
 static inline int colio_copy_may_alias(const char *d, const char *s, size_t n)
 {

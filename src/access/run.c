@@ -1,7 +1,7 @@
 /* Strided runs: appending with extension, and cutting runs by stream or file range. */
 #include "access/run.h"
 
-#include "base/bigmem.h"
+#include "base/pool.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /* Splitting a rank's runs by file domain and round (the "my requests per aggregator" lists). */
 #include "access/split.h"
 
-#include "base/bigmem.h"
+#include "base/pool.h"
 
 #include <stdlib.h>
 #include <string.h>

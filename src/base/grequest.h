@@ -1,5 +1,5 @@
 /*
- * Shared by the generalized requests of src/nb (colio_request_get_mpi) and
+ * Shared by the generalized requests of src/api (colio_request_get_mpi) and
  * of the MPI-IO interposer (operations completed inside the call): what
  * their query and cancel callbacks report.
  */

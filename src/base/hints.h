@@ -35,7 +35,7 @@ typedef struct colio_hints {
     int express;             /* colio_express: one-piece blocking calls without the step machine (engine/express.h) */
     int network_probe;       /* colio_network_probe: measure the network between nodes at the first open (topo/probe.c) */
     colio_toggle_t lock_writes; /* colio_lock_writes: byte-range lock around each storage write (store/posix.c);
-                                   automatic: while some rank's view is not one contiguous stretch (core/file.c) */
+                                   automatic: while some rank's view is not one contiguous stretch (api/file.c) */
     int64_t direct_min;      /* colio_direct_min: contiguous bytes per rank for the direct path */
     int64_t stage_bytes;     /* colio_stage_bytes: a blocking write's one piece up to this size goes to the
                                 node's first rank through shared memory (engine/stage.c); 0: never */
@@ -64,13 +64,13 @@ typedef struct colio_hints {
     char domain[COLIO_NAME_LEN];        /* file-domain layout */
     char backend[COLIO_NAME_LEN];       /* storage backend */
     char progress[COLIO_NAME_LEN];      /* colio_progress: auto, none or thread */
-    char io_executor[COLIO_NAME_LEN];   /* colio_io_executor: threads, uring or inline (engine/aio.h) */
+    char io_executor[COLIO_NAME_LEN];   /* colio_io_executor: threads, uring or inline (exec/exec.h) */
     char agreements[COLIO_NAME_LEN];    /* colio_agreements: mpi or p2p (coll/coll.h) */
     char counts[COLIO_NAME_LEN];        /* colio_counts: auto, dense or sparse (engine/counts.c) */
     char subfiles[COLIO_NAME_LEN];      /* colio_subfiles: none, N, node, group:K, ionode (subfile/layout.h) */
     char fault[COLIO_NAME_LEN * 2];     /* fault-injection spec for the "fault" backend */
     char stats_path[COLIO_PATH_LEN];    /* colio_stats: JSON lines appended per operation */
-    char storage_model[256];            /* colio_storage_model: probe, off, or figures (store/figures.h) */
+    char storage_model[256];            /* colio_storage_model: probe, off, or figures (store/cost.h) */
     char storage_cache[COLIO_PATH_LEN]; /* colio_storage_cache: the probe's cache file; "" default, "none" */
     char null_route[COLIO_PATH_LEN];    /* colio_null_route: null backend under SMPI, host -> storage host map */
     char topology[COLIO_PATH_LEN];      /* colio_topology: network model spec (topo/net.h) */

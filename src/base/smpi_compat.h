@@ -72,7 +72,7 @@ static inline int colio_smpi_type_get_contents(MPI_Datatype t, int ni, int na, i
  * and freeing one is a no-op. Safe because every operation's point-to-point
  * messages carry tags of their own (op.c), the collectives run in call
  * order, and one nonblocking operation is in flight per file
- * (colio_nb_slots_cap, request.c). The program must not use colio's tag
+ * (colio_lanes_cap, request.c). The program must not use colio's tag
  * range (1..32767) on that communicator while colio runs.
  */
 static inline int colio_smpi_comm_dup(MPI_Comm comm, MPI_Comm *out)

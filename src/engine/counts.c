@@ -11,7 +11,7 @@
  *                   from any source with the operation's counts tag (the
  *                   sender's rank travels in the message).
  * So a rank sends O(aggregators) words, not O(p). A receive from any
- * source is safe on a communicator shared by files (core/comm_cache.h):
+ * source is safe on a communicator shared by files (api/comm_cache.h):
  * a rank sends the counts of its next operation with the same tag only
  * after this one's closing agreement completed, which needs every
  * aggregator past its counts step. One-sided kernels keep the dense step:

@@ -6,7 +6,7 @@
  * into a bounce buffer and the pieces are picked out of it.
  *
  * Storage is reached only through jobs handed to the I/O executor
- * (engine/aio.h, colio_op_submit_job), each at most cb_buffer_size bytes
+ * (exec/exec.h, colio_op_submit_job), each at most cb_buffer_size bytes
  * (those through the bounce buffer one at a time, at most its size), four
  * in flight (Seo et al., Sec. III: no step of a nonblocking collective
  * waits for storage): the step fills one job while the other runs and
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "access/copy.h"
-#include "base/copyspeed.h"
+#include "base/copy_shift.h"
 #include "engine/file.h"
 #include "engine/op.h"
 #include "engine/order.h"
@@ -34,7 +34,7 @@
 /* Reads, colio_storage_model=off: average hole between pieces up to which reading the holes (sieving) pays off. */
 #define COLIO_SIEVE_DIRECT_HOLE (64 << 10)
 /* Pieces from this size on go through the bounce buffer when their memory is off the file's alignment
-   and the kernel's copy runs slowly there (base/copyspeed.h; a 1 KiB read: 1.33 us against 1.00 us a
+   and the kernel's copy runs slowly there (base/copy_shift.h; a 1 KiB read: 1.33 us against 1.00 us a
    call, the copy out costs less). */
 #define COLIO_DIRECT_ALIGN_MIN 1024
 
@@ -79,17 +79,17 @@ static int64_t bounce_bytes(const colio_op_t *op) { return op->fh->round_bytes[o
  * bounce_bytes, at most cb_buffer_size, taken from the file's buffer cache
  * (no fresh page faults per call) when first needed, used by one job at a
  * time (the others move straight between user memory and the file). 1 when
- * slot s may use it.
+ * job s may use it.
  */
-static int bounce_ready(colio_op_t *op, colio_direct_slot_t *s)
+static int bounce_ready(colio_op_t *op, colio_direct_job_t *s)
 {
     colio_direct_t *d = &op->dir;
-    int me = (int)(s - d->slot);
+    int me = (int)(s - d->jobs);
     if (d->bounce_owner >= 0 && d->bounce_owner != me)
         return 0; /* another job's: this one ends here */
     size_t size = (size_t)bounce_bytes(op) + COLIO_READ_ALIGN; /* room to align the first read */
     if (d->bounce == NULL &&
-        (d->bounce = colio_buf_take_aligned(&op->fh->bufs, size, COLIO_READ_ALIGN, &d->bounce_cap)) == NULL) {
+        (d->bounce = colio_pool_buf_take_aligned(&op->fh->bufs, size, COLIO_READ_ALIGN, &d->bounce_cap)) == NULL) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte buffer", (long long)size);
         op->io_failed = 1;
         return 0;
@@ -105,7 +105,7 @@ static int64_t held_memory(const colio_op_t *op)
     return op->dir.lists_memory + (op->dir.bounce ? (int64_t)op->dir.bounce_cap : 0);
 }
 
-static int add_copy(colio_direct_slot_t *s, int64_t pos, int64_t boff, int64_t len)
+static int add_copy(colio_direct_job_t *s, int64_t pos, int64_t boff, int64_t len)
 {
     if (s->ncopies == s->copies_cap) {
         int64_t cap = s->copies_cap ? 2 * s->copies_cap : 16;
@@ -124,14 +124,14 @@ static int add_copy(colio_direct_slot_t *s, int64_t pos, int64_t boff, int64_t l
  * buffer (writes gather now, reads copy out when the job is done). Returns
  * the bytes taken, 0 when the bounce buffer is full, -1 when out of memory.
  */
-static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const colio_piece_t *p, int64_t n)
+static int64_t add_piece_part(colio_op_t *op, colio_direct_job_t *s, const colio_piece_t *p, int64_t n)
 {
     colio_direct_t *d = &op->dir;
     int64_t pos = p->pos + d->part, off = p->off + d->part;
     char *m = colio_mem_contig(&op->mem, pos, n);
     int detour = m && colio_direct_misaligned(op->args.kind, m, n, off);
     if (m && !detour)
-        return colio_aio_job_add(&s->job, m, n, off) == 0 ? n : -1;
+        return colio_exec_job_add(&s->job, m, n, off) == 0 ? n : -1;
     /* big pieces at their file offset's alignment; small ones packed (a pad each would crowd the buffer) */
     int64_t pad = alignment_matters(n) ? align_pad(s->bounce_used, off) : 0;
     int64_t room = bounce_bytes(op) - s->bounce_used - pad;
@@ -144,7 +144,7 @@ static int64_t add_piece_part(colio_op_t *op, colio_direct_slot_t *s, const coli
         colio_mem_gather(&op->mem, pos, n, b);
     else if (add_copy(s, pos, s->bounce_used, n) != 0)
         return -1;
-    if (colio_aio_job_add(&s->job, b, n, off) != 0)
+    if (colio_exec_job_add(&s->job, b, n, off) != 0)
         return -1;
     s->bounce_used += n;
     op->stats.detour_bytes += detour ? n : 0;
@@ -206,14 +206,14 @@ static int sieve_chunk_ends(colio_op_t *op, int64_t *ei, int64_t *ek, int64_t *e
 }
 
 /* A sieved read: the extent of the pieces up to (ei, ek) in one call into the bounce buffer. */
-static void fill_sieve(colio_op_t *op, colio_direct_slot_t *s, int64_t ei, int64_t ek, int64_t end)
+static void fill_sieve(colio_op_t *op, colio_direct_job_t *s, int64_t ei, int64_t ek, int64_t end)
 {
     colio_direct_t *d = &op->dir;
     colio_piece_t first = piece_at(&op->acc, d->i, d->k);
     if (!bounce_ready(op, s))
         return; /* in use by another job (or not to be had: recorded) */
     int64_t pad = align_pad(0, first.off); /* the bounce buffer's byte b holds file byte base + b */
-    if (colio_aio_job_add(&s->job, d->bounce + pad, end - first.off, first.off) != 0) {
+    if (colio_exec_job_add(&s->job, d->bounce + pad, end - first.off, first.off) != 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing a read");
         op->io_failed = 1;
         return;
@@ -224,7 +224,7 @@ static void fill_sieve(colio_op_t *op, colio_direct_slot_t *s, int64_t ei, int64
 }
 
 /* The next job: pieces from the cursor on, at most cb_buffer_size bytes and COLIO_DIRECT_MAX_CALLS calls. */
-static void fill_job(colio_op_t *op, colio_direct_slot_t *s)
+static void fill_job(colio_op_t *op, colio_direct_job_t *s)
 {
     colio_direct_t *d = &op->dir;
     const colio_access_t *acc = &op->acc;
@@ -232,7 +232,7 @@ static void fill_job(colio_op_t *op, colio_direct_slot_t *s)
     int64_t cap = op->nonblocking ? op->fh->hints.cb_buffer_size : INT64_MAX, bytes = 0, ei, ek, end;
     int reading = op->args.kind == COLIO_OP_READ;
     s->chain_failed = 0;
-    colio_aio_job_reset(&s->job, reading ? COLIO_AIO_READ : COLIO_AIO_WRITE, op->fh->store, op->fh->st,
+    colio_exec_job_reset(&s->job, reading ? COLIO_EXEC_READ : COLIO_EXEC_WRITE, op->fh->store, op->fh->st,
                         d->overlap ? &s->chain_failed : &d->chain_failed);
     s->job.keep_past_eof = op->early; /* the end of file is not agreed yet: what lies past it stays */
     s->bounce_used = s->ncopies = 0, s->sieve = 0, s->uses_bounce = 0;
@@ -265,7 +265,7 @@ static void fill_job(colio_op_t *op, colio_direct_slot_t *s)
 }
 
 /* Reads: the bytes of a done job from the bounce buffer into user memory. */
-static void copy_out(colio_op_t *op, colio_direct_slot_t *s)
+static void copy_out(colio_op_t *op, colio_direct_job_t *s)
 {
     if (op->args.kind != COLIO_OP_READ || op->io_failed)
         return;
@@ -290,7 +290,7 @@ static void copy_out(colio_op_t *op, colio_direct_slot_t *s)
     }
 }
 
-static void finish_slot(colio_op_t *op, colio_direct_slot_t *s, int ran_here)
+static void finish_job(colio_op_t *op, colio_direct_job_t *s, int ran_here)
 {
     s->busy = 0;
     colio_op_fold_job(op, &s->job, ran_here);
@@ -303,42 +303,42 @@ static void finish_slot(colio_op_t *op, colio_direct_slot_t *s, int ran_here)
 }
 
 /* The oldest job in flight, or NULL. */
-static colio_direct_slot_t *oldest_busy(colio_direct_t *d)
+static colio_direct_job_t *oldest_busy(colio_direct_t *d)
 {
-    colio_direct_slot_t *o = NULL;
-    for (int j = 0; j < d->nslots; j++)
-        if (d->slot[j].busy && (o == NULL || d->slot[j].seq < o->seq))
-            o = &d->slot[j];
+    colio_direct_job_t *o = NULL;
+    for (int j = 0; j < d->njobs; j++)
+        if (d->jobs[j].busy && (o == NULL || d->jobs[j].seq < o->seq))
+            o = &d->jobs[j];
     return o;
 }
 
-/* A slot with no job and no buffers: what fill_job does not set (colio_aio_job_reset and the
+/* A job with no calls and no buffers: what fill_job does not set (colio_exec_job_reset and the
    per-job fields do the rest). */
-static void slot_clear(colio_direct_slot_t *s)
+static void job_clear(colio_direct_job_t *s)
 {
     s->busy = 0, s->seq = 0;
     s->copies = NULL, s->ncopies = s->copies_cap = 0;
     s->job.calls = NULL, s->job.ncalls = s->job.cap = 0;
 }
 
-static colio_direct_slot_t *free_slot(colio_direct_t *d)
+static colio_direct_job_t *free_job(colio_direct_t *d)
 {
-    for (int j = 0; j < d->nslots; j++)
-        if (!d->slot[j].busy)
-            return &d->slot[j];
-    if (d->nslots == COLIO_DIRECT_JOBS)
+    for (int j = 0; j < d->njobs; j++)
+        if (!d->jobs[j].busy)
+            return &d->jobs[j];
+    if (d->njobs == COLIO_DIRECT_JOBS)
         return NULL;
-    colio_direct_slot_t *s = &d->slot[d->nslots++];
-    slot_clear(s);
+    colio_direct_job_t *s = &d->jobs[d->njobs++];
+    job_clear(s);
     return s;
 }
 
 /* Fold the done jobs, oldest first (a later one may finish first; its turn comes after the older). */
 static void collect(colio_op_t *op)
 {
-    colio_direct_slot_t *s;
+    colio_direct_job_t *s;
     while ((s = oldest_busy(&op->dir)) != NULL && colio_op_job_done(op, &s->job))
-        finish_slot(op, s, 0);
+        finish_job(op, s, 0);
 }
 
 /*
@@ -377,7 +377,7 @@ int colio_step_direct(colio_op_t *op)
     for (;;) {
         collect(op);
         int more = d->i < op->acc.n && !op->io_failed;
-        colio_direct_slot_t *s = more ? free_slot(d) : NULL;
+        colio_direct_job_t *s = more ? free_job(d) : NULL;
         if (!more && oldest_busy(d) == NULL) {
             colio_direct_free(op);
             op->phase = op->early ? COLIO_PH_PROPOSE : COLIO_PH_FINAL;
@@ -399,24 +399,24 @@ int colio_step_direct(colio_op_t *op)
         s->busy = 1;
         s->seq = d->submitted++;
         if (!colio_op_submit_job(op, &s->job, op->nonblocking || d->overlap))
-            finish_slot(op, s, 1);
+            finish_job(op, s, 1);
     }
 }
 
 void colio_direct_free(colio_op_t *op)
 {
     colio_direct_t *d = &op->dir;
-    for (int j = 0; j < d->nslots; j++) {
-        colio_direct_slot_t *s = &d->slot[j];
+    for (int j = 0; j < d->njobs; j++) {
+        colio_direct_job_t *s = &d->jobs[j];
         if (s->job.calls == NULL && s->copies == NULL && !s->busy)
-            continue; /* never used (most calls use one slot, many none) */
+            continue; /* never used (most calls use one job, many none) */
         if (s->busy) /* abandoned with a job in flight: the executor still uses its memory */
-            colio_aio_wait(&s->job);
-        colio_aio_job_free(&s->job);
+            colio_exec_wait(&s->job);
+        colio_exec_job_free(&s->job);
         free(s->copies);
-        slot_clear(s);
+        job_clear(s);
     }
-    colio_buf_give(&op->fh->bufs, d->bounce, d->bounce_cap);
+    colio_pool_buf_give(&op->fh->bufs, d->bounce, d->bounce_cap);
     d->bounce = NULL, d->bounce_cap = 0, d->bounce_owner = -1;
 }
 
@@ -460,7 +460,7 @@ void colio_direct_early_done(colio_op_t *op)
     op->early_bytes = op->acc.nbytes;
     op->early_pieces = op->acc.npieces;
     colio_access_free(&op->acc);
-    colio_direct_t *d = &op->dir; /* the slots were emptied (colio_direct_free): the cursor starts afresh */
+    colio_direct_t *d = &op->dir; /* the jobs were emptied (colio_direct_free): the cursor starts afresh */
     d->started = 0, d->i = d->k = d->part = d->plain_i = d->plain_k = 0, d->submitted = 0, d->chain_failed = 0;
     op->early = 0;
 }

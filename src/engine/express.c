@@ -109,7 +109,7 @@ static int plan_proposed(const colio_file *fh, const colio_op_args_t *a, int64_t
 static int qualifies(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, colio_op_t *room)
 {
     int64_t nbytes = 0;
-    if (!fh->hints.express || fh->nops != 0 || !file_allows(fh, a) || colio_nb_caller_needed())
+    if (!fh->hints.express || fh->nops != 0 || !file_allows(fh, a) || colio_progress_caller_needed())
         return 0;
     colio_coll_init(&x->coll, fh->cfg.coll, colio_op_agreement_tag(fh->op_seq), fh->agree_shm);
     if (!one_piece(fh, a, x, &nbytes))
@@ -123,12 +123,12 @@ static int qualifies(colio_file *fh, const colio_op_args_t *a, colio_express_t *
     return 1;
 }
 
-_Static_assert(sizeof(((colio_aio_job_t *)0)->local) >= sizeof(colio_aio_call_t), "a one-call job allocates nothing");
+_Static_assert(sizeof(((colio_exec_job_t *)0)->local) >= sizeof(colio_exec_call_t), "a one-call job allocates nothing");
 
 /* A blocking call's job runs here (colio_op_submit_job); x->now is its last reading, where the next phase starts. */
-static void run_job(colio_express_t *x, colio_aio_job_t *job)
+static void run_job(colio_express_t *x, colio_exec_job_t *job)
 {
-    colio_aio_job_run(job);
+    colio_exec_job_run(job);
     x->now = colio_clock_now_at(job->ended);
 }
 
@@ -143,7 +143,7 @@ static void move_piece(colio_file *fh, colio_express_t *x)
         return;
     }
     x->job.keep_past_eof = 1; /* the end of file is not agreed yet: bytes past it stay as they were */
-    colio_aio_job_add(&x->job, x->mem, x->len, x->off); /* one call: the job's own room (asserted above) */
+    colio_exec_job_add(&x->job, x->mem, x->len, x->off); /* one call: the job's own room (asserted above) */
     run_job(x, &x->job);
 }
 
@@ -235,22 +235,22 @@ static void finish(colio_file *fh, const colio_op_args_t *a, colio_express_t *x,
     int64_t moved = moved_bytes(x);
     if (colio_status_wanted(status))
         MPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)moved);
-    colio_nb_lock(); /* the statistics: colio_get_stats reads them under it */
+    colio_progress_lock(); /* the statistics: colio_get_stats reads them under it */
     if (a->use_fp)
         fh->fp += moved / fh->view.etype_size;
     record(fh, a, x, moved);
-    colio_array_release_set(&fh->bufs, room);
-    colio_nb_unlock();
+    colio_pool_array_release_set(&fh->bufs, room);
+    colio_progress_unlock();
 }
 
 /* The agreed words ask for more: the operation the call would have been runs the rest. */
 static int hand_over(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, colio_op_t *op, MPI_Status *status)
 {
-    colio_nb_lock();
+    colio_progress_lock();
     colio_op_resume(op, fh, a, x);
-    colio_nb_run(op);
+    colio_progress_run(op);
     int code = colio_op_finish(op, status);
-    colio_nb_unlock();
+    colio_progress_unlock();
     return code;
 }
 
@@ -269,23 +269,23 @@ int colio_express_run(colio_file *fh, const colio_op_args_t *args, MPI_Status *s
 {
     colio_express_t x;
     x.t_start = x.now = colio_clock_now();
-    colio_nb_lock();
+    colio_progress_lock();
     int taken = qualifies(fh, args, &x, op);
-    colio_nb_unlock(); /* neither the storage call nor the waits hold it */
+    colio_progress_unlock(); /* neither the storage call nor the waits hold it */
     if (!taken)
         return 0;
     x.t_meta = 0, x.coll_rc = MPI_SUCCESS, x.coll_posted = 0;
     x.stage_job_ran = x.stage_failed = 0;
     /* both jobs idle (a staged piece makes no call of its own, a rank not first on its node none for the node) */
-    colio_aio_job_init(&x.job, args->kind == COLIO_OP_WRITE ? COLIO_AIO_WRITE : COLIO_AIO_READ, fh->store, fh->st);
-    colio_aio_job_init(&x.stage_job, COLIO_AIO_WRITE, fh->store, fh->st);
+    colio_exec_job_init(&x.job, args->kind == COLIO_OP_WRITE ? COLIO_EXEC_WRITE : COLIO_EXEC_READ, fh->store, fh->st);
+    colio_exec_job_init(&x.stage_job, COLIO_EXEC_WRITE, fh->store, fh->st);
     if (run(fh, &x)) {
         finish(fh, args, &x, op, status);
         *code = COLIO_SUCCESS;
     } else {
         *code = hand_over(fh, args, &x, op, status);
     }
-    colio_aio_job_free(&x.stage_job);
+    colio_exec_job_free(&x.stage_job);
     colio_access_free(&x.acc);
     return 1;
 }

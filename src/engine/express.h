@@ -24,8 +24,8 @@ typedef struct colio_express {
     int64_t off, len;            /* ... its place in the file */
     int staged;                  /* ... copied into node-shared memory for the node's first rank (stage.c) */
     int64_t stage_seq;           /* the SETUP agreement's number among the node's slots (0: not through them) */
-    colio_aio_job_t job;         /* the piece's storage call (not staged) */
-    colio_aio_job_t stage_job;   /* the node's first rank: the node's staged pieces */
+    colio_exec_job_t job;         /* the piece's storage call (not staged) */
+    colio_exec_job_t stage_job;   /* the node's first rank: the node's staged pieces */
     int stage_job_ran, stage_failed; /* ... run (its results valid); it could not be listed (no memory) */
     colio_coll_t coll;           /* the agreements, as the operation's own would be (same tag, same slots) */
     MPI_Op setup_op;             /* colio_setup_op, created under the progress lock */

@@ -2,7 +2,7 @@
  * The operation state machine: driver, the local INIT step, the SETUP
  * agreement, the FINAL error agreement and the end of an operation.
  */
-#include "base/bigmem.h"
+#include "base/pool.h"
 #include "base/clock.h"
 #include "base/status.h"
 #include "engine/op.h"
@@ -64,7 +64,7 @@ static void zero_op(colio_op_t *op)
         {offsetof(colio_op_t, coll), sizeof op->coll}, /* colio_coll_init, below */
         /* the rounds' state but for the INIT arrays it holds: colio_round_state_zero when PLAN starts */
         {offsetof(colio_op_t, rnd), offsetof(colio_round_t, req_slices)},
-        {offsetof(colio_op_t, dir.slot), sizeof op->dir.slot}, /* free_slot (direct.c), one job slot at a time */
+        {offsetof(colio_op_t, dir.jobs), sizeof op->dir.jobs}, /* free_job (direct.c), one job at a time */
     };
     size_t from = 0;
     for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++) {
@@ -86,7 +86,7 @@ void colio_round_state_zero(colio_op_t *op)
 
 /*
  * Tags of their own for both exchanges and the agreements of each operation,
- * so consecutive operations on one communicator never match (2048 slots * 9
+ * so consecutive operations on one communicator never match (2048 tag slots * 9
  * tags stays under the smallest MPI_TAG_UB an implementation may have, 32767).
  */
 static int tag_slot(int64_t seq) { return (int)(seq % 2048); }
@@ -360,45 +360,32 @@ void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t 
 
 /* ---- storage jobs ------------------------------------------------------------- */
 
-/* The executor of the hints (colio_io_executor); under SMPI always inline (a pthread is not a simulated process). */
-static const colio_aio_ops_t *executor_of(const colio_file *fh)
-{
-#ifdef COLIO_SMPI
-    (void)fh;
-    return &colio_aio_inline;
-#else
-    const colio_aio_ops_t *ex = colio_aio_find(fh->hints.io_executor);
-    return ex ? ex : &colio_aio_thread;
-#endif
-}
-
-int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job, int background)
+int colio_op_submit_job(colio_op_t *op, colio_exec_job_t *job, int background)
 {
     colio_file *fh = op->fh;
     if (!background) { /* a blocking call with nothing to do meanwhile: a hand-off would only cost */
-        colio_aio_job_run(job);
+        colio_exec_job_run(job);
         return 0;
     }
-    if (!fh->aio_ref) { /* counted while the file is open (engine/aio.h) */
-        colio_aio_acquire();
-        fh->aio_ref = 1;
+    if (!fh->exec) { /* held from the first job until the file closes or changes hints (api/file.c) */
+        fh->exec = colio_exec_pick(fh->hints.io_executor);
+        colio_exec_hold(fh->exec, fh->hints.io_threads);
     }
-    colio_aio_threads(fh->hints.io_threads); /* here, so colio_set_info's value holds too */
-    if (colio_aio_submit(executor_of(fh), job) == 0) {
+    if (colio_exec_submit(fh->exec, job) == 0) {
         op->stats.io_jobs_handed++;
         return 1;
     }
-    colio_aio_job_run(job); /* no executor took it (inline): here, as a synchronous call would */
+    colio_exec_job_run(job); /* no executor took it (inline): here, as a synchronous call would */
     return 0;
 }
 
-int colio_op_job_done(colio_op_t *op, colio_aio_job_t *job)
+int colio_op_job_done(colio_op_t *op, colio_exec_job_t *job)
 {
     (void)op;
-    return colio_aio_done(job);
+    return colio_exec_done(job);
 }
 
-void colio_op_fold_job(colio_op_t *op, colio_aio_job_t *job, int ran_here)
+void colio_op_fold_job(colio_op_t *op, colio_exec_job_t *job, int ran_here)
 {
     op->stats.io_calls += job->calls_made;
     op->stats.io_bytes += job->bytes;
@@ -407,8 +394,8 @@ void colio_op_fold_job(colio_op_t *op, colio_aio_job_t *job, int ran_here)
     else if (!job->ran_by_caller && !job->waited) /* a wait counted the time it waited as io */
         op->stats.time.io_async += job->seconds;
     if (job->rc != 0) {
-        const colio_aio_call_t *c = &job->calls[job->failed_call];
-        colio_op_io_error(op, job->rc, job->kind == COLIO_AIO_WRITE ? "write" : "read", c->off, c->len);
+        const colio_exec_call_t *c = &job->calls[job->failed_call];
+        colio_op_io_error(op, job->rc, job->kind == COLIO_EXEC_WRITE ? "write" : "read", c->off, c->len);
     }
 }
 
@@ -418,7 +405,7 @@ void colio_op_io_wait(colio_op_t *op)
 {
     double t0 = colio_clock_now();
     op->io_wait->waited = 1;
-    colio_aio_wait(op->io_wait); /* folded by the next step */
+    colio_exec_wait(op->io_wait); /* folded by the next step */
     op->stats.time.io += colio_clock_now() - t0;
     op->io_wait = NULL;
 }
@@ -504,7 +491,7 @@ static int init_access(colio_op_t *op)
     return 0;
 }
 
-/* Bytes of an INIT array of kind (bufcache.h) for this operation's ranks and aggregators. */
+/* Bytes of an INIT array of kind (base/pool.h) for this operation's ranks and aggregators. */
 static size_t array_bytes_of(const colio_op_t *op, int kind)
 {
     size_t np = (size_t)op->fh->nprocs, na = (size_t)op->arr_naggs;
@@ -552,11 +539,11 @@ static size_t array_bytes(const colio_op_t *op, int kind) { return array_sizes(o
 
 void colio_op_give_array(colio_op_t *op, int kind, void *p)
 {
-    colio_array_give(&op->fh->bufs, kind, p, array_bytes(op, kind));
+    colio_pool_array_give(&op->fh->bufs, kind, p, array_bytes(op, kind));
 }
 
-/* Where each INIT array lives in the operation, indexed by its kind (bufcache.h's order). */
-static void init_array_slots(colio_op_t *op, void **slots[COLIO_ARR_KINDS])
+/* Where each INIT array lives in the operation, indexed by its kind (base/pool.h's order). */
+static void init_array_places(colio_op_t *op, void **places[COLIO_ARR_KINDS])
 {
     colio_plan_t *p = &op->plan;
     void **all[] = {(void **)&p->send_counts, (void **)&p->recv_counts, (void **)&p->to_agg,
@@ -564,8 +551,8 @@ static void init_array_slots(colio_op_t *op, void **slots[COLIO_ARR_KINDS])
                     (void **)&op->rnd.req_slices, (void **)&op->rnd.agg_slices, (void **)&op->pat_mine,
                     (void **)&op->pat_counts, (void **)&op->pat_displs, (void **)&op->counts.senders,
                     (void **)&op->counts.msg, (void **)&op->counts.reqs};
-    _Static_assert(sizeof all / sizeof all[0] == COLIO_ARR_KINDS, "every INIT array, in bufcache.h's order");
-    memcpy(slots, all, sizeof all);
+    _Static_assert(sizeof all / sizeof all[0] == COLIO_ARR_KINDS, "every INIT array, in base/pool.h's order");
+    memcpy(places, all, sizeof all);
 }
 
 /* The kinds to take: the sparse counts step's arrays only where that step may run. */
@@ -599,26 +586,26 @@ static int init_plan_memory(colio_op_t *op)
 {
     init_arrays_shape(op);
     const size_t *sizes = array_sizes(op);
-    if (colio_array_reserve_set(&op->fh->bufs, init_arrays_key(op), op))
+    if (colio_pool_array_reserve_set(&op->fh->bufs, init_arrays_key(op), op))
         return 0;
-    void **slots[COLIO_ARR_KINDS];
-    init_array_slots(op, slots);
-    if (colio_array_take_set(&op->fh->bufs, op->arr_kinds, sizes, slots))
+    void **places[COLIO_ARR_KINDS];
+    init_array_places(op, places);
+    if (colio_pool_array_take_set(&op->fh->bufs, op->arr_kinds, sizes, places))
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %d ranks", op->fh->nprocs);
     return 0;
 }
 
 /*
  * The reserved INIT arrays, taken for a call that plans. They cannot be
- * missing: while reserved no other operation takes them (bufcache.h).
+ * missing: while reserved no other operation takes them (base/pool.h).
  */
 static void take_reserved_arrays(colio_op_t *op)
 {
-    if (!colio_array_release_set(&op->fh->bufs, op))
+    if (!colio_pool_array_release_set(&op->fh->bufs, op))
         return;
-    void **slots[COLIO_ARR_KINDS];
-    init_array_slots(op, slots);
-    int missing = colio_array_take_set(&op->fh->bufs, op->arr_kinds, array_sizes(op), slots);
+    void **places[COLIO_ARR_KINDS];
+    init_array_places(op, places);
+    int missing = colio_pool_array_take_set(&op->fh->bufs, op->arr_kinds, array_sizes(op), places);
     assert(!missing);
     (void)missing;
 }
@@ -780,9 +767,9 @@ int colio_step_init(colio_op_t *op)
 int colio_step_start(colio_op_t *op)
 {
     if (op->comm == MPI_COMM_NULL) { /* a nonblocking operation whose slot is still forming */
-        int formed = colio_nb_slot_formed(op);
+        int formed = colio_lane_formed(op);
         if (formed < 0)
-            colio_nb_slot_lost(op);
+            colio_lane_lost(op);
         if (formed <= 0)
             return COLIO_STEP_WAIT;
     }
@@ -1151,7 +1138,7 @@ int64_t colio_op_memory(const colio_op_t *op)
     int64_t own_runs = (op->acc.borrowed ? 0 : op->acc.n) + (op->key.flat ? 0 : op->key.n);
     int64_t m = own_runs * (int64_t)sizeof(colio_run_t) + (int64_t)p->meta_pool_cap;
     if (op->planned) /* the rounds' state is set from PLAN on */
-        m += (int64_t)r->cbuf_cap + (int64_t)r->stage_cap + r->agg_stage_size + r->aside_size + r->cov.cap_words * 8 +
+        m += (int64_t)r->cbuf_cap + (int64_t)r->pack_cap + r->agg_pack_size + r->aside_size + r->cov.cap_words * 8 +
              r->cov.cap_runs * (int64_t)sizeof(colio_piece_t);
     for (int i = 0; p->to_agg && i < p->naggs; i++)
         m += colio_meta_bytes(p->to_agg[i].words, p->to_agg[i].cap) +
@@ -1224,11 +1211,11 @@ static void give_init_arrays(colio_op_t *op)
 {
     if (op->arr_kinds == 0) /* INIT failed before it took or reserved any */
         return;
-    if (colio_array_release_set(&op->fh->bufs, op)) /* reserved, never taken: the set stays whole in the cache */
+    if (colio_pool_array_release_set(&op->fh->bufs, op)) /* reserved, never taken: the set stays whole in the cache */
         return;
-    void **slots[COLIO_ARR_KINDS];
-    init_array_slots(op, slots);
-    colio_array_give_unused_set(&op->fh->bufs, op->arr_kinds, init_arrays_key(op), array_sizes(op), slots);
+    void **places[COLIO_ARR_KINDS];
+    init_array_places(op, places);
+    colio_pool_array_give_unused_set(&op->fh->bufs, COLIO_ARR_KINDS, op->arr_kinds, init_arrays_key(op), array_sizes(op), places);
 }
 
 int colio_op_finish(colio_op_t *op, MPI_Status *status)
@@ -1274,17 +1261,17 @@ int colio_op_reserve_arrays(colio_op_t *room, colio_file *fh)
     room->fh = fh;
     init_arrays_shape(room);
     uint64_t key = init_arrays_key(room);
-    if (colio_array_reserve_set(&fh->bufs, key, room))
+    if (colio_pool_array_reserve_set(&fh->bufs, key, room))
         return 1;
     /* none kept (a file's first call, another aggregator count): taken and kept unused, as a call that
        never planned gives them back (give_init_arrays), so the reservation cannot fail later */
-    void **slots[COLIO_ARR_KINDS];
-    init_array_slots(room, slots);
+    void **places[COLIO_ARR_KINDS];
+    init_array_places(room, places);
     for (int k = 0; k < COLIO_ARR_KINDS; k++)
-        *slots[k] = NULL; /* room is not an operation yet: the kinds not taken must read as none */
-    int missing = colio_array_take_set(&fh->bufs, room->arr_kinds, array_sizes(room), slots);
-    colio_array_give_unused_set(&fh->bufs, room->arr_kinds, key, array_sizes(room), slots); /* also what it got */
-    return !missing && colio_array_reserve_set(&fh->bufs, key, room);
+        *places[k] = NULL; /* room is not an operation yet: the kinds not taken must read as none */
+    int missing = colio_pool_array_take_set(&fh->bufs, room->arr_kinds, array_sizes(room), places);
+    colio_pool_array_give_unused_set(&fh->bufs, COLIO_ARR_KINDS, room->arr_kinds, key, array_sizes(room), places); /* also what it got */
+    return !missing && colio_pool_array_reserve_set(&fh->bufs, key, room);
 }
 
 /* x's storage results and agreements, as the steps up to SETUP would have left them (early or staged). */

@@ -51,7 +51,7 @@
 #include "base/hints.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
-#include "engine/aio.h"
+#include "exec/exec.h"
 #include "engine/strategy.h"
 
 struct colio_file;
@@ -201,10 +201,10 @@ typedef struct colio_slice {
     int64_t bytes, pieces;
     char *buf;         /* where the message lands or leaves from */
     int contig;        /* aggregator side: file-contiguous; requester side: stream-contiguous */
-    int staged;        /* buf is a staging area: pack before sending / unpack after receiving */
-    unsigned aside;    /* requester side: staged only to keep MPI's copy off this slow shift (round.c) */
+    int packed;        /* buf is in a packing buffer: pack before sending / unpack after receiving */
+    unsigned aside;    /* requester side: packed only to keep MPI's copy off this slow shift (round.c) */
     MPI_Datatype type; /* MPI_BYTE, or a derived type over buf freed after the round */
-    int64_t stage_off; /* staged slices: offset in the staging buffer */
+    int64_t pack_off;  /* packed slices: offset in the packing buffer */
     MPI_Aint tdisp;    /* requester side, one-sided: where the slice lives in the aggregator's window */
     MPI_Datatype ttype; /* ... as MPI_BYTE (contiguous) or a derived type freed after the round */
 } colio_slice_t;
@@ -221,7 +221,7 @@ typedef struct colio_round_buf {
     int busy;                    /* job submitted, its results not yet folded into the operation */
     int ahead;                   /* reads: holds (or is reading) round `round` ahead of time */
     int64_t round;
-    colio_aio_job_t job;
+    colio_exec_job_t job;
 } colio_round_buf_t;
 
 typedef struct colio_round {
@@ -234,11 +234,11 @@ typedef struct colio_round {
     int cur;                     /* buffer of the aggregator's current (or next) round */
     int chain_failed;            /* the helper's: one of this operation's jobs failed, skip the rest */
     colio_round_buf_t *fetch;    /* the buffer whose read of this round (or of its holes) is in flight */
-    char *stage;                 /* requester: staging for packed messages */
-    int64_t stage_size;
-    size_t stage_cap;
-    char *agg_stage;             /* aggregator: staging for packed messages */
-    int64_t agg_stage_size;
+    char *pack;                  /* requester: the packing buffer of its messages */
+    int64_t pack_size;
+    size_t pack_cap;
+    char *agg_pack;              /* aggregator: the packing buffer of its messages */
+    int64_t agg_pack_size;
     char *aside;                 /* requester: messages kept off a slow shift from or to user memory (round.c) */
     int64_t aside_size;
     colio_slice_t *req_slices;   /* requester side, up to naggs */
@@ -247,7 +247,7 @@ typedef struct colio_round {
     int nagg;
     colio_coverage_t cov;        /* aggregator: bytes of the round asked for (first, last, covered, overlap) */
     int sieve;                   /* access [cov.first, cov.last) as one extent */
-    int64_t stage_used;
+    int64_t pack_used;
     colio_xchg_t x;
 } colio_round_t;
 
@@ -256,8 +256,8 @@ typedef struct colio_direct_copy {
     int64_t pos, boff, len;
 } colio_direct_copy_t;
 
-typedef struct colio_direct_slot {
-    colio_aio_job_t job;
+typedef struct colio_direct_job {
+    colio_exec_job_t job;
     int busy;                    /* submitted, not yet folded into the operation */
     int64_t seq;                 /* submission order: jobs are folded oldest first */
     int chain_failed;            /* the executor's, when the jobs overlap (colio_direct_t overlap) */
@@ -269,21 +269,21 @@ typedef struct colio_direct_slot {
     int64_t si, sk, ei, ek, base;
     colio_direct_copy_t *copies;
     int64_t ncopies, copies_cap;
-} colio_direct_slot_t;
+} colio_direct_job_t;
 
 typedef struct colio_direct {
     int started;
-    int nslots;                  /* slot[0..nslots) zeroed and in use so far: colio_op_init leaves them (1.6 KB),
-                                    a job's slot is zeroed when first needed (one for most calls) */
+    int njobs;                   /* jobs[0..njobs) zeroed and in use so far: colio_op_init leaves them (1.6 KB),
+                                    a job is zeroed when first needed (one for most calls) */
     /* COLIO_DIRECT_JOBS (engine/strategy.h) in flight, each at most cb_buffer_size bytes, one at a time
        through the bounce buffer, so the step fills one while the others run */
-    colio_direct_slot_t slot[COLIO_DIRECT_JOBS];
+    colio_direct_job_t jobs[COLIO_DIRECT_JOBS];
     int64_t i, k, part;          /* next piece (run i, piece k) and its bytes already in jobs */
     int64_t plain_i, plain_k;    /* reads: pieces before (run, piece) were judged not worth sieving */
     char *bounce;                /* a sieved read's bytes (direct.c, bounce_bytes), taken when first needed; one
                                     job at a time uses it */
     size_t bounce_cap;
-    int bounce_owner;            /* the slot whose job uses it, or -1 */
+    int bounce_owner;            /* the job that uses it, or -1 */
     int64_t submitted;
     int chain_failed;            /* the executor's: a job failed, later ones make no call */
     int overlap;                 /* storage calls wait: jobs of pieces_per_job pieces run at once (direct.c) */
@@ -292,7 +292,7 @@ typedef struct colio_direct {
     int64_t lists_memory;        /* colio_op_memory at the start: the lists do not change on this path */
 } colio_direct_t;
 
-/* The sparse counts step (engine/counts.c): INIT arrays, taken with the others (bufcache.h). */
+/* The sparse counts step (engine/counts.c): INIT arrays, taken with the others (base/pool.h). */
 #define COLIO_COUNTS_MSG_WORDS 5 /* a message: the sender's counts for one aggregator, its rank last */
 typedef struct colio_counts_state {
     int64_t *senders;     /* naggs words in (I send to aggregator i), naggs out (ranks that send to it) */
@@ -316,9 +316,9 @@ typedef struct colio_op {
     colio_phase_t after_gate;    /* GATE: the path SETUP chose */
     int64_t seq;                 /* operations started on the file before this one (same on every rank) */
     struct colio_op *next, *prev; /* the file's operations in flight, in issue order (engine/order.c) */
-    MPI_Comm comm;               /* collectives and messages: the file's, or a nonblocking slot's
-                                    (MPI_COMM_NULL until the slot formed: START waits for it) */
-    struct colio_nb_slot *slot;  /* nonblocking: its slot (engine/progress.h), NULL for blocking calls */
+    MPI_Comm comm;               /* collectives and messages: the file's, or a nonblocking lane's
+                                    (MPI_COMM_NULL until the lane formed: START waits for it) */
+    struct colio_lane *lane;  /* nonblocking: its lane (engine/progress.h), NULL for blocking calls */
     int nonblocking;             /* finished by whoever sees it done, not by its caller */
     void (*on_done)(struct colio_op *op); /* nonblocking: its owner's hook, called once it is DONE (lock held) */
     int claimed;                 /* a thread blocks in MPI on its requests: nobody else steps it */
@@ -335,7 +335,7 @@ typedef struct colio_op {
     colio_flat_t *memflat;
     int memflat_owned;
     int64_t nbytes;              /* requested bytes */
-    int arr_naggs;               /* aggregators the INIT arrays were sized for (bufcache.h) */
+    int arr_naggs;               /* aggregators the INIT arrays were sized for (base/pool.h) */
     unsigned arr_kinds;          /* ... the kinds taken (or reserved in the file's cache: take_reserved_arrays) */
     int early;                   /* the access moves through DIRECT before SETUP (colio_direct_early) */
     int64_t early_bytes, early_pieces; /* ... what it moved; the access is then empty */
@@ -364,7 +364,7 @@ typedef struct colio_op {
     int key_hashed;
     colio_round_t rnd;
     colio_direct_t dir;          /* DIRECT */
-    colio_aio_job_t *io_wait;    /* the storage job the step waits for (then no MPI request), or NULL */
+    colio_exec_job_t *io_wait;    /* the storage job the step waits for (then no MPI request), or NULL */
     colio_xchg_t meta;
     /* PATTERN: bytes per file domain, gathered (place_step.c) */
     int64_t *pat_mine;           /* (domain, bytes) pairs of this rank, room for naggs */
@@ -459,7 +459,7 @@ int colio_op_fail(colio_op_t *op, int code, const char *fmt, ...) __attribute__(
 /* Record a failed storage call (negative errno) and stop further storage I/O. */
 void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t off, int64_t len);
 /*
- * Storage jobs (engine/aio.h), the one way steps reach storage: submit hands
+ * Storage jobs (exec/exec.h), the one way steps reach storage: submit hands
  * a job to the I/O executor and returns 1, or runs it here and returns 0:
  * when the executor cannot take it, or when not in the background (a
  * blocking call that has nothing to do meanwhile: a nonblocking operation,
@@ -467,9 +467,9 @@ void colio_op_io_error(colio_op_t *op, int neg_errno, const char *what, int64_t 
  * done sets io_wait and returns COLIO_STEP_WAIT; fold records a done job's
  * statistics and error (ran_here: its time was the step's own).
  */
-int colio_op_submit_job(colio_op_t *op, colio_aio_job_t *job, int background);
-int colio_op_job_done(colio_op_t *op, colio_aio_job_t *job);
-void colio_op_fold_job(colio_op_t *op, colio_aio_job_t *job, int ran_here);
+int colio_op_submit_job(colio_op_t *op, colio_exec_job_t *job, int background);
+int colio_op_job_done(colio_op_t *op, colio_exec_job_t *job);
+void colio_op_fold_job(colio_op_t *op, colio_exec_job_t *job, int ran_here);
 /* Whether the step waits for a storage job (op->io_wait), and block until it is done. */
 int colio_op_io_pending(const colio_op_t *op);
 void colio_op_io_wait(colio_op_t *op);
@@ -488,14 +488,14 @@ int colio_stage_piece(colio_op_t *op);
 /* Whether a one-piece write of nbytes on fh stages (hints, and an agreement c on comm through the node's slots). */
 int colio_stage_fits(const struct colio_file *fh, const colio_coll_t *c, MPI_Comm comm, int64_t nbytes);
 /* The node's first rank: job, reset, lists the node's pieces staged for allreduce seq; their number, -1: no memory. */
-int colio_stage_node_job(const struct colio_file *fh, colio_coll_t *c, int64_t seq, colio_aio_job_t *job);
+int colio_stage_node_job(const struct colio_file *fh, colio_coll_t *c, int64_t seq, colio_exec_job_t *job);
 /* PROPOSE: name the staged piece for the SETUP agreement about to start. */
 void colio_stage_mark(colio_op_t *op);
 /* SETUP: go through STAGE first where some rank staged. */
 void colio_stage_route(colio_op_t *op);
 int colio_step_stage(colio_op_t *op);
 void colio_direct_early_done(colio_op_t *op);
-/* Give an INIT array of kind (bufcache.h) back to the file for the next operation. */
+/* Give an INIT array of kind (base/pool.h) back to the file for the next operation. */
 void colio_op_give_array(colio_op_t *op, int kind, void *p);
 /*
  * After posting a collective on op->coll (rc: what the MPI call returned):
@@ -526,7 +526,7 @@ int colio_round_sieve_worth(const colio_op_t *op, colio_toggle_t toggle, int64_t
 /*
  * Reads land at memory whose address equals their file offset modulo
  * COLIO_READ_ALIGN (docs/DESIGN.md, "Aligned reads"): a shift that is a
- * multiple of 64 is never one the kernel copies slowly (base/copyspeed.h).
+ * multiple of 64 is never one the kernel copies slowly (base/copy_shift.h).
  * Collective buffers and the direct path's bounce buffer are aligned to it
  * and have this much room besides.
  */
@@ -581,7 +581,7 @@ void colio_round_poke(colio_op_t *op);
 /*
  * Aggregator: decide where each source's message of the round lives: in
  * place in the collective buffer (one file run), described there by a
- * derived datatype, or in the staging buffer (packed). in_place allows the
+ * derived datatype, or in the packing buffer. in_place allows the
  * first two (not when requests of several ranks overlap in a write). The
  * staging buffer is grown once for the whole round before any pointer into
  * it is taken.
@@ -598,7 +598,7 @@ int colio_round_pipe_ready(colio_op_t *op, int64_t r, int has_data);
 /* Submit the job filled on buffer b (falls back to running it here). */
 void colio_round_pipe_submit(colio_op_t *op, colio_round_buf_t *b);
 /* Fill a job with the storage calls of a round: the covered extent in one call when whole, else one per run. */
-int colio_round_job_fill(colio_aio_job_t *job, const colio_coverage_t *c, int whole, char *cbuf, int64_t rs);
+int colio_round_job_fill(colio_exec_job_t *job, const colio_coverage_t *c, int whole, char *cbuf, int64_t rs);
 /*
  * Reads: my aggregator's next round after the current one, its extent and
  * its coverage in rnd.cov, without moving any list; 0 when there is none.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/bigmem.h"
+#include "base/pool.h"
 #include "engine/file.h"
 #include "engine/op.h"
 #include "engine/plancache.h"
@@ -119,7 +119,7 @@ static int alloc_cbuf(colio_op_t *op)
     int nbufs = want_pipeline(op) ? 2 : 1;
     for (int b = 0; b < nbufs; b++) {
         colio_round_buf_t *cb = &r->buf[b];
-        cb->mem = colio_buf_take_aligned(&op->fh->bufs, (size_t)size, cbuf_alignment(op->fh), &cb->cap);
+        cb->mem = colio_pool_buf_take_aligned(&op->fh->bufs, (size_t)size, cbuf_alignment(op->fh), &cb->cap);
         if (!cb->mem)
             return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte collective buffer",
                                  (long long)size);
@@ -239,7 +239,7 @@ static int alloc_metadata(colio_op_t *op)
     for (int s = 0; s < fh->nprocs; s++)
         if (s != fh->rank)
             total += p->recv_counts[COLIO_COUNT_WORDS * s + COLIO_CW_RUNS];
-    p->meta_pool = colio_buf_take(&fh->bufs, (size_t)colio_meta_bytes(p->meta_words, total) + sizeof(int64_t),
+    p->meta_pool = colio_pool_buf_take(&fh->bufs, (size_t)colio_meta_bytes(p->meta_words, total) + sizeof(int64_t),
                                   &p->meta_pool_cap);
     if (p->meta_pool == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for %lld metadata entries", (long long)total);
@@ -261,7 +261,7 @@ static int alloc_metadata(colio_op_t *op)
 }
 
 /* Requester: staging for rounds whose pieces cannot move straight from/to user memory. */
-static int64_t requester_stage_size(const colio_op_t *op)
+static int64_t requester_pack_size(const colio_op_t *op)
 {
     const colio_plan_t *p = &op->plan;
     if (op->mem.flat == NULL && op->acc.stream_order)
@@ -327,10 +327,10 @@ static int reserve_requests(colio_op_t *op)
 static int alloc_round_buffers(colio_op_t *op)
 {
     colio_round_t *r = &op->rnd;
-    r->stage_size = requester_stage_size(op);
-    if (r->stage_size > 0 && (r->stage = colio_buf_take(&op->fh->bufs, (size_t)r->stage_size, &r->stage_cap)) == NULL)
+    r->pack_size = requester_pack_size(op);
+    if (r->pack_size > 0 && (r->pack = colio_pool_buf_take(&op->fh->bufs, (size_t)r->pack_size, &r->pack_cap)) == NULL)
         return colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory for a %lld-byte staging buffer",
-                             (long long)r->stage_size);
+                             (long long)r->pack_size);
     /* the aggregator's staging buffer comes with the first round that packs (round.c), as large as it needs */
     return alloc_cbuf(op);
 }

@@ -1,5 +1,5 @@
 /* Reusable exchange plans: storage, lookup and eviction (see plancache.h). */
-#include "base/bigmem.h"
+#include "base/pool.h"
 #include "engine/plancache.h"
 
 #include <stdlib.h>
@@ -158,14 +158,14 @@ colio_plan_entry_t *colio_plancache_get(colio_plancache_t *c, int64_t id)
 
 void colio_plancache_touch(colio_plancache_t *c, colio_plan_entry_t *e) { e->last_used = ++c->clock; }
 
-void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs)
+void colio_plan_release(colio_plan_t *p, colio_pool_t *bufs)
 {
     colio_agg_lists_free(p->to_agg, p->naggs);
-    colio_array_free(p->to_agg);
-    colio_array_free(p->send_counts);
-    colio_array_free(p->recv_counts);
-    colio_array_free(p->from_src);
-    colio_buf_give(bufs, p->meta_pool, p->meta_pool_cap);
+    colio_pool_array_free(p->to_agg);
+    colio_pool_array_free(p->send_counts);
+    colio_pool_array_free(p->recv_counts);
+    colio_pool_array_free(p->from_src);
+    colio_pool_buf_give(bufs, p->meta_pool, p->meta_pool_cap);
     colio_domains_free(&p->dom);
     free(p->aggs_owned);
     if (p->xctx_owned)
@@ -175,7 +175,7 @@ void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs)
     p->my_agg = -1;
 }
 
-static void entry_free(colio_plan_entry_t *e, colio_bufcache_t *bufs)
+static void entry_free(colio_plan_entry_t *e, colio_pool_t *bufs)
 {
     colio_plan_release(&e->plan, bufs);
     colio_access_key_free(&e->key);
@@ -183,7 +183,7 @@ static void entry_free(colio_plan_entry_t *e, colio_bufcache_t *bufs)
 }
 
 /* The least recently used entry not in use, emptied; NULL when all are in use. */
-static colio_plan_entry_t *evict(colio_plancache_t *c, colio_bufcache_t *bufs)
+static colio_plan_entry_t *evict(colio_plancache_t *c, colio_pool_t *bufs)
 {
     int victim = -1;
     for (int i = 0; i < c->n; i++)
@@ -220,7 +220,7 @@ static void move_plan(colio_plan_t *to, colio_plan_t *from)
     memset(&from->dom, 0, sizeof from->dom);
 }
 
-void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_bufcache_t *bufs)
+void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_pool_t *bufs)
 {
     colio_plan_entry_t *e;
     if (cap <= 0 || !op->key_ok)
@@ -252,7 +252,7 @@ void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_
     move_plan(&e->plan, &op->plan);
 }
 
-void colio_plancache_clear(colio_plancache_t *c, colio_bufcache_t *bufs)
+void colio_plancache_clear(colio_plancache_t *c, colio_pool_t *bufs)
 {
     for (int i = 0; i < c->n; i++)
         entry_free(&c->e[i], bufs);

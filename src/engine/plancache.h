@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "access/access.h"
-#include "engine/bufcache.h"
+#include "base/pool.h"
 #include "engine/op.h"
 
 typedef struct colio_plan_entry {
@@ -94,10 +94,10 @@ colio_plan_entry_t *colio_plancache_get(colio_plancache_t *c, int64_t id);
 void colio_plancache_touch(colio_plancache_t *c, colio_plan_entry_t *e);
 /* Keep op's plan and key runs (moved out of op) as a new entry with id op->seq + 1, cap entries
    at most (nothing is stored when every entry is in use). */
-void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_bufcache_t *bufs);
+void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_pool_t *bufs);
 /* Drop every entry (hints changed, file closed). */
-void colio_plancache_clear(colio_plancache_t *c, colio_bufcache_t *bufs);
+void colio_plancache_clear(colio_plancache_t *c, colio_pool_t *bufs);
 /* Free the parts of a plan an entry owns. */
-void colio_plan_release(colio_plan_t *p, colio_bufcache_t *bufs);
+void colio_plan_release(colio_plan_t *p, colio_pool_t *bufs);
 
 #endif

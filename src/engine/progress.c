@@ -6,21 +6,21 @@
 
 #include "engine/file.h"
 #include "engine/progress.h"
-#include "engine/aio.h"
+#include "exec/exec.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;  /* the thread may have work */
-static colio_nb_file_t *files;                             /* open files */
+static colio_progress_file_t *files;                             /* open files */
 static pthread_t thread;
 static int thread_running, thread_stop;
-static int callers_waiting; /* threads stepping inside colio_nb_progress_until (not blocked in MPI) */
+static int callers_waiting; /* threads stepping inside colio_progress_until (not blocked in MPI) */
 
-void colio_nb_lock(void) { pthread_mutex_lock(&lock); }
-void colio_nb_unlock(void) { pthread_mutex_unlock(&lock); }
+void colio_progress_lock(void) { pthread_mutex_lock(&lock); }
+void colio_progress_unlock(void) { pthread_mutex_unlock(&lock); }
 
-colio_nb_file_t *colio_nb_files(void) { return files; }
+colio_progress_file_t *colio_progress_files(void) { return files; }
 
-void colio_nb_files_add(colio_nb_file_t *f)
+void colio_progress_files_add(colio_progress_file_t *f)
 {
     f->prev = NULL;
     f->next = files;
@@ -29,7 +29,7 @@ void colio_nb_files_add(colio_nb_file_t *f)
     files = f;
 }
 
-void colio_nb_files_remove(colio_nb_file_t *f)
+void colio_progress_files_remove(colio_progress_file_t *f)
 {
     if (f->prev)
         f->prev->next = f->next;
@@ -58,10 +58,10 @@ static int progress_file(colio_file *fh)
     return moved;
 }
 
-int colio_nb_progress_all(int threaded_only)
+int colio_progress_all(int threaded_only)
 {
     int moved = 0;
-    for (colio_nb_file_t *f = files; f; f = f->next)
+    for (colio_progress_file_t *f = files; f; f = f->next)
         if (!threaded_only || f->threaded)
             moved += progress_file(f->fh);
     return moved;
@@ -70,7 +70,7 @@ int colio_nb_progress_all(int threaded_only)
 /* Operations in flight that only a caller steps (files without a running thread), other than op. */
 static int others_need_caller(const colio_op_t *target)
 {
-    for (colio_nb_file_t *f = files; f; f = f->next)
+    for (colio_progress_file_t *f = files; f; f = f->next)
         if (!f->threaded || !thread_running)
             for (const colio_op_t *op = f->fh->ops_head; op; op = op->next)
                 if (op != target && op->phase != COLIO_PH_DONE)
@@ -78,7 +78,7 @@ static int others_need_caller(const colio_op_t *target)
     return 0;
 }
 
-int colio_nb_caller_needed(void) { return others_need_caller(NULL); }
+int colio_progress_caller_needed(void) { return others_need_caller(NULL); }
 
 /*
  * Whether the progress thread has operations to move besides target (a
@@ -89,7 +89,7 @@ int colio_nb_caller_needed(void) { return others_need_caller(NULL); }
  */
 static int thread_work_besides(const colio_op_t *target)
 {
-    for (colio_nb_file_t *f = thread_running ? files : NULL; f; f = f->next)
+    for (colio_progress_file_t *f = thread_running ? files : NULL; f; f = f->next)
         for (const colio_op_t *op = f->threaded ? f->fh->ops_head : NULL; op; op = op->next)
             if (op != target && op->phase != COLIO_PH_DONE)
                 return 1;
@@ -100,7 +100,7 @@ static int thread_work_besides(const colio_op_t *target)
  * Block in MPI on target's own requests, the lock released; nobody steps it
  * meanwhile. The progress thread takes over the other operations of its
  * files for that time: one of them may be what another rank needs before
- * target can complete (an earlier operation's round, on another slot).
+ * target can complete (an earlier operation's round, on another lane).
  */
 static void block_on(colio_op_t *target)
 {
@@ -128,11 +128,11 @@ static void pause_briefly(void)
  * program computes, and two threads taking turns at the same requests only
  * fight over MPI's internal lock.
  */
-void colio_nb_progress_until(int (*done)(void *), void *arg, colio_op_t *target)
+void colio_progress_until(int (*done)(void *), void *arg, colio_op_t *target)
 {
     callers_waiting++;
     for (;;) {
-        colio_nb_progress_all(0);
+        colio_progress_all(0);
         if (done(arg))
             break;
         if (target && target->phase != COLIO_PH_DONE && !target->claimed && colio_op_blocks_on_own(target) &&
@@ -150,7 +150,7 @@ void colio_nb_progress_until(int (*done)(void *), void *arg, colio_op_t *target)
 /* Operations of files with the thread in flight (the thread has work). */
 static int threaded_ops_in_flight(void)
 {
-    for (colio_nb_file_t *f = files; f; f = f->next)
+    for (colio_progress_file_t *f = files; f; f = f->next)
         if (f->threaded && f->fh->nops > 0)
             return 1;
     return 0;
@@ -170,7 +170,7 @@ enum { POLL_MESSAGES_US = 16, POLL_IDLE_US = 128 };
 /* Lock held. */
 static unsigned poll_limit_us(void)
 {
-    for (colio_nb_file_t *f = files; f; f = f->next)
+    for (colio_progress_file_t *f = files; f; f = f->next)
         for (colio_op_t *op = f->threaded ? f->fh->ops_head : NULL; op; op = op->next)
             if (!op->claimed && colio_op_waits_on_messages(op))
                 return POLL_MESSAGES_US;
@@ -210,7 +210,7 @@ static void *thread_main(void *unused)
     unsigned us = 0;
     pthread_mutex_lock(&lock);
     while (!thread_stop) {
-        if (callers_waiting == 0 && colio_nb_progress_all(1) > 0)
+        if (callers_waiting == 0 && colio_progress_all(1) > 0)
             us = 0;
         if (callers_waiting > 0 || !threaded_ops_in_flight()) {
             pthread_cond_wait(&work_cv, &lock);
@@ -223,7 +223,7 @@ static void *thread_main(void *unused)
     return NULL;
 }
 
-int colio_nb_thread_running(void) { return thread_running; }
+int colio_progress_thread_running(void) { return thread_running; }
 
 /*
  * The thread, once started, sleeps while no file needs it and lives until
@@ -239,7 +239,7 @@ static int stop_at_finalize(MPI_Comm comm, int key, void *value, void *extra)
     thread_stop = 1;
     pthread_cond_broadcast(&work_cv);
     pthread_mutex_unlock(&lock);
-    colio_aio_set_notify(NULL);
+    colio_exec_set_notify(NULL);
     pthread_join(thread, NULL);
     thread_running = 0;
     return MPI_SUCCESS;
@@ -254,16 +254,16 @@ static void start_thread(void)
     if (pthread_create(&thread, NULL, thread_main, NULL) != 0)
         return;
     thread_running = 1;
-    colio_aio_set_notify(storage_job_done);
+    colio_exec_set_notify(storage_job_done);
     MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
 }
 
 /* Lock held. A failure to start the thread leaves progress to the callers (still correct). */
-void colio_nb_thread_need(void)
+void colio_progress_thread_need(void)
 {
     if (!thread_running)
         start_thread();
 }
 
 /* New work for the thread (lock held). */
-void colio_nb_thread_kick(void) { pthread_cond_broadcast(&work_cv); }
+void colio_progress_thread_kick(void) { pthread_cond_broadcast(&work_cv); }

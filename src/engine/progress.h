@@ -3,9 +3,9 @@
  * operations alike (after Seo et al., "Nonblocking collective I/O",
  * seeds/002: an operation is a state machine over nonblocking steps, many
  * may be outstanding on one file). progress.c steps operations and runs
- * the progress thread; slots.c keeps each file's registration and slot
- * communicators. The request objects of the nonblocking API live above it
- * (nb/request.c) and get their operations back through op->on_done.
+ * the progress thread; lanes.c keeps each file's registration and its lanes
+ * (a communicator for each nonblocking operation in flight). The request objects of the nonblocking API live above it
+ * (api/request.c) and get their operations back through op->on_done.
  *
  * Every operation in flight, blocking or not, is driven by the same engine:
  *   - colio calls that wait (colio_wait, colio_test, the blocking calls, and
@@ -20,11 +20,11 @@
  * when no other operation needs it to be stepped.
  *
  * Each nonblocking operation runs on a communicator of its own: a file has
- * colio_max_outstanding slots, duplicated one after the other from the
- * file's own duplicate once its first nonblocking call starts (slots.c);
- * the n-th nonblocking operation takes slot n mod colio_max_outstanding
- * once the slot's previous operation has completed, and starts talking
- * (START) once its slot has formed. Blocking calls use the file's
+ * colio_max_outstanding lanes, duplicated one after the other from the
+ * file's own duplicate once its first nonblocking call starts (lanes.c);
+ * the n-th nonblocking operation takes lane n mod colio_max_outstanding
+ * once the lane's previous operation has completed, and starts talking
+ * (START) once its lane has formed. Blocking calls use the file's
  * communicator.
  */
 #ifndef COLIO_ENGINE_PROGRESS_H
@@ -38,66 +38,66 @@
 struct colio_file;
 struct colio_hints;
 
-typedef struct colio_nb_slot {
+typedef struct colio_lane {
     MPI_Comm comm;        /* a duplicate of the file's own, MPI_COMM_NULL until formed */
     MPI_Request forming;  /* its MPI_Comm_idup while in flight */
     colio_op_t *user;     /* the operation running on it, or NULL */
-} colio_nb_slot_t;
+} colio_lane_t;
 
-typedef struct colio_nb_file {
+typedef struct colio_progress_file {
     struct colio_file *fh;
-    colio_nb_slot_t *slots;
-    int nslots;           /* allocated (grows with colio_max_outstanding) */
+    colio_lane_t *lanes;
+    int nlanes;           /* allocated (grows with colio_max_outstanding) */
     int want;             /* colio_max_outstanding at the last nonblocking call */
-    int nformed;          /* slots[0..nformed-1] have their communicator */
-    int forming;          /* the slot whose duplicate is in flight, or -1 */
+    int nformed;          /* lanes[0..nformed-1] have their communicator */
+    int forming;          /* the lane whose duplicate is in flight, or -1 */
     int lost;             /* a duplicate failed: later operations cannot start */
     int64_t started;      /* nonblocking operations started */
     int threaded;         /* colio_progress resolved to thread */
-    struct colio_nb_file *next, *prev; /* open files of the process */
-} colio_nb_file_t;
+    struct colio_progress_file *next, *prev; /* open files of the process */
+} colio_progress_file_t;
 
 /* The process-wide lock of the engine. */
-void colio_nb_lock(void);
-void colio_nb_unlock(void);
+void colio_progress_lock(void);
+void colio_progress_unlock(void);
 
 /* Whether hints asking for colio_progress=thread can be met (MPI_THREAD_MULTIPLE). */
-int colio_nb_check_hints(const struct colio_hints *h, colio_err_t *err);
+int colio_progress_check_hints(const struct colio_hints *h, colio_err_t *err);
 /* At open, after the hints: register the file with the engine. */
-int colio_nb_file_open(struct colio_file *fh, colio_err_t *err);
+int colio_progress_file_open(struct colio_file *fh, colio_err_t *err);
 /* After new hints were adopted: follow colio_progress. */
-void colio_nb_file_rehint(struct colio_file *fh);
-/* At close, after colio_nb_complete_all: free the slots (collective: every rank closes). */
-void colio_nb_file_close(struct colio_file *fh);
+void colio_progress_file_rehint(struct colio_file *fh);
+/* At close, after colio_progress_complete_file: free the lanes (collective: every rank closes). */
+void colio_progress_file_close(struct colio_file *fh);
 
 /* Run a blocking operation (already colio_op_init'ed, lock held) to completion. */
-void colio_nb_run(colio_op_t *op);
+void colio_progress_run(colio_op_t *op);
 /* Whether an operation in flight only a caller steps (its file has no progress thread) waits (lock held). */
-int colio_nb_caller_needed(void);
+int colio_progress_caller_needed(void);
 /* Complete every operation in flight on fh (lock held). */
-void colio_nb_complete_all(struct colio_file *fh);
+void colio_progress_complete_file(struct colio_file *fh);
 
 /* progress.c: step every operation in flight (lock held); returns phases passed. */
-int colio_nb_progress_all(int threaded_only);
+int colio_progress_all(int threaded_only);
 /* Progress until done(arg) holds (lock held). */
-void colio_nb_progress_until(int (*done)(void *), void *arg, colio_op_t *target);
+void colio_progress_until(int (*done)(void *), void *arg, colio_op_t *target);
 /* The progress thread: started when a file first has colio_progress=thread, stopped at MPI_Finalize. */
-void colio_nb_thread_need(void);
-int colio_nb_thread_running(void);
+void colio_progress_thread_need(void);
+int colio_progress_thread_running(void);
 /* Tell the thread new work arrived. */
-void colio_nb_thread_kick(void);
+void colio_progress_thread_kick(void);
 /* The open files (progress.c keeps the list). */
-colio_nb_file_t *colio_nb_files(void);
-void colio_nb_files_add(colio_nb_file_t *f);
-void colio_nb_files_remove(colio_nb_file_t *f);
-/* slots.c: the slot of the next nonblocking operation on fh (lock held; may progress until it is free); NULL on failure. */
-colio_nb_slot_t *colio_nb_take_slot(struct colio_file *fh);
+colio_progress_file_t *colio_progress_files(void);
+void colio_progress_files_add(colio_progress_file_t *f);
+void colio_progress_files_remove(colio_progress_file_t *f);
+/* lanes.c: the lane of the next nonblocking operation on fh (lock held; may progress until it is free); NULL on failure. */
+colio_lane_t *colio_lane_take(struct colio_file *fh);
 /*
- * Lock held. Whether op's slot has its communicator (then op->comm is set);
+ * Lock held. Whether op's lane has its communicator (then op->comm is set);
  * moves the file's duplicates along. -1 when it can never form.
  */
-int colio_nb_slot_formed(colio_op_t *op);
-/* The -1 of colio_nb_slot_formed: says why and aborts (nothing can agree without the communicator). */
-void colio_nb_slot_lost(colio_op_t *op);
+int colio_lane_formed(colio_op_t *op);
+/* The -1 of colio_lane_formed: says why and aborts (nothing can agree without the communicator). */
+void colio_lane_lost(colio_op_t *op);
 
 #endif

@@ -87,7 +87,7 @@ static uintptr_t copy_end(const colio_op_t *op, const colio_slice_t *s, int64_t 
 
 /*
  * A message that MPI would copy at a slow shift between user memory and the
- * aggregator's collective buffer (base/copyspeed.h: one kernel copy from 4
+ * aggregator's collective buffer (base/copy_shift.h: one kernel copy from 4
  * KiB). Reads meet it into memory 1-31 bytes past the file offset's
  * alignment (a program's large malloc'd buffer sits 16 bytes past a page,
  * the collective buffer at the file offset's alignment), writes from memory
@@ -110,15 +110,15 @@ static unsigned slow_landing(const colio_op_t *op, const colio_slice_t *s, int64
 }
 
 /* Room for bytes in a buffer from the file's cache, taken anew (nothing kept) when too small; -1: out of memory. */
-static int buf_reserve(colio_bufcache_t *bufs, char **buf, int64_t *size, int64_t bytes)
+static int buf_reserve(colio_pool_t *bufs, char **buf, int64_t *size, int64_t bytes)
 {
     if (bytes <= *size)
         return 0;
     size_t cap;
-    char *b = colio_buf_take(bufs, (size_t)bytes, &cap);
+    char *b = colio_pool_buf_take(bufs, (size_t)bytes, &cap);
     if (b == NULL)
         return -1;
-    colio_buf_give(bufs, *buf, (size_t)*size);
+    colio_pool_buf_give(bufs, *buf, (size_t)*size);
     *buf = b;
     *size = (int64_t)cap;
     return 0;
@@ -130,7 +130,7 @@ static int buf_reserve(colio_bufcache_t *bufs, char **buf, int64_t *size, int64_
  * destination (neither leg slow; where no place helps, at the source's
  * alignment: MPI's copy runs fast there and colio's own copies in pieces,
  * colio_copy_bytes): a read's lands there and is copied out at the round's
- * end, a write's is packed there first, like staged slices. Two-phase
+ * end, a write's is packed there first, like packed slices. Two-phase
  * reads of 1-4 MiB blocks into malloc'd memory took 0.48-0.62x the time,
  * writes from 16 bytes before a page 0.70-0.86x (docs/PERFORMANCE.md,
  * fourteenth session). Out of memory they move straight from or to user
@@ -155,7 +155,7 @@ static void put_aside(colio_op_t *op, int64_t r)
         uintptr_t way = copy_end(op, s, r, 1) + colio_copy_waypoint_here(s->aside);
         at += colio_copy_shift(way, (uintptr_t)at);
         s->buf = at;
-        s->staged = 1;
+        s->packed = 1;
         at += s->bytes;
         op->stats.detour_bytes += s->bytes;
     }
@@ -167,7 +167,7 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
     colio_plan_t *p = &op->plan;
     colio_round_t *rd = &op->rnd;
     rd->nreq = 0;
-    rd->stage_used = 0;
+    rd->pack_used = 0;
     for (int i = 0; i < p->naggs; i++) {
         colio_agg_list_t *l = &p->to_agg[i];
         if (i == p->my_agg || l->cur >= l->n || l->st[l->scur].round != r)
@@ -186,10 +186,10 @@ static void cut_requester_slices(colio_op_t *op, int64_t r)
         if (direct) {
             s->buf = direct;
             s->aside = slow_landing(op, s, r);
-        } else { /* sized in plan.c: never more than the stage holds */
-            s->buf = rd->stage + rd->stage_used;
-            s->staged = 1;
-            rd->stage_used += s->bytes;
+        } else { /* sized in plan.c: never more than the packing buffer holds */
+            s->buf = rd->pack + rd->pack_used;
+            s->packed = 1;
+            rd->pack_used += s->bytes;
         }
     }
     put_aside(op, r);
@@ -202,8 +202,8 @@ static int coverage_begin(colio_op_t *op, int64_t r, int64_t rs, int64_t re)
     int64_t words = (re - rs + 63) / 64;
     if (c->cap_words < words) {
         size_t cap;
-        colio_buf_give(&op->fh->bufs, c->bits, sizeof *c->bits * (size_t)c->cap_words);
-        c->bits = colio_buf_take(&op->fh->bufs, sizeof *c->bits * (size_t)words, &cap);
+        colio_pool_buf_give(&op->fh->bufs, c->bits, sizeof *c->bits * (size_t)c->cap_words);
+        c->bits = colio_pool_buf_take(&op->fh->bufs, sizeof *c->bits * (size_t)words, &cap);
         c->cap_words = c->bits ? (int64_t)(cap / sizeof *c->bits) : 0;
     }
     if (colio_coverage_reset(c, rs, re - rs) != 0) {
@@ -433,11 +433,11 @@ void colio_round_own_runs(colio_op_t *op, int to_cbuf)
     }
 }
 
-/* Room for bytes in the aggregator's staging buffer (grown only for overlapping requests; nothing staged yet). */
-static int agg_stage_reserve(colio_op_t *op, int64_t bytes)
+/* Room for bytes in the aggregator's packing buffer (grown only for overlapping requests; nothing packed yet). */
+static int agg_pack_reserve(colio_op_t *op, int64_t bytes)
 {
     colio_round_t *rd = &op->rnd;
-    if (buf_reserve(&op->fh->bufs, &rd->agg_stage, &rd->agg_stage_size, bytes) != 0) {
+    if (buf_reserve(&op->fh->bufs, &rd->agg_pack, &rd->agg_pack_size, bytes) != 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory staging %lld bytes", (long long)bytes);
         op->io_failed = 1;
         return -1;
@@ -448,7 +448,7 @@ static int agg_stage_reserve(colio_op_t *op, int64_t bytes)
 void colio_round_place_agg_slices(colio_op_t *op, int in_place)
 {
     colio_round_t *rd = &op->rnd;
-    int64_t staged = 0;
+    int64_t packed = 0;
     for (int i = 0; i < rd->nagg; i++) {
         colio_slice_t *s = &rd->agg_slices[i];
         if (s->peer == op->fh->rank)
@@ -458,18 +458,18 @@ void colio_round_place_agg_slices(colio_op_t *op, int in_place)
         if (in_place && s->contig) {
             s->buf = rd->cbuf + (off0 - rd->rs);
         } else if (!in_place || !type_over_cbuf(op, s)) {
-            s->staged = 1;
-            s->stage_off = staged;
-            staged += s->bytes;
+            s->packed = 1;
+            s->pack_off = packed;
+            packed += s->bytes;
         }
     }
-    int ok = agg_stage_reserve(op, staged) == 0;
+    int ok = agg_pack_reserve(op, packed) == 0;
     for (int i = 0; i < rd->nagg; i++) {
         colio_slice_t *s = &rd->agg_slices[i];
-        if (s->staged && ok)
-            s->buf = rd->agg_stage + s->stage_off;
-        else if (s->staged) /* out of memory: move the bytes through the collective buffer, the error is recorded */
-            s->buf = rd->cbuf, s->staged = 0;
+        if (s->packed && ok)
+            s->buf = rd->agg_pack + s->pack_off;
+        else if (s->packed) /* out of memory: move the bytes through the collective buffer, the error is recorded */
+            s->buf = rd->cbuf, s->packed = 0;
     }
 }
 
@@ -663,12 +663,12 @@ void colio_round_free(colio_op_t *op)
     colio_xchg_free_reqs(&rd->x);
     if (rd->agg_slices && rd->req_slices)
         free_slice_types(rd);
-    colio_bufcache_t *bufs = &op->fh->bufs;
+    colio_pool_t *bufs = &op->fh->bufs;
     colio_round_pipe_free(op); /* the collective buffers, once no job uses them */
-    colio_buf_give(bufs, rd->stage, rd->stage_cap);
-    colio_buf_give(bufs, rd->agg_stage, (size_t)rd->agg_stage_size);
-    colio_buf_give(bufs, rd->aside, (size_t)rd->aside_size);
-    colio_buf_give(bufs, rd->cov.bits, sizeof *rd->cov.bits * (size_t)rd->cov.cap_words);
+    colio_pool_buf_give(bufs, rd->pack, rd->pack_cap);
+    colio_pool_buf_give(bufs, rd->agg_pack, (size_t)rd->agg_pack_size);
+    colio_pool_buf_give(bufs, rd->aside, (size_t)rd->aside_size);
+    colio_pool_buf_give(bufs, rd->cov.bits, sizeof *rd->cov.bits * (size_t)rd->cov.cap_words);
     rd->cov.bits = NULL;
     colio_op_give_array(op, COLIO_ARR_REQ_SLICES, rd->req_slices);
     colio_op_give_array(op, COLIO_ARR_AGG_SLICES, rd->agg_slices);

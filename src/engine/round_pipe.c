@@ -2,7 +2,7 @@
  * Pipelined two-phase rounds (colio_pipeline=2), after TAPIOCA's pipelined
  * aggregation buffers (Tessier et al., Sec. 4.3): an aggregator owns two
  * collective buffers; a round's storage writes run as a job in the I/O
- * helper thread (engine/aio.h) on one buffer while the next round's exchange
+ * helper thread (exec/exec.h) on one buffer while the next round's exchange
  * fills the other, and reads fetch the next round ahead into the spare
  * buffer while the current one is sent out. A buffer is reused only once
  * its job finished, and the rounds end only when every job did, so the
@@ -77,10 +77,10 @@ void colio_round_fetch_add(colio_op_t *op, char *buf, int64_t len, int64_t off)
     if (op->io_failed || len <= 0)
         return;
     if (rd->fetch == NULL) {
-        colio_aio_job_reset(&b->job, COLIO_AIO_READ, op->fh->store, op->fh->st, &rd->chain_failed);
+        colio_exec_job_reset(&b->job, COLIO_EXEC_READ, op->fh->store, op->fh->st, &rd->chain_failed);
         rd->fetch = b;
     }
-    if (colio_aio_job_add(&b->job, buf, len, off) != 0) {
+    if (colio_exec_job_add(&b->job, buf, len, off) != 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing the reads of round %lld", (long long)rd->r);
         op->io_failed = 1;
     }
@@ -114,12 +114,12 @@ int colio_round_fetch_done(colio_op_t *op)
     return 1;
 }
 
-int colio_round_job_fill(colio_aio_job_t *job, const colio_coverage_t *c, int whole, char *cbuf, int64_t rs)
+int colio_round_job_fill(colio_exec_job_t *job, const colio_coverage_t *c, int whole, char *cbuf, int64_t rs)
 {
     if (whole)
-        return colio_aio_job_add(job, cbuf + (c->first - rs), c->last - c->first, c->first);
+        return colio_exec_job_add(job, cbuf + (c->first - rs), c->last - c->first, c->first);
     for (int64_t i = 0; i < c->nruns; i++)
-        if (colio_aio_job_add(job, cbuf + (c->runs[i].off - rs), c->runs[i].len, c->runs[i].off) != 0)
+        if (colio_exec_job_add(job, cbuf + (c->runs[i].off - rs), c->runs[i].len, c->runs[i].off) != 0)
             return -1;
     return 0;
 }
@@ -132,9 +132,9 @@ void colio_round_pipe_free(colio_op_t *op)
         if (!b->busy && b->mem == NULL && b->job.calls == NULL)
             continue; /* never used */
         if (b->busy) /* abandoned with a job in flight: the executor still uses the buffer */
-            colio_aio_wait(&b->job);
-        colio_aio_job_free(&b->job);
-        colio_buf_give(&op->fh->bufs, b->mem, b->cap);
+            colio_exec_wait(&b->job);
+        colio_exec_job_free(&b->job);
+        colio_pool_buf_give(&op->fh->bufs, b->mem, b->cap);
         memset(b, 0, sizeof *b);
     }
     rd->cbuf = NULL;

@@ -5,7 +5,7 @@
  * source its pieces: straight from the collective buffer when they are one
  * file run or worth a derived datatype, packed otherwise. Requesters receive
  * straight into user memory when their runs are one stretch of it, and
- * unpack staged messages otherwise. Pipelined (two buffers, round_pipe.c),
+ * unpack packed messages otherwise. Pipelined (two buffers, round_pipe.c),
  * the aggregator reads its next round ahead into the spare buffer, in the
  * I/O helper, while this round's exchange runs.
  */
@@ -55,7 +55,7 @@ static void pack_outgoing(colio_op_t *op)
     colio_round_t *rd = &op->rnd;
     for (int i = 0; i < rd->nagg; i++) {
         const colio_slice_t *s = &rd->agg_slices[i];
-        if (!s->staged)
+        if (!s->packed)
             continue;
         const colio_src_list_t *l = &op->plan.from_src[s->list];
         char *at = s->buf;
@@ -80,7 +80,7 @@ static void read_ahead(colio_op_t *op)
     if (op->io_failed || b->busy || !colio_round_cover_next(op, &r, &rs, &re) || list_runs(op) != 0)
         return;
     const colio_coverage_t *c = &rd->cov;
-    colio_aio_job_reset(&b->job, COLIO_AIO_READ, op->fh->store, op->fh->st, &rd->chain_failed);
+    colio_exec_job_reset(&b->job, COLIO_EXEC_READ, op->fh->store, op->fh->st, &rd->chain_failed);
     if (colio_round_job_fill(&b->job, c, want_sieve(op), b->mem + colio_round_read_shift(op, rs), rs) != 0)
         return; /* out of memory for the list: that round reads in turn */
     b->ahead = 1;
@@ -118,7 +118,7 @@ void colio_round_read_end(colio_op_t *op)
     const colio_round_t *rd = &op->rnd;
     for (int i = 0; i < rd->nreq; i++) {
         const colio_slice_t *s = &rd->req_slices[i];
-        if (!s->staged)
+        if (!s->packed)
             continue;
         const colio_agg_list_t *l = &op->plan.to_agg[s->list];
         const char *at = s->buf;

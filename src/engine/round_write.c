@@ -47,7 +47,7 @@ static void pack_requester_slices(colio_op_t *op)
     const colio_round_t *rd = &op->rnd;
     for (int i = 0; i < rd->nreq; i++) {
         const colio_slice_t *s = &rd->req_slices[i];
-        if (!s->staged)
+        if (!s->packed)
             continue;
         const colio_agg_list_t *l = &op->plan.to_agg[s->list];
         char *at = s->buf;
@@ -84,7 +84,7 @@ static void unpack_incoming(colio_op_t *op)
     colio_round_t *rd = &op->rnd;
     for (int i = 0; i < rd->nagg; i++) {
         const colio_slice_t *s = &rd->agg_slices[i];
-        if (!s->staged)
+        if (!s->packed)
             continue;
         const colio_src_list_t *l = &op->plan.from_src[s->list];
         const char *at = s->buf;
@@ -104,7 +104,7 @@ static void submit_writes(colio_op_t *op)
     colio_round_buf_t *b = &rd->buf[rd->cur];
     if (op->io_failed)
         return;
-    colio_aio_job_reset(&b->job, COLIO_AIO_WRITE, op->fh->store, op->fh->st, &rd->chain_failed);
+    colio_exec_job_reset(&b->job, COLIO_EXEC_WRITE, op->fh->store, op->fh->st, &rd->chain_failed);
     if (colio_round_job_fill(&b->job, c, rd->sieve || c->covered == c->last - c->first, rd->cbuf, rd->rs) != 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory listing the writes of round %lld", (long long)rd->r);
         op->io_failed = 1;

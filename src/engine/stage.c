@@ -12,7 +12,7 @@
  * node-shared segment its agreements already use (coll/coll.h,
  * colio_coll_stage_*), the SETUP agreement counts the staged pieces, each
  * node's first rank writes its node's in one storage call per contiguous
- * stretch (an ordinary job through the executor path, engine/aio.h), and
+ * stretch (an ordinary job through the executor path, exec/exec.h), and
  * the FINAL agreement gives every rank the result. Two ranks writing 64
  * bytes each: 1.64 -> 1.19 us a call in a stand-alone model of the two
  * schemes under Open MPI, 2.35 -> 1.87 under MPICH (PERFORMANCE.md).
@@ -102,7 +102,7 @@ static int collect(const colio_coll_t *c, int64_t seq, staged_t *list)
 }
 
 /* One storage call per stretch of pieces that follow one another in the file, their bytes gathered. */
-static int fill_job(colio_coll_t *c, const staged_t *list, int n, colio_aio_job_t *job)
+static int fill_job(colio_coll_t *c, const staged_t *list, int n, colio_exec_job_t *job)
 {
     unsigned char *room = colio_coll_stage_gather(c);
     if (room == NULL)
@@ -115,18 +115,18 @@ static int fill_job(colio_coll_t *c, const staged_t *list, int n, colio_aio_job_
             memcpy(room + at, list[j].bytes, (size_t)list[j].len);
             at += list[j].len;
         }
-        if (colio_aio_job_add(job, (char *)room + start, at - start, off) != 0)
+        if (colio_exec_job_add(job, (char *)room + start, at - start, off) != 0)
             return -1;
         i = j;
     }
     return 0;
 }
 
-int colio_stage_node_job(const colio_file *fh, colio_coll_t *c, int64_t seq, colio_aio_job_t *job)
+int colio_stage_node_job(const colio_file *fh, colio_coll_t *c, int64_t seq, colio_exec_job_t *job)
 {
     int ranks = colio_coll_stage_ranks(c), n = 0;
     staged_t few[FEW_RANKS], *list = ranks <= FEW_RANKS ? few : malloc(sizeof *list * (size_t)ranks);
-    colio_aio_job_init(job, COLIO_AIO_WRITE, fh->store, fh->st);
+    colio_exec_job_init(job, COLIO_EXEC_WRITE, fh->store, fh->st);
     if (list == NULL || fill_job(c, list, n = collect(c, seq, list), job) != 0)
         n = -1;
     if (list != few)
@@ -137,7 +137,7 @@ int colio_stage_node_job(const colio_file *fh, colio_coll_t *c, int64_t seq, col
 /* The node's first rank: its node's staged pieces to storage, now (a blocking call has nothing else to do). */
 static void write_staged(colio_op_t *op)
 {
-    colio_aio_job_t job;
+    colio_exec_job_t job;
     int n = colio_stage_node_job(op->fh, &op->coll, op->stage_seq, &job);
     if (n < 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory writing the node's staged pieces");
@@ -145,7 +145,7 @@ static void write_staged(colio_op_t *op)
         int ran_here = !colio_op_submit_job(op, &job, 0);
         colio_op_fold_job(op, &job, ran_here); /* and its error, if any */
     }
-    colio_aio_job_free(&job);
+    colio_exec_job_free(&job);
 }
 
 int colio_step_stage(colio_op_t *op)

@@ -2,7 +2,7 @@
  * The per-call strategy choice (issue 23, item 2; docs/DESIGN.md, "Choosing
  * the path"): predicted times of two-phase I/O and of the direct path for
  * one collective call, from the call's agreed shape, the storage figures of
- * its file system (store/figures.h) and the network model's terms, and the
+ * its file system (store/cost.h) and the network model's terms, and the
  * cheaper of the two. Pure functions: every rank computes the same answer
  * from the same agreed words, and tests/unit/test_strategy_unit.c checks them
  * from given figures.
@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "store/figures.h"
+#include "store/cost.h"
 
 /* One call as every rank knows it after the SETUP agreement. */
 typedef struct colio_call_shape {

@@ -28,7 +28,7 @@
 
 #include "base/hints.h"
 #include "store/backends.h"
-#include "store/figures.h"
+#include "store/cost.h"
 #include "store/store.h"
 
 struct colio_store {

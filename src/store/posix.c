@@ -11,7 +11,7 @@
 
 #include "base/hints.h"
 #include "store/backends.h"
-#include "store/figures.h"
+#include "store/cost.h"
 #include "store/store.h"
 
 #ifndef IOV_MAX
@@ -117,7 +117,7 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
     st->blksize = known ? (int64_t)sb.st_blksize : -1;
     int locking = hints && hints->lock_writes != COLIO_DISABLE;
     st->lock_cmd = locking ? (known ? lock_kind(st->fd, sb.st_dev) : probe_lock_kind(st->fd)) : 0;
-    st->locks_on = st->lock_cmd != 0; /* automatic starts locked: the file turns them off (core/file.c) */
+    st->locks_on = st->lock_cmd != 0; /* automatic starts locked: the file turns them off (api/file.c) */
     *st_p = st;
     return 0;
 }
@@ -256,7 +256,7 @@ static int posix_size(colio_store_t *st, int64_t *size_p)
     return 0;
 }
 
-/* Measured once per file system (store/figures.c), kept for the process and in the cache file. */
+/* Measured once per file system (store/cost.c), kept for the process and in the cache file. */
 static int posix_figures(colio_store_t *st, const char *path, const struct colio_hints *hints,
                          colio_store_figures_t *f)
 {

@@ -59,7 +59,7 @@ typedef struct colio_store_ops {
     int (*raw_fd)(colio_store_t *st);
     /* Optional: names where the logical bytes [off, off+span) are stored (subfiles and offsets) for messages. */
     int (*where)(colio_store_t *st, int64_t off, int64_t span, char *buf, size_t len);
-    /* Optional: what calls cost on the file system of the file open as st at path (store/figures.h),
+    /* Optional: what calls cost on the file system of the file open as st at path (store/cost.h),
        0 or -errno (then *f holds defaults); NULL: colio_figures_default. Rank 0, at open. */
     int (*figures)(colio_store_t *st, const char *path, const struct colio_hints *hints,
                    struct colio_store_figures *f);

@@ -16,7 +16,7 @@
 
 #include "base/hints.h"
 #include "store/backends.h"
-#include "store/figures.h"
+#include "store/cost.h"
 #include "store/store.h"
 #include "subfile/layout.h"
 

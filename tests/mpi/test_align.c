@@ -11,7 +11,7 @@
  * computed here from the prefill formula, and the bytes around the user's
  * memory must stay untouched; then the same through colio_read_at_all of one
  * piece per rank. Misaligned direct reads go through the bounce buffer
- * only where this CPU copies them slowly (base/copyspeed.h), and so do
+ * only where this CPU copies them slowly (base/copy_shift.h), and so do
  * two-phase reads' messages land aside first: the suite runs this with
  * COLIO_MISALIGNED_READS=slow and fast too. Last, blocks written direct
  * and two-phase from memory at each shift, which may go through colio's

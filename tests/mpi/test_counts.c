@@ -56,10 +56,10 @@ static void run_case(const char *agreements, colio_coll_shm_t *seg, int naggs, u
     MPI_Alltoall(p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, want, COLIO_COUNT_WORDS, MPI_INT64_T, MPI_COMM_WORLD);
     CHECK(colio_counts_sparse(op), "colio_counts=sparse makes the step sparse");
     /* the step's arrays, as INIT takes them (sized by ranks and aggregators) */
-    op->counts.senders = colio_array_take(&fh.bufs, COLIO_ARR_CNT_SENDERS, sizeof(int64_t) * (size_t)(2 * naggs));
-    op->counts.msg = colio_array_take(&fh.bufs, COLIO_ARR_CNT_MSG,
+    op->counts.senders = colio_pool_array_take(&fh.bufs, COLIO_ARR_CNT_SENDERS, sizeof(int64_t) * (size_t)(2 * naggs));
+    op->counts.msg = colio_pool_array_take(&fh.bufs, COLIO_ARR_CNT_MSG,
                                       sizeof(int64_t) * (size_t)(COLIO_COUNTS_MSG_WORDS * (t_nprocs + naggs)));
-    op->counts.reqs = colio_array_take(&fh.bufs, COLIO_ARR_CNT_REQS, sizeof(MPI_Request) * (size_t)(t_nprocs + naggs));
+    op->counts.reqs = colio_pool_array_take(&fh.bufs, COLIO_ARR_CNT_REQS, sizeof(MPI_Request) * (size_t)(t_nprocs + naggs));
     op->arr_naggs = naggs;
     colio_counts_start(op);
     while (op->phase == COLIO_PH_COUNTS_SENDERS || op->phase == COLIO_PH_COUNTS_MSGS)
@@ -82,7 +82,7 @@ static void run_case(const char *agreements, colio_coll_shm_t *seg, int naggs, u
     CHECK(op->stats.meta_messages == sends + recvs, "%s: %lld messages posted, %lld expected", agreements,
           (long long)op->stats.meta_messages, (long long)(sends + recvs));
     colio_counts_free(op);
-    colio_bufcache_free(&fh.bufs);
+    colio_pool_free(&fh.bufs);
     free(want), free(p->to_agg), free(p->send_counts), free(p->recv_counts), free(aggs), free(op);
 }
 

@@ -1,6 +1,6 @@
 /*
- * The open paths (src/core/file.c) and the duplicate files share
- * (src/core/comm_cache.c): a reopen's one agreement with its errors, amode
+ * The open paths (src/api/file.c) and the duplicate files share
+ * (src/api/comm_cache.c): a reopen's one agreement with its errors, amode
  * and hints checks; several files on one communicator written in turn and
  * closed in another order; the program freeing its communicator while files
  * stay open on the shared duplicate; a file with a one-sided window among
@@ -188,7 +188,7 @@ static void crossed_writes(colio_file *c, int kc, colio_file *d, int kd)
 }
 
 /*
- * The duplicates closed files leave for later opens (core/comm_cache.h).
+ * The duplicates closed files leave for later opens (api/comm_cache.h).
  * Files A and B are closed in different orders on even and odd ranks with
  * the open of C between (where files share a duplicate, colio's closes
  * pair across files), so at C's open the ranks keep different

@@ -1,7 +1,7 @@
 /*
  * The per-call strategy choice as a pure function (src/engine/strategy.c)
  * from given storage figures, and the figures' words, hint and cache file
- * (src/store/figures.c): the choices a demanding user expects on tmpfs-like
+ * (src/store/cost.c): the choices a demanding user expects on tmpfs-like
  * storage, on slow storage and at scale on a parallel file system.
  */
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "access/packed.h"
 #include "engine/strategy.h"
-#include "store/figures.h"
+#include "store/cost.h"
 #include "testutil.h"
 
 /*
@@ -110,7 +110,7 @@ static void slow_storage(void)
 {
     colio_store_figures_t f = tmpfs();
     f.write_call += 1e-3, f.read_call += 1e-3, f.write_call_streams = f.read_call_streams = 2;
-    f.write_streams = 1; /* as the probe sets them where calls wait (store/figures.c) */
+    f.write_streams = 1; /* as the probe sets them where calls wait (store/cost.c) */
     colio_path_costs_t c;
     int64_t sizes[] = {64, 4096, 65536, 1 << 20}; /* 1 MiB behind 1 ms calls: 0.037 s two-phase, 0.051 s direct */
     for (int i = 0; i < 4; i++) {

@@ -8,8 +8,8 @@
  * cache file (hint colio_storage_cache, environment COLIO_STORAGE_CACHE),
  * or given by the hint colio_storage_model.
  */
-#ifndef COLIO_STORE_FIGURES_H
-#define COLIO_STORE_FIGURES_H
+#ifndef COLIO_STORE_COST_H
+#define COLIO_STORE_COST_H
 
 #include <stdint.h>
 

@@ -13,11 +13,11 @@ static int run_blocking(colio_file *fh, const colio_op_args_t *args, MPI_Status 
     int code;
     if (colio_express_run(fh, args, status, &op, &code)) /* one piece: engine/express.h */
         return code;
-    colio_nb_lock();
+    colio_progress_lock();
     colio_op_init(&op, fh, args);
-    colio_nb_run(&op);
+    colio_progress_run(&op);
     code = colio_op_finish(&op, status);
-    colio_nb_unlock();
+    colio_progress_unlock();
     return code;
 }
 

@@ -1,5 +1,6 @@
-/* Buffer cache of a file handle: see bufcache.h. */
-#include "engine/bufcache.h"
+/* Memory kept between operations (base/pool.h): large blocks, a file's buffers, INIT arrays. */
+#define _GNU_SOURCE
+#include "base/pool.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -8,6 +9,143 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* Every block starts with this header; the caller's bytes follow it, 64-byte aligned. */
+typedef struct block_head {
+    size_t cap;    /* bytes after the header */
+    size_t mapped; /* bytes of the mapping (0: from malloc) */
+    char pad[48];
+} block_head_t;
+
+#define BIG_MIN ((size_t)1 << 20)
+#define KEPT_SLOTS 32
+#define KEEP_DEFAULT ((size_t)512 << 20)
+
+static struct {
+    block_head_t *b;
+} kept[KEPT_SLOTS];
+static size_t kept_bytes, in_use, in_use_peak, keep_limit = (size_t)-1;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static block_head_t *head_of(const void *p) { return (block_head_t *)((char *)p - sizeof(block_head_t)); }
+
+/* COLIO_KEEP_MEMORY, read once (lock held). */
+static size_t keep_cap(void)
+{
+    if (keep_limit == (size_t)-1) {
+        const char *v = getenv("COLIO_KEEP_MEMORY");
+        char *end = NULL;
+        unsigned long long x = v && *v ? strtoull(v, &end, 10) : 0;
+        keep_limit = v && *v && end && *end == '\0' ? (size_t)x : KEEP_DEFAULT;
+    }
+    return keep_limit;
+}
+
+/* A kept mapping of at least need bytes and at most four times as many (lock held), or NULL. */
+static block_head_t *take_kept(size_t need)
+{
+    int best = -1;
+    for (int i = 0; i < KEPT_SLOTS; i++)
+        if (kept[i].b && kept[i].b->mapped >= need && kept[i].b->mapped / 4 <= need &&
+            (best < 0 || kept[i].b->mapped < kept[best].b->mapped))
+            best = i;
+    if (best < 0)
+        return NULL;
+    block_head_t *b = kept[best].b;
+    kept[best].b = NULL;
+    kept_bytes -= b->mapped;
+    return b;
+}
+
+static void *map_block(size_t size)
+{
+    size_t need = (size + sizeof(block_head_t) + 4095) & ~(size_t)4095;
+    pthread_mutex_lock(&lock);
+    block_head_t *b = take_kept(need);
+    if (b)
+        in_use += b->mapped;
+    pthread_mutex_unlock(&lock);
+    if (b == NULL) {
+        void *m = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        b = m;
+        b->mapped = need;
+        pthread_mutex_lock(&lock);
+        in_use += need;
+        pthread_mutex_unlock(&lock);
+    }
+    pthread_mutex_lock(&lock);
+    in_use_peak = in_use > in_use_peak ? in_use : in_use_peak;
+    pthread_mutex_unlock(&lock);
+    b->cap = b->mapped - sizeof(block_head_t);
+    return b + 1;
+}
+
+/* Keep a mapping for later when there is room, else unmap it. */
+static void unmap_block(block_head_t *b)
+{
+    int keep = 0;
+    pthread_mutex_lock(&lock);
+    in_use -= b->mapped;
+    size_t limit = keep_cap() < 2 * in_use_peak ? keep_cap() : 2 * in_use_peak;
+    for (int i = 0; i < KEPT_SLOTS && !keep && kept_bytes + b->mapped <= limit; i++)
+        if (kept[i].b == NULL) {
+            kept[i].b = b;
+            kept_bytes += b->mapped;
+            keep = 1;
+        }
+    pthread_mutex_unlock(&lock);
+    if (!keep)
+        munmap(b, b->mapped);
+}
+
+void *colio_mem_alloc(size_t size)
+{
+    if (size >= BIG_MIN)
+        return map_block(size);
+    block_head_t *b = malloc(sizeof *b + (size ? size : 1));
+    if (b == NULL)
+        return NULL;
+    b->cap = size, b->mapped = 0;
+    return b + 1;
+}
+
+void colio_mem_free(void *p)
+{
+    if (p == NULL)
+        return;
+    block_head_t *b = head_of(p);
+    if (b->mapped)
+        unmap_block(b);
+    else
+        free(b);
+}
+
+size_t colio_mem_size(const void *p) { return p ? head_of(p)->cap : 0; }
+
+void *colio_mem_realloc(void *p, size_t size)
+{
+    if (p == NULL)
+        return colio_mem_alloc(size);
+    block_head_t *b = head_of(p);
+    if (size <= b->cap && (b->mapped || size >= BIG_MIN || size + BIG_MIN / 4 > b->cap))
+        return p; /* fits (a small block much too large shrinks below) */
+    if (!b->mapped && size < BIG_MIN) {
+        block_head_t *n = realloc(b, sizeof *n + (size ? size : 1));
+        if (n == NULL)
+            return NULL;
+        n->cap = size;
+        return n + 1;
+    }
+    void *q = colio_mem_alloc(size);
+    if (q == NULL)
+        return NULL;
+    memcpy(q, p, b->cap < size ? b->cap : size);
+    colio_mem_free(p);
+    return q;
+}
+
+/* ---- a file's buffers and INIT arrays ---------------------------------------- */
 /*
  * Large buffers of closed files, kept for the process so the next file's
  * operations find them (a program that opens, writes and closes a file
@@ -90,10 +228,10 @@ static void give_spare(void *p, size_t size)
 }
 
 /* The smallest cached buffer of at least size bytes at a multiple of align, or NULL. */
-static void *take_cached(colio_bufcache_t *c, size_t size, size_t align, size_t *cap_p)
+static void *take_cached(colio_pool_t *c, size_t size, size_t align, size_t *cap_p)
 {
     int best = -1;
-    for (int i = 0; i < COLIO_BUFCACHE_SLOTS; i++)
+    for (int i = 0; i < COLIO_POOL_BUFS; i++)
         if (c->p[i] && c->size[i] >= size && (uintptr_t)c->p[i] % align == 0 &&
             (best < 0 || c->size[i] < c->size[best]))
             best = i;
@@ -105,7 +243,7 @@ static void *take_cached(colio_bufcache_t *c, size_t size, size_t align, size_t 
     return p;
 }
 
-void *colio_buf_take(colio_bufcache_t *c, size_t size, size_t *cap_p)
+void *colio_pool_buf_take(colio_pool_t *c, size_t size, size_t *cap_p)
 {
     void *p = take_cached(c, size, 1, cap_p);
     if (p || (size >= COLIO_SPARE_MIN && (p = take_spare(size, 1, cap_p)) != NULL))
@@ -115,7 +253,7 @@ void *colio_buf_take(colio_bufcache_t *c, size_t size, size_t *cap_p)
     return p;
 }
 
-void *colio_buf_take_aligned(colio_bufcache_t *c, size_t size, size_t align, size_t *cap_p)
+void *colio_pool_buf_take_aligned(colio_pool_t *c, size_t size, size_t align, size_t *cap_p)
 {
     void *p = take_cached(c, size, align, cap_p);
     if (p || (size >= COLIO_SPARE_MIN && (p = take_spare(size, align, cap_p)) != NULL))
@@ -126,17 +264,17 @@ void *colio_buf_take_aligned(colio_bufcache_t *c, size_t size, size_t align, siz
     return p;
 }
 
-void colio_buf_give(colio_bufcache_t *c, void *p, size_t cap)
+void colio_pool_buf_give(colio_pool_t *c, void *p, size_t cap)
 {
     if (p == NULL)
         return;
     int slot = -1;
-    for (int i = 0; i < COLIO_BUFCACHE_SLOTS && slot < 0; i++)
+    for (int i = 0; i < COLIO_POOL_BUFS && slot < 0; i++)
         if (c->p[i] == NULL)
             slot = i;
     if (slot < 0) { /* full: drop the smallest, keep the big ones that are dear to fault in */
         slot = 0;
-        for (int i = 1; i < COLIO_BUFCACHE_SLOTS; i++)
+        for (int i = 1; i < COLIO_POOL_BUFS; i++)
             if (c->size[i] < c->size[slot])
                 slot = i;
         if (c->size[slot] >= cap) {
@@ -194,7 +332,7 @@ static void *array_zero(void *p, size_t size)
     return p;
 }
 
-void colio_array_free(void *p)
+void colio_pool_array_free(void *p)
 {
     if (p == NULL)
         return;
@@ -205,7 +343,7 @@ void colio_array_free(void *p)
         free(h);
 }
 
-void *colio_array_take(colio_bufcache_t *c, int kind, size_t size)
+void *colio_pool_array_take(colio_pool_t *c, int kind, size_t size)
 {
     void *p = c->set_owner ? NULL : c->arr[kind]; /* a reserved set is its owner's */
     if (c->set_owner == NULL)
@@ -217,16 +355,16 @@ void *colio_array_take(colio_bufcache_t *c, int kind, size_t size)
     return array_alloc(size);
 }
 
-static void array_keep(colio_bufcache_t *c, int kind, void *p, size_t size, int clean)
+static void array_keep(colio_pool_t *c, int kind, void *p, size_t size, int clean)
 {
     if (p == NULL)
         return;
     if (c->arr[kind] != NULL) {
         if (c->arr_size[kind] == size || c->set_owner != NULL) { /* the kept one serves (or is reserved) */
-            colio_array_free(p);
+            colio_pool_array_free(p);
             return;
         }
-        colio_array_free(c->arr[kind]); /* sized for another aggregator count: the calls now use p's */
+        colio_pool_array_free(c->arr[kind]); /* sized for another aggregator count: the calls now use p's */
         c->arr[kind] = NULL;
     }
     if (c->set_owner == NULL) /* else p is of a kind the reserved set lacks: the set stays whole */
@@ -236,42 +374,42 @@ static void array_keep(colio_bufcache_t *c, int kind, void *p, size_t size, int 
     c->arr_clean[kind] = (unsigned char)clean;
 }
 
-void colio_array_give(colio_bufcache_t *c, int kind, void *p, size_t size) { array_keep(c, kind, p, size, 0); }
+void colio_pool_array_give(colio_pool_t *c, int kind, void *p, size_t size) { array_keep(c, kind, p, size, 0); }
 
-int colio_array_take_set(colio_bufcache_t *c, unsigned mask, const size_t *sizes, void **slots[])
+int colio_pool_array_take_set(colio_pool_t *c, unsigned mask, const size_t *sizes, void **places[])
 {
     int missing = 0;
     if (c->set_owner == NULL)
         c->set_key = 0; /* what is kept is taken */
-    for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
+    for (int kind = 0; kind < COLIO_POOL_ARRAY_KINDS; kind++) {
         if (!(mask >> kind & 1u))
             continue;
         void *p = c->set_owner ? NULL : c->arr[kind];
         if (p && c->arr_size[kind] == sizes[kind] && c->arr_clean[kind]) /* the small call's case, inline */
             c->arr[kind] = NULL;
         else
-            p = colio_array_take(c, kind, sizes[kind]);
-        *slots[kind] = p;
+            p = colio_pool_array_take(c, kind, sizes[kind]);
+        *places[kind] = p;
         missing |= p == NULL;
     }
     return missing;
 }
 
-void colio_array_give_unused_set(colio_bufcache_t *c, unsigned mask, uint64_t key, const size_t *sizes,
-                                 void **slots[])
+void colio_pool_array_give_unused_set(colio_pool_t *c, int nkinds, unsigned mask, uint64_t key, const size_t *sizes,
+                                      void **places[])
 {
     uint64_t kept = c->set_key; /* a reserved set stays whole: these are freed (array_keep) */
     int whole = 1;
-    for (int kind = 0; kind < COLIO_ARR_KINDS; kind++) {
-        array_keep(c, kind, *slots[kind], sizes[kind], 1);
-        *slots[kind] = NULL;
+    for (int kind = 0; kind < nkinds; kind++) {
+        array_keep(c, kind, *places[kind], sizes[kind], 1);
+        *places[kind] = NULL;
         if (mask >> kind & 1u)
             whole &= c->arr[kind] != NULL && c->arr_size[kind] == sizes[kind] && c->arr_clean[kind];
     }
     c->set_key = c->set_owner ? kept : whole ? key : 0;
 }
 
-int colio_array_reserve_set(colio_bufcache_t *c, uint64_t key, const void *owner)
+int colio_pool_array_reserve_set(colio_pool_t *c, uint64_t key, const void *owner)
 {
     if (key == 0 || c->set_key != key || c->set_owner != NULL)
         return 0;
@@ -279,7 +417,7 @@ int colio_array_reserve_set(colio_bufcache_t *c, uint64_t key, const void *owner
     return 1;
 }
 
-int colio_array_release_set(colio_bufcache_t *c, const void *owner)
+int colio_pool_array_release_set(colio_pool_t *c, const void *owner)
 {
     if (c->set_owner != owner || owner == NULL)
         return 0;
@@ -287,15 +425,15 @@ int colio_array_release_set(colio_bufcache_t *c, const void *owner)
     return 1;
 }
 
-void colio_bufcache_free(colio_bufcache_t *c)
+void colio_pool_free(colio_pool_t *c)
 {
-    for (int i = 0; i < COLIO_BUFCACHE_SLOTS; i++) {
+    for (int i = 0; i < COLIO_POOL_BUFS; i++) {
         if (c->p[i])
             give_spare(c->p[i], c->size[i]); /* the largest first would keep more; the cap is generous */
         c->p[i] = NULL;
     }
-    for (int k = 0; k < COLIO_ARR_KINDS; k++) {
-        colio_array_free(c->arr[k]);
+    for (int k = 0; k < COLIO_POOL_ARRAY_KINDS; k++) {
+        colio_pool_array_free(c->arr[k]);
         c->arr[k] = NULL;
     }
     c->set_key = 0, c->set_owner = NULL;

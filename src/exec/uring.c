@@ -1,9 +1,9 @@
 /*
- * The "uring" storage executor (aio.h): a job's calls go to the kernel as
+ * The "uring" storage executor (exec/exec.h): a job's calls go to the kernel as
  * io_uring writes and reads on the store's own descriptor (store ops
  * raw_fd), all of them at once up to the ring's size; one reaper thread per
  * process sleeps in the kernel until completions come, finishes the jobs
- * and tells the engine (colio_aio_notify). No thread copies the bytes: the
+ * and tells the engine (colio_exec_notify). No thread copies the bytes: the
  * kernel does the I/O (every request is marked IOSQE_ASYNC, so submitting
  * never runs a write in the caller's thread, which may be the program's).
  *
@@ -22,7 +22,7 @@
  * kernel.io_uring_disabled) makes every job fall back.
  */
 #define _GNU_SOURCE /* pthread_timedjoin_np */
-#include "engine/aio.h"
+#include "exec/exec.h"
 
 #include <errno.h>
 
@@ -44,10 +44,10 @@ static struct {
     struct io_uring ring;
     int state;                      /* 0: not tried, 1: up, -errno: refused */
     pthread_t reaper;
-    colio_aio_job_t *head, *tail;   /* taken and not finished, in submission order */
+    colio_exec_job_t *head, *tail;   /* taken and not finished, in submission order */
     int in_kernel;                  /* requests issued and not reaped */
     struct slot {
-        colio_aio_job_t *job;       /* NULL: free */
+        colio_exec_job_t *job;       /* NULL: free */
         int64_t call;
     } slots[RING_ENTRIES];
     int free_slot[RING_ENTRIES], nfree;
@@ -78,11 +78,11 @@ static int ring_up(void)
 }
 
 /* Whether the calls are in increasing, disjoint file order (then they may run at once). */
-static int calls_disjoint(const colio_aio_job_t *job)
+static int calls_disjoint(const colio_exec_job_t *job)
 {
     int64_t end = INT64_MIN;
     for (int64_t i = 0; i < job->ncalls; i++) {
-        const colio_aio_call_t *c = &job->calls[i];
+        const colio_exec_call_t *c = &job->calls[i];
         if (c->len <= 0)
             continue;
         if (c->off < end)
@@ -93,34 +93,34 @@ static int calls_disjoint(const colio_aio_job_t *job)
 }
 
 /* Under u.lock: whether a job of job's chain was taken before it and is not finished. */
-static int chain_busy(const colio_aio_job_t *job)
+static int chain_busy(const colio_exec_job_t *job)
 {
-    return colio_aio_chain_before(u.head, job);
+    return colio_exec_chain_before(u.head, job);
 }
 
 /* Under u.lock: job is done; unlink it and publish its results. */
-static void finish(colio_aio_job_t *job)
+static void finish(colio_exec_job_t *job)
 {
-    colio_aio_unlink(&u.head, &u.tail, job);
+    colio_exec_unlink(&u.head, &u.tail, job);
     if (job->t0 > 0)
-        job->seconds = colio_aio_now() - job->t0;
+        job->seconds = colio_exec_now() - job->t0;
     if (job->rc != 0 && job->chain_failed)
         *job->chain_failed = 1;
-    __atomic_store_n(&job->state, COLIO_AIO_DONE, __ATOMIC_RELEASE);
+    __atomic_store_n(&job->state, COLIO_EXEC_DONE, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&u.done);
 }
 
 /* Under u.lock: one request for call i of job into the ring; 0 when the ring is full. */
-static int issue_call(colio_aio_job_t *job, int64_t i)
+static int issue_call(colio_exec_job_t *job, int64_t i)
 {
     if (u.nfree == 0)
         return 0;
     struct io_uring_sqe *sqe = io_uring_get_sqe(&u.ring);
     if (sqe == NULL)
         return 0;
-    const colio_aio_call_t *c = &job->calls[i];
+    const colio_exec_call_t *c = &job->calls[i];
     unsigned len = (unsigned)(c->len < MAX_REQUEST ? c->len : MAX_REQUEST);
-    if (job->kind == COLIO_AIO_WRITE)
+    if (job->kind == COLIO_EXEC_WRITE)
         io_uring_prep_write(sqe, job->fd, c->buf, len, (uint64_t)c->off);
     else
         io_uring_prep_read(sqe, job->fd, c->buf, len, (uint64_t)c->off);
@@ -137,10 +137,10 @@ static int issue_call(colio_aio_job_t *job, int64_t i)
 /* Under u.lock: issue what may go now, oldest job first; jobs with nothing left are finished. */
 static void issue(void)
 {
-    colio_aio_job_t *next;
-    for (colio_aio_job_t *job = u.head; job; job = next) {
+    colio_exec_job_t *next;
+    for (colio_exec_job_t *job = u.head; job; job = next) {
         next = job->next;
-        if (job->state == COLIO_AIO_QUEUED) {
+        if (job->state == COLIO_EXEC_QUEUED) {
             if (chain_busy(job))
                 continue;
             if (job->chain_failed && *job->chain_failed) {
@@ -148,8 +148,8 @@ static void issue(void)
                 finish(job);
                 continue;
             }
-            __atomic_store_n(&job->state, COLIO_AIO_RUNNING, __ATOMIC_RELAXED);
-            job->t0 = colio_aio_now();
+            __atomic_store_n(&job->state, COLIO_EXEC_RUNNING, __ATOMIC_RELAXED);
+            job->t0 = colio_exec_now();
         }
         while (job->rc == 0 && job->next_call < job->ncalls && !(job->serial && job->in_flight > 0)) {
             if (job->calls[job->next_call].len <= 0) {
@@ -167,7 +167,7 @@ static void issue(void)
 }
 
 /* Record a failing call: the job keeps the first failing call's errno (lowest index). */
-static void record_failure(colio_aio_job_t *job, int64_t i, int rc)
+static void record_failure(colio_exec_job_t *job, int64_t i, int rc)
 {
     if (job->failed_call < 0 || i < job->failed_call) {
         job->rc = rc;
@@ -180,23 +180,23 @@ static void record_failure(colio_aio_job_t *job, int64_t i, int rc)
  * finished here with ordinary calls (the reaper, u.lock released, owns the
  * job's results meanwhile: nobody else writes them while a call is in flight).
  */
-static void reaped(colio_aio_job_t *job, int64_t i, int res)
+static void reaped(colio_exec_job_t *job, int64_t i, int res)
 {
-    const colio_aio_call_t *c = &job->calls[i];
+    const colio_exec_call_t *c = &job->calls[i];
     int64_t done = res > 0 ? res : 0;
     job->bytes += done;
     if (res < 0 && res != -EINTR && res != -EAGAIN) {
         record_failure(job, i, res);
         return;
     }
-    if (done < c->len && !(job->kind == COLIO_AIO_READ && res == 0 && c->len <= MAX_REQUEST)) {
+    if (done < c->len && !(job->kind == COLIO_EXEC_READ && res == 0 && c->len <= MAX_REQUEST)) {
         pthread_mutex_unlock(&u.lock);
-        int rc = colio_aio_call_rest(job, c, done);
+        int rc = colio_exec_call_rest(job, c, done);
         pthread_mutex_lock(&u.lock);
         if (rc != 0)
             record_failure(job, i, rc);
     } else if (done < c->len) { /* a read at the end of file */
-        colio_aio_read_ended(job, c, done);
+        colio_exec_read_ended(job, c, done);
     }
 }
 
@@ -217,24 +217,24 @@ static void *reaper_main(void *arg)
             break;
         pthread_mutex_lock(&u.lock);
         int s = (int)(tag - TAG_FIRST);
-        colio_aio_job_t *job = u.slots[s].job;
+        colio_exec_job_t *job = u.slots[s].job;
         int64_t call = u.slots[s].call;
         u.slots[s].job = NULL;
         u.free_slot[u.nfree++] = s;
         u.in_kernel--;
         reaped(job, call, res);
         job->in_flight--;
-        int was_done = job->state == COLIO_AIO_DONE;
+        int was_done = job->state == COLIO_EXEC_DONE;
         issue(); /* finishes job when it has nothing left; frees ring space for others */
-        int now_done = !was_done && __atomic_load_n(&job->state, __ATOMIC_RELAXED) == COLIO_AIO_DONE;
+        int now_done = !was_done && __atomic_load_n(&job->state, __ATOMIC_RELAXED) == COLIO_EXEC_DONE;
         pthread_mutex_unlock(&u.lock);
         if (now_done)
-            colio_aio_notify();
+            colio_exec_notify();
     }
     return NULL;
 }
 
-static int uring_submit(colio_aio_job_t *job)
+static int uring_submit(colio_exec_job_t *job)
 {
     int fd = job->ops->raw_fd ? job->ops->raw_fd(job->st) : -1;
     if (fd < 0)
@@ -247,7 +247,7 @@ static int uring_submit(colio_aio_job_t *job)
         job->next_call = job->in_flight = 0;
         job->t0 = 0;
         job->next = NULL;
-        __atomic_store_n(&job->state, COLIO_AIO_QUEUED, __ATOMIC_RELAXED);
+        __atomic_store_n(&job->state, COLIO_EXEC_QUEUED, __ATOMIC_RELAXED);
         if (u.tail)
             u.tail->next = job;
         else
@@ -259,15 +259,15 @@ static int uring_submit(colio_aio_job_t *job)
     return rc;
 }
 
-static void uring_test(colio_aio_job_t *job, int *done_p)
+static void uring_test(colio_exec_job_t *job, int *done_p)
 {
-    *done_p = __atomic_load_n(&job->state, __ATOMIC_ACQUIRE) == COLIO_AIO_DONE;
+    *done_p = __atomic_load_n(&job->state, __ATOMIC_ACQUIRE) == COLIO_EXEC_DONE;
 }
 
-static void uring_wait(colio_aio_job_t *job)
+static void uring_wait(colio_exec_job_t *job)
 {
     pthread_mutex_lock(&u.lock);
-    while (__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) != COLIO_AIO_DONE)
+    while (__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) != COLIO_EXEC_DONE)
         pthread_cond_wait(&u.done, &u.lock);
     pthread_mutex_unlock(&u.lock);
 }
@@ -308,26 +308,26 @@ __attribute__((destructor)) static void uring_teardown(void)
 
 #else /* no liburing: every job falls back */
 
-static int uring_submit(colio_aio_job_t *job)
+static int uring_submit(colio_exec_job_t *job)
 {
     (void)job;
     return -ENOSYS;
 }
 
-static void uring_test(colio_aio_job_t *job, int *done_p)
+static void uring_test(colio_exec_job_t *job, int *done_p)
 {
     (void)job;
     *done_p = 1;
 }
 
-static void uring_wait(colio_aio_job_t *job) { (void)job; }
+static void uring_wait(colio_exec_job_t *job) { (void)job; }
 
 #endif
 
-const colio_aio_ops_t colio_aio_uring = {
+const colio_exec_ops_t colio_exec_uring = {
     .name = "uring",
     .submit = uring_submit,
     .test = uring_test,
     .wait = uring_wait,
-    .fallback = &colio_aio_thread,
+    .fallback = &colio_exec_threads,
 };

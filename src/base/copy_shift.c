@@ -1,6 +1,6 @@
-/* Whether copies into memory off the source's alignment run slowly here: reads, memcpy, MPI's (copyspeed.h). */
+/* Whether copies into memory off the source's alignment run slowly here: reads, memcpy, MPI's (copy_shift.h). */
 #define _GNU_SOURCE /* pipe2 */
-#include "base/copyspeed.h"
+#include "base/copy_shift.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -11,7 +11,7 @@
 
 #include "base/clock.h"
 
-/* The shifts measured: each half of 64 bytes at a page's start and further in (copyspeed.h). */
+/* The shifts measured: each half of 64 bytes at a page's start and further in (copy_shift.h). */
 enum { PROBE_LEN = 32 << 10, PROBE_TRIES = 8, PROBE_LOW = 16, PROBE_HIGH = 48, PROBE_FAR = 1024 };
 
 static colio_copy_penalty_t here; /* this machine's, measured once */

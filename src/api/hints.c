@@ -10,10 +10,10 @@
 #include <strings.h>
 
 #include "coll/coll.h"
-#include "engine/aio.h"
+#include "exec/exec.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
-#include "store/figures.h"
+#include "store/cost.h"
 #include "store/store.h"
 #include "subfile/layout.h"
 #include "topo/net.h"
@@ -42,7 +42,7 @@ static int place_name_valid(const char *name) { return colio_place_find(name) !=
 static int domain_name_valid(const char *name) { return colio_domain_find(name) != NULL; }
 static int store_name_valid(const char *name) { return colio_store_find(name) != NULL; }
 static int coll_name_valid(const char *name) { return colio_coll_find(name) != NULL; }
-static int executor_name_valid(const char *name) { return colio_aio_find(name) != NULL; }
+static int executor_name_valid(const char *name) { return colio_exec_find(name) != NULL; }
 static int null_route_valid(const char *path)
 {
 #ifdef COLIO_SMPI

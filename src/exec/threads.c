@@ -1,6 +1,6 @@
 /*
  * The "threads" storage executor: a pool of helper threads per process (see
- * aio.h). One mutex guards the queue; a job's state is also published with
+ * exec/exec.h). One mutex guards the queue; a job's state is also published with
  * an atomic store so test() needs no lock, and wait() sleeps on a condition
  * variable that the helpers broadcast after each job.
  *
@@ -10,7 +10,7 @@
  * different helpers (several operations in flight: the engine's issue-order
  * rules, engine/order.c, already keep operations with overlapping byte
  * ranges from reaching storage together). Helpers start as jobs need them,
- * up to colio_aio_threads(n) (the colio_io_threads hint), and sleep on a
+ * up to n (hold: the colio_io_threads hint of the files using it), and sleep on a
  * condition variable when idle: storage calls mostly wait, so a helper
  * costs CPU only while it copies.
  *
@@ -19,7 +19,7 @@
  * busy-polling every core (MPICH) or tiny rounds a helper may get no CPU
  * for a long time, and the caller would only sit idle.
  */
-#include "engine/aio.h"
+#include "exec/exec.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -31,8 +31,8 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t work; /* a job was queued or a chain became free, or the helpers must stop */
     pthread_cond_t done; /* a job finished */
-    colio_aio_job_t *head, *tail; /* queued, in submission order */
-    colio_aio_job_t *running;     /* running (in a helper, or in a caller that took it over) */
+    colio_exec_job_t *head, *tail; /* queued, in submission order */
+    colio_exec_job_t *running;     /* running (in a helper, or in a caller that took it over) */
     pthread_t threads[MAX_HELPERS];
     int nthreads, idle, want, stopping, refs;
     int queued; /* jobs in the queue */
@@ -40,45 +40,45 @@ static struct {
        .want = 1};
 
 /* Under q.lock: whether a job of job's chain is running or queued before it (then it must wait). */
-static int chain_busy(const colio_aio_job_t *job)
+static int chain_busy(const colio_exec_job_t *job)
 {
-    return colio_aio_chain_before(q.running, job) || colio_aio_chain_before(q.head, job);
+    return colio_exec_chain_before(q.running, job) || colio_exec_chain_before(q.head, job);
 }
 
 /* Under q.lock: unlink job from the queue and count it running. */
-static void take(colio_aio_job_t *job)
+static void take(colio_exec_job_t *job)
 {
-    colio_aio_unlink(&q.head, &q.tail, job);
+    colio_exec_unlink(&q.head, &q.tail, job);
     q.queued--;
     job->next = q.running;
     q.running = job;
-    __atomic_store_n(&job->state, COLIO_AIO_RUNNING, __ATOMIC_RELAXED);
+    __atomic_store_n(&job->state, COLIO_EXEC_RUNNING, __ATOMIC_RELAXED);
 }
 
 /* Under q.lock: the first queued job that may run now, or NULL. */
-static colio_aio_job_t *next_runnable(void)
+static colio_exec_job_t *next_runnable(void)
 {
-    for (colio_aio_job_t *j = q.head; j; j = j->next)
+    for (colio_exec_job_t *j = q.head; j; j = j->next)
         if (!chain_busy(j))
             return j;
     return NULL;
 }
 
 /* Under q.lock: publish the results; its chain's next job may start. */
-static void finish(colio_aio_job_t *job)
+static void finish(colio_exec_job_t *job)
 {
-    colio_aio_unlink(&q.running, NULL, job);
-    __atomic_store_n(&job->state, COLIO_AIO_DONE, __ATOMIC_RELEASE);
+    colio_exec_unlink(&q.running, NULL, job);
+    __atomic_store_n(&job->state, COLIO_EXEC_DONE, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&q.done);
     if (q.head)
         pthread_cond_signal(&q.work);
 }
 
 /* Under q.lock: run job outside the lock, then finish it. */
-static void run_unlocked(colio_aio_job_t *job)
+static void run_unlocked(colio_exec_job_t *job)
 {
     pthread_mutex_unlock(&q.lock);
-    colio_aio_job_run(job);
+    colio_exec_job_run(job);
     pthread_mutex_lock(&q.lock);
     finish(job);
 }
@@ -88,7 +88,7 @@ static void *helper_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&q.lock);
     for (;;) {
-        colio_aio_job_t *job = next_runnable();
+        colio_exec_job_t *job = next_runnable();
         if (job == NULL) {
             if (q.stopping && q.head == NULL)
                 break; /* nothing left to run */
@@ -100,7 +100,7 @@ static void *helper_main(void *arg)
         take(job);
         run_unlocked(job);
         pthread_mutex_unlock(&q.lock); /* the hook may take locks of its own */
-        colio_aio_notify();
+        colio_exec_notify();
         pthread_mutex_lock(&q.lock);
     }
     pthread_mutex_unlock(&q.lock);
@@ -123,21 +123,14 @@ static int start_helper(void)
     return 0;
 }
 
-void colio_aio_threads(int n)
-{
-    pthread_mutex_lock(&q.lock);
-    if (n > q.want) /* files share the pool: the largest asked for */
-        q.want = n < MAX_HELPERS ? n : MAX_HELPERS;
-    pthread_mutex_unlock(&q.lock);
-}
 
-static int thread_submit(colio_aio_job_t *job)
+static int thread_submit(colio_exec_job_t *job)
 {
     pthread_mutex_lock(&q.lock);
     int rc = start_helper();
     if (rc == 0) {
         job->next = NULL;
-        __atomic_store_n(&job->state, COLIO_AIO_QUEUED, __ATOMIC_RELAXED);
+        __atomic_store_n(&job->state, COLIO_EXEC_QUEUED, __ATOMIC_RELAXED);
         if (q.tail)
             q.tail->next = job;
         else
@@ -150,16 +143,16 @@ static int thread_submit(colio_aio_job_t *job)
     return rc;
 }
 
-static void thread_test(colio_aio_job_t *job, int *done_p)
+static void thread_test(colio_exec_job_t *job, int *done_p)
 {
-    *done_p = __atomic_load_n(&job->state, __ATOMIC_ACQUIRE) == COLIO_AIO_DONE;
+    *done_p = __atomic_load_n(&job->state, __ATOMIC_ACQUIRE) == COLIO_EXEC_DONE;
 }
 
-static void thread_wait(colio_aio_job_t *job)
+static void thread_wait(colio_exec_job_t *job)
 {
     pthread_mutex_lock(&q.lock);
-    while (__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) != COLIO_AIO_DONE) {
-        if (job->state == COLIO_AIO_QUEUED && !chain_busy(job)) { /* may run and no helper took it: run it here */
+    while (__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) != COLIO_EXEC_DONE) {
+        if (job->state == COLIO_EXEC_QUEUED && !chain_busy(job)) { /* may run and no helper took it: run it here */
             take(job);
             job->ran_by_caller = 1;
             run_unlocked(job);
@@ -170,11 +163,16 @@ static void thread_wait(colio_aio_job_t *job)
     pthread_mutex_unlock(&q.lock);
 }
 
-const colio_aio_ops_t colio_aio_thread = {
+static void thread_hold(int n);
+static void thread_unhold(void);
+
+const colio_exec_ops_t colio_exec_threads = {
     .name = "threads",
     .submit = thread_submit,
     .test = thread_test,
     .wait = thread_wait,
+    .hold = thread_hold,
+    .unhold = thread_unhold,
 };
 
 /* Join the helpers once the queue is empty. */
@@ -198,16 +196,18 @@ static void stop_helpers(void)
  * no longer stops it: an idle helper waits on a condition variable at no
  * cost, while a program that opens, writes and closes a file per step
  * would otherwise start and join a thread every time. It stops when the
- * library is unloaded or the process exits (aio_teardown).
+ * library is unloaded or the process exits (exec_teardown).
  */
-void colio_aio_acquire(void)
+static void thread_hold(int n)
 {
     pthread_mutex_lock(&q.lock);
     q.refs++;
+    if (n > q.want) /* files share the pool: the largest asked for */
+        q.want = n < MAX_HELPERS ? n : MAX_HELPERS;
     pthread_mutex_unlock(&q.lock);
 }
 
-void colio_aio_release(void)
+static void thread_unhold(void)
 {
     pthread_mutex_lock(&q.lock);
     q.refs--;
@@ -215,4 +215,4 @@ void colio_aio_release(void)
 }
 
 /* Library teardown (unload or exit) with files still open: no thread outlives the code it runs. */
-__attribute__((destructor)) static void aio_teardown(void) { stop_helpers(); }
+__attribute__((destructor)) static void exec_teardown(void) { stop_helpers(); }

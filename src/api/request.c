@@ -20,7 +20,7 @@ struct colio_request {
     colio_op_t op;       /* first: the engine knows requests by their operation */
     unsigned magic;      /* REQUEST_MAGIC until freed (then kept a while: base/retire.h) */
     colio_file *fh;
-    colio_nb_slot_t *slot;
+    colio_lane_t *lane;
     int done;            /* finished: code and status hold the outcome */
     int code;
     MPI_Status status;
@@ -73,29 +73,29 @@ static int initiate(colio_file *fh, const colio_op_args_t *given, colio_request 
     colio_request *r = calloc(1, sizeof *r);
     if (r == NULL)
         cannot_start(fh, args.api, "out of memory for a request");
-    colio_nb_lock();
-    colio_nb_slot_t *s = colio_nb_take_slot(fh);
+    colio_progress_lock();
+    colio_lane_t *s = colio_lane_take(fh);
     if (s == NULL)
         cannot_start(fh, args.api, "no communicator for the operation (out of memory or MPI_Comm_dup failed)");
     r->magic = REQUEST_MAGIC;
     r->fh = fh;
-    r->slot = s;
+    r->lane = s;
     r->refs = 1;
     colio_op_init(&r->op, fh, &args);
     r->op.nonblocking = 1;
     r->op.on_done = finish_request;
-    r->op.slot = s;
-    r->op.comm = MPI_COMM_NULL; /* START waits until the slot has formed */
+    r->op.lane = s;
+    r->op.comm = MPI_COMM_NULL; /* START waits until the lane has formed */
     s->user = &r->op;
     colio_op_advance(&r->op); /* INIT: the access is taken from the view and file pointer now */
     if (r->op.err.code == 0 && args.use_fp) {
         fh->fp += r->op.nbytes / fh->view.etype_size; /* MPI: the pointer moves at initiation */
         r->op.fp_done = 1;
     }
-    colio_nb_progress_all(0);
-    if (fh->nb->threaded)
-        colio_nb_thread_kick();
-    colio_nb_unlock();
+    colio_progress_all(0);
+    if (fh->prog->threaded)
+        colio_progress_thread_kick();
+    colio_progress_unlock();
     *out = r;
     return req_p ? COLIO_SUCCESS : colio_wait(&mine, MPI_STATUS_IGNORE);
 }
@@ -178,7 +178,7 @@ static void finish_request(colio_op_t *op)
     colio_request *r = request_of(op);
     r->code = colio_op_finish(op, &r->status);
     r->done = 1;
-    r->slot->user = NULL;
+    r->lane->user = NULL;
     if (r->has_mpi)
         complete_mpi(r);
 }
@@ -233,10 +233,10 @@ int colio_wait(colio_request **req, MPI_Status *status)
         empty_status(status);
         return COLIO_SUCCESS;
     }
-    colio_nb_lock();
-    colio_nb_progress_until(request_done, *req, &(*req)->op);
+    colio_progress_lock();
+    colio_progress_until(request_done, *req, &(*req)->op);
     int code = release(req, status);
-    colio_nb_unlock();
+    colio_progress_unlock();
     return code;
 }
 
@@ -252,11 +252,11 @@ int colio_test(colio_request **req, int *flag, MPI_Status *status)
         empty_status(status);
         return COLIO_SUCCESS;
     }
-    colio_nb_lock();
-    colio_nb_progress_all(0);
+    colio_progress_lock();
+    colio_progress_all(0);
     *flag = (*req)->done;
     int code = *flag ? release(req, status) : COLIO_SUCCESS;
-    colio_nb_unlock();
+    colio_progress_unlock();
     return code;
 }
 
@@ -324,11 +324,11 @@ int colio_waitall(int n, colio_request *reqs[], MPI_Status statuses[])
     if (rc != COLIO_SUCCESS)
         return rc;
     request_set_t set = {n, reqs};
-    colio_nb_lock();
+    colio_progress_lock();
     while (!all_done(&set))
-        colio_nb_progress_until(all_done, &set, first_pending(&set));
+        colio_progress_until(all_done, &set, first_pending(&set));
     int code = release_all(n, reqs, statuses);
-    colio_nb_unlock();
+    colio_progress_unlock();
     return code;
 }
 
@@ -340,11 +340,11 @@ int colio_testall(int n, colio_request *reqs[], int *flag, MPI_Status statuses[]
     if (flag == NULL)
         return colio_fail(NULL, COLIO_ERR_ARG, "colio_testall: NULL flag");
     request_set_t set = {n, reqs};
-    colio_nb_lock();
-    colio_nb_progress_all(0);
+    colio_progress_lock();
+    colio_progress_all(0);
     *flag = all_done(&set);
     int code = *flag ? release_all(n, reqs, statuses) : COLIO_SUCCESS;
-    colio_nb_unlock();
+    colio_progress_unlock();
     return code;
 }
 
@@ -374,11 +374,11 @@ int colio_request_get_mpi(colio_request *req, MPI_Request *mreq)
         return colio_fail(NULL, COLIO_ERR_ARG, "colio_request_get_mpi: %s", req ? "not an active request" : "NULL request");
     if (mreq == NULL)
         return colio_fail(req->fh, COLIO_ERR_ARG, "colio_request_get_mpi: NULL MPI request pointer");
-    colio_nb_lock();
+    colio_progress_lock();
     int code = COLIO_SUCCESS;
     if (req->has_mpi) {
         *mreq = req->mreq;
-    } else if (!req->fh->nb->threaded || !colio_nb_thread_running()) {
+    } else if (!req->fh->prog->threaded || !colio_progress_thread_running()) {
         code = colio_fail(req->fh, COLIO_ERR_UNSUPPORTED,
                           "colio_request_get_mpi: needs colio_progress=thread (MPI_THREAD_MULTIPLE): "
                           "nothing else would complete the MPI request");
@@ -392,6 +392,6 @@ int colio_request_get_mpi(colio_request *req, MPI_Request *mreq)
         if (req->done)
             complete_mpi(req);
     }
-    colio_nb_unlock();
+    colio_progress_unlock();
     return code;
 }

@@ -1,6 +1,6 @@
-/* Storage figures: their words, the hint that gives them, the cache file and the probe (figures.h). */
+/* Storage figures: their words, the hint that gives them, the cache file and the probe (cost.h). */
 #define _GNU_SOURCE /* O_CLOEXEC, strtok_r */
-#include "store/figures.h"
+#include "store/cost.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /*
  * The rule that sends a direct read through the bounce buffer
- * (base/copyspeed.h), from given probe results: on the AMD EPYC measured,
+ * (base/copy_shift.h), from given probe results: on the AMD EPYC measured,
  * only memory 1-31 bytes past the file offset within a page copies slowly
  * (1040 bytes past does not), so a program's buffer 16 bytes past a page
  * is bounced for page-aligned offsets and not for offsets 1 KiB further.
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "access/copy.h"
-#include "base/copyspeed.h"
+#include "base/copy_shift.h"
 #include "testutil.h"
 
 static void expect(const char *what, const colio_copy_penalty_t *p, unsigned shift, int want)
@@ -156,5 +156,5 @@ int main(void)
     waypoints(&epyc, &every64, &forced);
     may_alias_edges();
     copies_land();
-    return unit_finish("test_copyspeed_unit");
+    return unit_finish("test_copy_shift_unit");
 }

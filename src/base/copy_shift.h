@@ -20,8 +20,8 @@
  * COLIO_MISALIGNED_READS=slow or fast says instead for every shift (the
  * tests force each; `slow`: every shift that is not a multiple of 32).
  */
-#ifndef COLIO_BASE_COPYSPEED_H
-#define COLIO_BASE_COPYSPEED_H
+#ifndef COLIO_BASE_COPY_SHIFT_H
+#define COLIO_BASE_COPY_SHIFT_H
 
 #include <stddef.h>
 #include <stdint.h>

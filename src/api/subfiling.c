@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/open.h"
+#include "api/open.h"
 #include "store/backends.h"
 
 #define META_MAX ((int64_t)64 << 20) /* a metadata file larger than this is not one */

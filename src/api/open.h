@@ -1,6 +1,6 @@
 /*
- * Opening a file, its configuration and subfiling (core/file.c,
- * core/subfiling.c): what the file calls above the engine need.
+ * Opening a file, its configuration and subfiling (api/file.c,
+ * api/subfiling.c): what the file calls above the engine need.
  */
 #ifndef COLIO_CORE_OPEN_H
 #define COLIO_CORE_OPEN_H
@@ -34,7 +34,7 @@ int colio_open_same(const int64_t lo[COLIO_OPEN_ID_WORDS], const int64_t hi[COLI
 int colio_file_topo(const colio_file *fh, const colio_hints_t *h, colio_topo_t *topo, colio_err_t *err);
 
 /*
- * Subfiling (core/subfiling.c), all collective with errors agreed:
+ * Subfiling (api/subfiling.c), all collective with errors agreed:
  * decide reads PATH's metadata on rank 0 or, when the hints ask for
  * subfiling and the file is new, makes a layout (fh->sub); open creates or
  * checks the subfiles and opens the subfiling store; settle records the

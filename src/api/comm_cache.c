@@ -1,5 +1,5 @@
 /* The per-communicator cache (comm_cache.h): topology, the shared duplicate, the kept and spare duplicates. */
-#include "core/comm_cache.h"
+#include "api/comm_cache.h"
 
 #include <pthread.h>
 #include <stdio.h>

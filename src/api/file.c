@@ -4,8 +4,8 @@
  * Every collective call agrees on one error code before it returns.
  */
 #include "base/agree.h"
-#include "core/open.h"
-#include "core/comm_cache.h"
+#include "api/open.h"
+#include "api/comm_cache.h"
 #include "engine/progress.h"
 #include "place/registry.h"
 #include "subfile/groups.h"
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/aio.h"
+#include "exec/exec.h"
 
 #ifdef COLIO_SMPI
 #define COLIO_MPI_ADVICE_RMA ""
@@ -168,7 +168,7 @@ static void agg_set_free(colio_agg_set_t *set)
 int colio_file_configure(const colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
 {
     memset(cfg, 0, sizeof *cfg);
-    if (colio_nb_check_hints(h, err) != 0)
+    if (colio_progress_check_hints(h, err) != 0)
         return err->code;
     cfg->place = colio_place_find(h->placement);
     cfg->domain = colio_domain_find(h->domain);
@@ -273,7 +273,7 @@ static int own_comm(colio_file *fh, colio_err_t *err)
  * create dynamic windows without a single-copy shared-memory mechanism:
  * then the open fails here, with the MPI library's advice from
  * scripts/mpi/FAMILY-MAJOR.env; see docs/DESIGN.md). Such a file has a
- * duplicate of its own, not the shared one (core/comm_cache.h): MPICH 4.0.2
+ * duplicate of its own, not the shared one (api/comm_cache.h): MPICH 4.0.2
  * hung one run in six of the rma kernel's PSCW epochs on a reused duplicate.
  */
 int colio_config_window(colio_file *fh, const colio_hints_t *h, colio_config_t *cfg, colio_err_t *err)
@@ -314,7 +314,7 @@ void colio_config_free(colio_config_t *cfg)
 /*
  * Rank 0: the storage figures colio_storage_model asks for, as the words an
  * agreement carries: given by the hint, or the backend's (measured once per
- * file system, store/figures.h), or the defaults (off: never used).
+ * file system, store/cost.h), or the defaults (off: never used).
  */
 static void figures_for(colio_file *fh, const colio_hints_t *h, int64_t w[COLIO_FIGURES_WORDS])
 {
@@ -369,9 +369,13 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
     fh->cfg = cfg;
     fh->hints = *cand;
     fh->hints_gen++;
+    if (fh->exec) { /* the executor and its helpers as the new hints say, from the next job on */
+        colio_exec_unhold(fh->exec);
+        fh->exec = NULL;
+    }
     own_slots(fh);
     colio_file_choose_rounds(fh);
-    colio_nb_file_rehint(fh);
+    colio_progress_file_rehint(fh);
     return COLIO_SUCCESS;
 }
 
@@ -477,9 +481,9 @@ static void file_free(colio_file *fh)
 {
     if (fh == NULL)
         return;
-    colio_nb_file_close(fh);
-    if (fh->aio_ref) /* pipelined rounds used the helper (it stays for the next file) */
-        colio_aio_release();
+    colio_progress_file_close(fh);
+    if (fh->exec) /* jobs went to the executor (its helpers stay for the next file) */
+        colio_exec_unhold(fh->exec);
     if (fh->st)
         fh->store->close(fh->st);
     view_free(&fh->view);
@@ -498,7 +502,7 @@ static void file_free(colio_file *fh)
         colio_comm_cache_release(fh->shared);
     else if (fh->comm != MPI_COMM_NULL)
         MPI_Comm_free(&fh->comm);
-    colio_bufcache_free(&fh->bufs);
+    colio_pool_free(&fh->bufs);
     colio_subfile_layout_free(&fh->sub);
     free(fh->path);
     fh->path = NULL;
@@ -604,9 +608,9 @@ static int64_t head_is_subfiled(colio_file *fh)
 typedef struct open_words {
     int64_t key, prep_key;
     int64_t amode_lo, amode_hi_neg, hash_lo, hash_hi_neg;
-    int64_t own_lo, own_hi_neg; /* the kept duplicate each rank would take (core/comm_cache.h) */
+    int64_t own_lo, own_hi_neg; /* the kept duplicate each rank would take (api/comm_cache.h) */
     int64_t quick, subfiled, blksize;
-    int64_t figures[COLIO_FIGURES_WORDS]; /* rank 0's storage figures (store/figures.h) */
+    int64_t figures[COLIO_FIGURES_WORDS]; /* rank 0's storage figures (store/cost.h) */
     int64_t id_lo[COLIO_OPEN_ID_WORDS], id_hi_neg[COLIO_OPEN_ID_WORDS]; /* which file each rank opened */
 } open_words_t;
 
@@ -651,7 +655,7 @@ static void undo_quick(colio_file *fh, colio_err_t *err, const colio_err_t *prep
 }
 
 /*
- * The nodes, found once per communicator (core/comm_cache.h): the first
+ * The nodes, found once per communicator (api/comm_cache.h): the first
  * open on it finds them, collectively, over its fresh duplicate, which may
  * become the one its files share.
  */
@@ -694,7 +698,7 @@ static int open_long_way(colio_file *fh, MPI_Comm user_comm, colio_err_t *err)
  * agreement: a closed file's kept one where every rank proposed the same,
  * else the spare. A spare that failed to form (MPI_Comm_idup's error, local
  * and past the agreement) leaves the file without one: its first
- * nonblocking call then stops with that reason (engine/slots.c).
+ * nonblocking call then stops with that reason (engine/lanes.c).
  */
 static void take_own(colio_file *fh, int64_t id)
 {
@@ -727,7 +731,7 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
 {
     open_words_t w = {.subfiled = INT64_MAX, .blksize = INT64_MAX};
     int64_t own = fh->cache ? colio_comm_cache_proposal(fh->cache) : -1;
-    if (colio_nb_file_open(fh, err) == 0)
+    if (colio_progress_file_open(fh, err) == 0)
         open_prepare(fh, path, amode, info, err);
     colio_err_t prep = *err;
     int quick = open_quickly_here(fh, user_comm, err, &w);
@@ -837,7 +841,7 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
     colio_err_thread_msg()[0] = '\0';
     own_slots(fh);
     colio_file_choose_rounds(fh);
-    colio_nb_file_rehint(fh);
+    colio_progress_file_rehint(fh);
     fh->lock_mode = fh->hints.lock_writes;
     set_write_locks(fh, 0); /* the default view: one contiguous stretch */
     fh->magic = COLIO_FILE_MAGIC;
@@ -863,9 +867,9 @@ int colio_delete(const char *path, MPI_Info info)
 /* Every operation in flight on the file completes before a call that changes the file handle. */
 static void complete_all(colio_file *fh)
 {
-    colio_nb_lock();
-    colio_nb_complete_all(fh);
-    colio_nb_unlock();
+    colio_progress_lock();
+    colio_progress_complete_file(fh);
+    colio_progress_unlock();
 }
 
 /* The handle check of every call on a file: the message goes to colio_last_error(NULL). */
@@ -1086,9 +1090,9 @@ int colio_get_stats(colio_file *fh, colio_stats *stats)
         return bad_handle("colio_get_stats");
     if (stats == NULL)
         return colio_fail(fh, COLIO_ERR_ARG, "colio_get_stats: NULL stats pointer");
-    colio_nb_lock(); /* the progress thread may be finishing an operation */
+    colio_progress_lock(); /* the progress thread may be finishing an operation */
     *stats = fh->stats;
-    colio_nb_unlock();
+    colio_progress_unlock();
     return COLIO_SUCCESS;
 }
 
