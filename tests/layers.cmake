@@ -1,7 +1,12 @@
 # Includes between src/ folders point one way (docs/DESIGN.md, "Layout"):
 # a folder may include its own headers and those of folders of a lower
 # level, never of its own level or higher, so no two folders import each
-# other. Run as: cmake -DSRC=<source dir>/src -P layers.cmake
+# other. Inside src/engine/ the files have an order of their own
+# (engine_order, low to high): a file includes the headers of its own module
+# or of modules before it, and (with -DOBJDIR and -DNM) a module's object
+# calls functions of modules before it only, so the engine has no include or
+# call cycle. Run as: cmake -DSRC=<source dir>/src [-DOBJDIR=<objects of
+# src/engine> -DNM=nm] -P layers.cmake
 set(level_base 0)
 set(level_coll 1)
 set(level_topo 1)
@@ -35,7 +40,83 @@ foreach(path IN LISTS sources)
     endif()
   endforeach()
 endforeach()
-if(bad)
-  message(FATAL_ERROR "include layering broken:\n${bad}")
+
+# src/engine/, low to high. A module is x.h with x.c; op.h (the operation's
+# state and the driver's interface) sits low, op.c (the driver) high.
+set(engine_order
+  model words plan_state round_state direct_state op.h path file order stats lanes
+  step arrays plancache init final counts
+  round_kind round_pipe round_slices round_read round_write round place_step plan direct
+  path_staged path_early path_direct path_two_phase strategy setup
+  op finish progress progress_file path_express)
+
+function(engine_module file out)
+  if(file STREQUAL "op.h")
+    set(${out} "op.h" PARENT_SCOPE)
+  else()
+    string(REGEX REPLACE "\\.[ch]$" "" m "${file}")
+    set(${out} "${m}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+file(GLOB engine_files RELATIVE "${SRC}/engine" "${SRC}/engine/*.c" "${SRC}/engine/*.h")
+foreach(f IN LISTS engine_files)
+  engine_module("${f}" m)
+  list(FIND engine_order "${m}" at)
+  if(at LESS 0)
+    string(APPEND bad "  engine/${f}: no place in engine_order (tests/layers.cmake)\n")
+    continue()
+  endif()
+  file(STRINGS "${SRC}/engine/${f}" includes REGEX "^#include \"engine/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"engine/([a-z_]+\\.h)\".*" "\\1" h "${line}")
+    engine_module("${h}" hm)
+    list(FIND engine_order "${hm}" hat)
+    if(hat LESS 0 OR hat GREATER at)
+      string(APPEND bad "  engine/${f} includes engine/${h}: a module after its own\n")
+    endif()
+  endforeach()
+endforeach()
+
+if(DEFINED OBJDIR AND DEFINED NM)
+  set(objects "")
+  foreach(f IN LISTS engine_files)
+    if(f MATCHES "\\.c$" AND EXISTS "${OBJDIR}/${f}.o")
+      list(APPEND objects "${f}")
+      execute_process(COMMAND "${NM}" "${OBJDIR}/${f}.o" OUTPUT_VARIABLE syms RESULT_VARIABLE rc)
+      if(NOT rc EQUAL 0)
+        string(APPEND bad "  ${NM} failed on ${OBJDIR}/${f}.o\n")
+      endif()
+      string(REGEX MATCHALL "[0-9a-f]+ [TDBR] [A-Za-z_][A-Za-z0-9_]*" defined "${syms}")
+      foreach(d IN LISTS defined)
+        string(REGEX REPLACE ".* " "" name "${d}")
+        set(owner_${name} "${f}")
+      endforeach()
+      string(REGEX MATCHALL " U [A-Za-z_][A-Za-z0-9_]*" used "${syms}")
+      string(REGEX REPLACE " U " "" used "${used}")
+      set(uses_${f} "${used}")
+    endif()
+  endforeach()
+  list(LENGTH objects nobjects)
+  if(nobjects EQUAL 0)
+    string(APPEND bad "  no objects of src/engine/ in ${OBJDIR}\n")
+  endif()
+  foreach(f IN LISTS objects)
+    engine_module("${f}" m)
+    list(FIND engine_order "${m}" at)
+    foreach(name IN LISTS uses_${f})
+      if(DEFINED owner_${name})
+        engine_module("${owner_${name}}" om)
+        list(FIND engine_order "${om}" oat)
+        if(NOT oat LESS at)
+          string(APPEND bad "  engine/${f} calls ${name} of engine/${owner_${name}}: a module not before its own\n")
+        endif()
+      endif()
+    endforeach()
+  endforeach()
 endif()
-message(STATUS "include layering: ok")
+
+if(bad)
+  message(FATAL_ERROR "layering broken:\n${bad}")
+endif()
+message(STATUS "layering: ok")

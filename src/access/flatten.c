@@ -680,7 +680,7 @@ static int flat_attr_copy(MPI_Datatype type, int keyval, void *extra, void *in, 
 /*
  * Named types never change and are never freed: their flats are kept for
  * the life of the process (the few a program uses), so a call with MPI_BYTE
- * or MPI_INT neither flattens nor asks MPI about its memtype (issue 23, item 1).
+ * or MPI_INT neither flattens nor asks MPI about its memtype.
  */
 #define NAMED_KEPT 32
 static struct {

@@ -1,7 +1,9 @@
 /* The public collective data calls: each builds an operation and runs it to completion. */
 #include <stddef.h>
 
-#include "engine/express.h"
+#include "engine/finish.h"
+#include "engine/path_express.h"
+#include "engine/step.h"
 #include "engine/file.h"
 #include "engine/op.h"
 #include "engine/progress.h"
@@ -11,7 +13,7 @@ static int run_blocking(colio_file *fh, const colio_op_args_t *args, MPI_Status 
 {
     colio_op_t op;
     int code;
-    if (colio_express_run(fh, args, status, &op, &code)) /* one piece: engine/express.h */
+    if (colio_express_run(fh, args, status, &op, &code)) /* one piece: engine/path_express.h */
         return code;
     colio_progress_lock();
     colio_op_init(&op, fh, args);

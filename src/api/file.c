@@ -6,7 +6,9 @@
 #include "base/agree.h"
 #include "api/open.h"
 #include "api/comm_cache.h"
+#include "engine/plancache.h"
 #include "engine/progress.h"
+#include "engine/strategy.h"
 #include "place/registry.h"
 #include "subfile/groups.h"
 #include "subfile/layout.h"
@@ -217,8 +219,9 @@ static int wants_window(const colio_hints_t *h)
  * A file on a duplicate of its own (under MPI_THREAD_MULTIPLE, where files
  * cannot share one; a one-sided kernel's window) keeps agreement slots of
  * its own in node-shared memory, so its blocking calls agree and stage
- * there as those of files on the shared duplicate do (issue 23: a 64-byte
- * call 2-6x slower through messages under MPI_THREAD_MULTIPLE). MPI lets
+ * there as those of files on the shared duplicate do (through messages a
+ * 64-byte call under MPI_THREAD_MULTIPLE was 2-6x slower:
+ * bench/experiments/call_cost.c). MPI lets
  * one thread at a time make a collective call on a file, so the slots see
  * one call at a time, in the same order on every rank. Only with
  * colio_agreements=shm; on colio_node_size's emulated nodes, if it
@@ -231,7 +234,7 @@ static int wants_window(const colio_hints_t *h)
  */
 static void own_slots(colio_file *fh)
 {
-    int n = fh->hints.node_size, want = fh->shared == NULL && fh->cfg.coll == &colio_coll_shm;
+    int n = fh->hints.node_size, want = fh->shared == NULL && (fh->cfg.coll->caps & COLIO_COLL_CAP_NODE_SLOTS);
     if (fh->has_own_slots && (!want || fh->own_slots_node_size != n)) {
         colio_coll_shm_free(&fh->own_slots);
         fh->has_own_slots = 0;
@@ -789,9 +792,9 @@ static int open_collective(colio_file *fh, MPI_Comm user_comm, MPI_Request dup, 
  * MPI library's handle sieves (reads a span, fills it, writes it back) only
  * writes that leave holes; with every view contiguous (the default view,
  * IOR's pattern) no span of its can cover colio's bytes, and a small call
- * spares two fcntl calls (issue 23: 1.7 us of a 64-byte write through
- * libcolio_mpiio). enable and disable stay as the store opened them; a
- * store that cannot change them keeps them on.
+ * spares two fcntl calls (1.7 us of a 64-byte write through
+ * libcolio_mpiio: bench/interpose-suite.sh). enable and disable stay as
+ * the store opened them; a store that cannot change them keeps them on.
  */
 static void set_write_locks(colio_file *fh, int views_leave_holes)
 {

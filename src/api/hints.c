@@ -294,7 +294,7 @@ void colio_hints_default(colio_hints_t *h)
     h->cb_nodes = 0;
     h->direct_min = 256 << 10;
     h->stage_bytes = 1024; /* 2 ranks, tmpfs: staged 64 B-1 KiB writes gained, 4 KiB did not (PERFORMANCE.md) */
-    h->typed_min = (int64_t)1 << 30; /* always pack: faster over shared memory (PERFORMANCE.md, sixteenth session) */
+    h->typed_min = (int64_t)1 << 30; /* always pack: faster over shared memory (colio-bench --size medium) */
     h->express = 1;
     h->network_probe = 1;
     h->read_sieve_ratio = 2;

@@ -12,7 +12,9 @@
 #include "base/retire.h"
 #include "base/status.h"
 #include "engine/file.h"
+#include "engine/finish.h"
 #include "engine/progress.h"
+#include "engine/step.h"
 
 #define REQUEST_MAGIC 0x636f6c72u /* "colr": a request not yet completed by the caller */
 

@@ -3,7 +3,7 @@
  * anything). A 64-byte express call reads it four times or fewer (its
  * start, its storage call's two ends or its staging's end, its agreement's
  * end; the node's first rank, writing the staged pieces, two more), where
- * clock_gettime cost 22 ns a read in the VM this was measured on: over a
+ * clock_gettime cost 22 ns a read where this was measured: over a
  * tenth of colio's own CPU in such a call. So, on x86-64, when
  * the kernel itself keeps time with the TSC (its clocksource is "tsc": the
  * counter is invariant and synchronised across cores), colio reads the TSC

@@ -38,10 +38,10 @@ static const int probe_off[1 + 4] = {0, PROBE_LOW, PROBE_HIGH, PROBE_FAR + PROBE
 /*
  * One pass: which shifts read 1.5x slower than the aligned copy, the best
  * of PROBE_TRIES each. Every try reads at every shift in turn, so a stall
- * (a virtual machine's stolen time) slows them all alike, not just the
+ * (time the CPU was taken away) slows them all alike, not just the
  * shift measured then: measured one after another, a shift of 16 came out
  * slow in one bench run of six on a CPU where no shift is, and its reads
- * took a needless bounce (docs/PERFORMANCE.md, seventeenth session).
+ * took a needless bounce (colio-bench --size medium).
  */
 static int slow_shifts(const int fd[2], const char *src, char *dst, int slow[4])
 {

@@ -86,7 +86,7 @@ unsigned colio_copy_waypoint_here(unsigned shift);
  * receiver's (Open MPI 4.1 from 4 KiB, MPICH 4.0 from 12 KiB here), which
  * meets the same penalty: 64 KiB took 33-45 us into memory 8-16 bytes past
  * the sender's buffer modulo 4 KiB, 8-12 us at 0 or 32 (both MPIs;
- * docs/PERFORMANCE.md, fourteenth session).
+ * colio-bench --buffer-offset).
  */
 #define COLIO_XFER_ALIAS_MIN 4096
 

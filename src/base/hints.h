@@ -32,7 +32,7 @@ typedef struct colio_hints {
     int64_t striping_unit;   /* 0 = unknown; aligns file domains */
     int striping_factor;     /* recorded and reported; colio does not set striping */
     int no_indep_rw;         /* romio_no_indep_rw: never take the direct path */
-    int express;             /* colio_express: one-piece blocking calls without the step machine (engine/express.h) */
+    int express;             /* colio_express: one-piece blocking calls without the step machine (engine/path_express.h) */
     int network_probe;       /* colio_network_probe: measure the network between nodes at the first open (topo/probe.c) */
     colio_toggle_t lock_writes; /* colio_lock_writes: byte-range lock around each storage write (store/posix.c);
                                    automatic: while some rank's view is not one contiguous stretch (api/file.c) */

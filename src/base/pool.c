@@ -156,7 +156,7 @@ void *colio_mem_realloc(void *p, size_t size)
  * longest unused ones: the pool follows what the program does now (files
  * written then read: the reads' collective buffers, a page larger than the
  * writes', found the pool full of the writes' and faulted in 16 MiB every
- * call, 30% of a read behind slow storage; seventeenth session).
+ * call, 30% of a read behind slow storage: colio-bench behind colio_fault=delay).
  */
 #define COLIO_SPARE_BYTES ((size_t)64 << 20)
 #define COLIO_SPARE_MIN ((size_t)256 << 10)

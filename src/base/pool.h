@@ -51,8 +51,7 @@ size_t colio_mem_size(const void *p);
 /*
  * The small arrays every operation takes at INIT (sized by the ranks and
  * the aggregators): one of each kind is kept between operations, so a small
- * call allocates none (issue 23, item 1: no per-call allocation on the fast
- * path). Taken zeroed, as calloc gives them. Those of COLIO_ARRAY_MAP_MIN
+ * call allocates none (no per-call allocation on the fast path). Taken zeroed, as calloc gives them. Those of COLIO_ARRAY_MAP_MIN
  * bytes and more are mapped by colio and zeroed by the kernel, so the pages
  * a rank never writes cost it no memory: most of those sized by the ranks
  * are an aggregator's (one entry per sender), which at thousands of ranks
@@ -96,7 +95,7 @@ void colio_pool_array_give_unused_set(colio_pool_t *c, int nkinds, unsigned mask
  * finds nothing kept and every give of those kinds is freed, so the owner
  * can still take the set whole later (colio_pool_array_release_set, then
  * colio_pool_array_take_set), or let it go untouched: a small call that never
- * needs its arrays moves no pointer at all (issue 23, item 1).
+ * needs its arrays moves no pointer at all.
  */
 int colio_pool_array_reserve_set(colio_pool_t *c, uint64_t key, const void *owner);
 /* 1 when owner held the reservation (now released), else 0 and nothing changes. */

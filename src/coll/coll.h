@@ -88,8 +88,16 @@ typedef struct colio_coll {
     _Alignas(16) char small[COLIO_COLL_SMALL];
 } colio_coll_t;
 
+/* What a schedule does beyond the operations (colio_coll_ops_t caps). */
+enum {
+    COLIO_COLL_CAP_BRUCK = 1u << 0,      /* alltoall by colio's Bruck schedule (its message count) */
+    COLIO_COLL_CAP_NODE_SLOTS = 1u << 1, /* allreduces through slots in node-shared memory, which also stage
+                                            small writes (colio_coll_stage_*): a file keeps a segment */
+};
+
 typedef struct colio_coll_ops {
     const char *name;
+    unsigned caps;
     int (*allreduce)(colio_coll_t *c, const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
     int (*bcast)(colio_coll_t *c, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm);
     /* in: n elements of this rank; out: counts[j] elements of rank j at displs[j] (NULL: n at j * n) */
@@ -217,7 +225,7 @@ static inline int64_t colio_coll_alltoall_messages(const colio_coll_t *c, int p)
     int64_t steps = 0;
     for (int v = 1; v < p; v *= 2)
         steps++;
-    return c->ops != &colio_coll_mpi ? 2 * steps : 2 * (int64_t)(p - 1);
+    return (c->ops->caps & COLIO_COLL_CAP_BRUCK) ? 2 * steps : 2 * (int64_t)(p - 1);
 }
 static inline int colio_coll_test(colio_coll_t *c, int *done_p) { return c->ops->test(c, done_p); }
 static inline int colio_coll_wait(colio_coll_t *c) { return c->ops->wait(c); }

@@ -340,6 +340,7 @@ static int p2p_alltoall(colio_coll_t *c, const void *in, int n, MPI_Datatype t, 
 
 const colio_coll_ops_t colio_coll_p2p = {
     .name = "p2p",
+    .caps = COLIO_COLL_CAP_BRUCK,
     .allreduce = p2p_allreduce,
     .bcast = p2p_bcast,
     .allgatherv = p2p_allgatherv,

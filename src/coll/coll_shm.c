@@ -412,7 +412,7 @@ static int shm_wait(colio_coll_t *c)
 int64_t colio_coll_stage_seq(const colio_coll_t *c, MPI_Comm comm)
 {
     const colio_coll_shm_t *s = c->shm;
-    if (c->ops != &colio_coll_shm || s == NULL || s->slots == NULL || comm != s->comm || s->nlocal < 2)
+    if (!(c->ops->caps & COLIO_COLL_CAP_NODE_SLOTS) || s == NULL || s->slots == NULL || comm != s->comm || s->nlocal < 2)
         return 0;
     return s->started + 1;
 }
@@ -463,6 +463,7 @@ static int shm_alltoall(colio_coll_t *c, const void *in, int n, MPI_Datatype t, 
 
 const colio_coll_ops_t colio_coll_shm = {
     .name = "shm",
+    .caps = COLIO_COLL_CAP_BRUCK | COLIO_COLL_CAP_NODE_SLOTS,
     .allreduce = shm_allreduce,
     .bcast = shm_bcast,
     .allgatherv = shm_allgatherv,

@@ -1,5 +1,5 @@
 /*
- * The counts step of two-phase I/O, sparse (issue 23, item 1): every
+ * The counts step of two-phase I/O, sparse: every
  * aggregator learns how many runs and bytes each rank with pieces in its
  * file domain sends it. The dense step (plan.c) is one alltoall of
  * COLIO_COUNT_WORDS per rank, p^2 words in all, although only the
@@ -21,29 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/arrays.h"
+#include "engine/counts.h"
 #include "engine/file.h"
-#include "engine/op.h"
-
-/*
- * Ranks from which auto goes sparse, when the aggregators are at most a
- * quarter of them: from 16, where the alltoall's messages (9-12 a rank at
- * 16 ranks, Bruck) already outnumber a non-aggregator's sparse ones (an
- * agreement, then one message per aggregator it has pieces for). Counted,
- * not timed: no 16-core machine was lent when this was set (PERFORMANCE.md,
- * "Sparse counts by default from 16 ranks").
- */
-#define COLIO_COUNTS_SPARSE_MIN 16
-
-int colio_counts_may_be_sparse(const colio_file *fh)
-{
-#ifdef COLIO_SMPI
-    (void)fh;
-    return 0; /* every file shares one communicator there and tags repeat between files (base/smpi_compat.h) */
-#else
-    char mode = fh->hints.counts[0]; /* auto, dense or sparse (checked with the hints): the first letter says */
-    return mode == 's' || (mode == 'a' && fh->nprocs >= COLIO_COUNTS_SPARSE_MIN);
-#endif
-}
+#include "engine/step.h"
 
 int colio_counts_sparse(const colio_op_t *op)
 {

@@ -25,9 +25,10 @@
 #include "access/copy.h"
 #include "base/copy_shift.h"
 #include "engine/file.h"
-#include "engine/op.h"
+#include "engine/direct.h"
+#include "engine/model.h"
 #include "engine/order.h"
-#include "engine/strategy.h"
+#include "engine/step.h"
 
 /* Storage calls per job at most (a job of many small pieces). */
 #define COLIO_DIRECT_MAX_CALLS 1024
@@ -161,7 +162,7 @@ static int pays_to_sieve(const colio_file *fh, int64_t n, int64_t bytes, int64_t
 {
     if (fh->figures.fixed)
         return holes <= (n - 1) * (int64_t)COLIO_SIEVE_DIRECT_HOLE;
-    return colio_strategy_sieve(&fh->figures, (double)bytes / (double)n, (double)holes / (double)(n - 1));
+    return colio_model_sieve(&fh->figures, (double)bytes / (double)n, (double)holes / (double)(n - 1));
 }
 
 /*
@@ -343,7 +344,7 @@ static void collect(colio_op_t *op)
 
 /*
  * Reads where storage calls wait (engine/strategy.h,
- * colio_strategy_reads_at_once): a call's pieces go in up to
+ * colio_model_reads_at_once): a call's pieces go in up to
  * COLIO_DIRECT_JOBS jobs that the executor runs at once, each with its own
  * chain, and a blocking call hands them over too; elsewhere, and for
  * writes, one job runs in order, a blocking call's here. A failed job then
@@ -352,7 +353,7 @@ static void collect(colio_op_t *op)
  */
 static int calls_overlap(const colio_op_t *op)
 {
-    return op->args.kind == COLIO_OP_READ && op->acc.npieces > 1 && colio_strategy_reads_at_once(&op->fh->figures) > 1;
+    return op->args.kind == COLIO_OP_READ && op->acc.npieces > 1 && colio_model_reads_at_once(&op->fh->figures) > 1;
 }
 
 static void start(colio_op_t *op)
@@ -380,7 +381,10 @@ int colio_step_direct(colio_op_t *op)
         colio_direct_job_t *s = more ? free_job(d) : NULL;
         if (!more && oldest_busy(d) == NULL) {
             colio_direct_free(op);
-            op->phase = op->early ? COLIO_PH_PROPOSE : COLIO_PH_FINAL;
+            int early = op->early; /* the piece moved before SETUP (engine/path_early.c) */
+            if (early)
+                colio_direct_early_done(op);
+            op->phase = early ? COLIO_PH_PROPOSE : COLIO_PH_FINAL;
             return COLIO_STEP_NEXT;
         }
         if (!more || s == NULL) {
@@ -418,38 +422,6 @@ void colio_direct_free(colio_op_t *op)
     }
     colio_pool_buf_give(&op->fh->bufs, d->bounce, d->bounce_cap);
     d->bounce = NULL, d->bounce_cap = 0, d->bounce_owner = -1;
-}
-
-/* ---- early direct access -------------------------------------------------------- */
-
-/*
- * A rank whose access is one contiguous piece has nothing to gain from
- * aggregation and nothing to agree before moving it (ROMIO takes the
- * independent path when ranks' extents do not interleave, and one piece per
- * rank never does): it moves the piece first and takes part in the SETUP
- * agreement with an empty access, so a call of such pieces everywhere is
- * storage I/O plus one agreement, which carries the I/O's errors too
- * (issue 23, item 1: the per-call floor). Where other ranks still need
- * two-phase I/O this is the hybrid path: the piece is in the file before
- * any aggregator reads around it. Not when a hint asks for collective
- * buffering, nor for a read into memory of several stretches or from a
- * store whose reads do not stop at the end of file (subfiles): the end of
- * file is not agreed yet, so the read itself must find it and leave bytes
- * past it as they were, which only a read straight into the user's memory
- * does.
- */
-int colio_direct_early(const colio_op_t *op)
-{
-    const colio_access_t *acc = &op->acc;
-    const colio_hints_t *h = &op->fh->hints;
-    int reading = op->args.kind == COLIO_OP_READ;
-    if (op->err.code != 0 || acc->npieces != 1)
-        return 0;
-    if (reading && (op->mem.flat != NULL || (op->fh->store->caps & COLIO_STORE_CAP_NO_SHORT_READS)))
-        return 0; /* where the end of file cannot be seen while reading, it must be agreed first */
-    if ((reading ? h->cb_read : h->cb_write) == COLIO_ENABLE || h->no_indep_rw)
-        return 0;
-    return colio_order_may_access_range(op, colio_access_run(acc, 0).off, acc->end);
 }
 
 void colio_direct_early_done(colio_op_t *op)

@@ -7,7 +7,7 @@
 #include "base/pool.h"
 #include "base/error.h"
 #include "base/hints.h"
-#include "engine/plancache.h"
+#include "engine/plan_state.h"
 #include "exchange/xchg.h"
 #include "place/place.h"
 #include "store/cost.h"

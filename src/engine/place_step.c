@@ -12,8 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/arrays.h"
 #include "engine/file.h"
-#include "engine/op.h"
+#include "engine/place_step.h"
+#include "engine/step.h"
+
+const colio_agg_set_t *colio_op_agg_set(const colio_op_t *op)
+{
+    const colio_setup_totals_t *w = &op->agree_out.setup.totals;
+    const colio_config_t *c = &op->fh->cfg;
+    int wide = c->wide.naggs > 0 && colio_place_wide_call(op->args.kind == COLIO_OP_WRITE, w->bytes, w->pieces);
+    return wide ? &c->wide : &c->set;
+}
 
 /* This rank's row of C: (domain, bytes) for every domain it has data in. */
 static void pattern_row(colio_op_t *op)
@@ -108,7 +118,7 @@ static void placed(colio_op_t *op)
             p->my_agg = i;
     op->stats.aggregators = p->naggs;
     op->stats.is_aggregator = p->my_agg >= 0;
-    colio_plan_counts(op);
+    op->phase = COLIO_PH_COUNTS_POST;
 }
 
 /* The pattern is gathered for placements that read it, and for the metrics when asked. */
@@ -120,7 +130,8 @@ static int wants_pattern(const colio_file *fh)
     return fh->cfg.place->uses_pattern || h->place_metrics == COLIO_ENABLE || h->stats_path[0] != '\0';
 }
 
-void colio_place_begin(colio_op_t *op)
+/* PLACE: gather the pattern, or place the aggregators at once. */
+int colio_step_place(colio_op_t *op)
 {
     colio_file *fh = op->fh;
     const colio_agg_set_t *set = colio_op_agg_set(op); /* until a placement that reads the pattern chooses */
@@ -130,11 +141,11 @@ void colio_place_begin(colio_op_t *op)
         int64_t one = fh->nprocs == 1 ? op->nbytes : 0;
         op->plan.metrics = (colio_place_metrics_t){.max_agg_bytes = one, .min_agg_bytes = one};
         placed(op);
-        return;
+        return COLIO_STEP_NEXT;
     }
     pattern_row(op);
     int rc = colio_coll_allgather(&op->coll, &op->pat_words_mine, 1, MPI_INT, op->pat_counts, op->comm);
-    colio_op_posted(op, rc, "pattern size gather", COLIO_PH_PATTERN_COUNTS);
+    return colio_op_posted(op, rc, "pattern size gather", COLIO_PH_PATTERN_COUNTS);
 }
 
 int colio_step_pattern_counts(colio_op_t *op)

@@ -10,9 +10,13 @@
 
 #include "base/pool.h"
 #include "engine/file.h"
-#include "engine/op.h"
+#include "engine/arrays.h"
+#include "engine/counts.h"
+#include "engine/model.h"
+#include "engine/place_step.h"
+#include "engine/plan.h"
 #include "engine/plancache.h"
-#include "engine/strategy.h"
+#include "engine/step.h"
 
 /* The INIT arrays that describe a pattern, back to the file (a stored plan keeps its own). */
 static void give_pattern_arrays(colio_op_t *op)
@@ -86,17 +90,17 @@ static size_t cbuf_alignment(const colio_file *fh)
     return b > 4096 && b <= (1 << 24) && (b & (b - 1)) == 0 ? (size_t)b : 4096;
 }
 
-int colio_op_pipelines(const colio_op_t *op)
+int colio_plan_pipelines(const colio_op_t *op)
 {
     int pipeline = op->fh->hints.pipeline;
     return pipeline == 2 ||
-           (pipeline == 0 && colio_strategy_pipelines(&op->fh->figures, op->args.kind == COLIO_OP_WRITE));
+           (pipeline == 0 && colio_model_pipelines(&op->fh->figures, op->args.kind == COLIO_OP_WRITE));
 }
 
 /* Two buffers (pipelined rounds) when they pay and my file domain takes more than one round. */
 static int want_pipeline(const colio_op_t *op)
 {
-    return colio_op_pipelines(op) && !op->plan.rma_data && domain_share(op) > op->plan.dom.round_size;
+    return colio_plan_pipelines(op) && !op->plan.rma_data && domain_share(op) > op->plan.dom.round_size;
 }
 
 /*
@@ -206,11 +210,12 @@ int colio_step_plan(colio_op_t *op)
     /* the per-domain lists hold it all now: drop the run list, keep its totals */
     op->stats.memory = colio_op_memory(op); /* the peak of planning: both lists at once */
     drop_runs(op);
-    colio_place_begin(op);
+    op->phase = COLIO_PH_PLACE;
     return COLIO_STEP_NEXT;
 }
 
-void colio_plan_counts(colio_op_t *op)
+/* With the aggregators known (engine/place_step.c): expose one-sided memory, post the counts. */
+int colio_step_counts_post(colio_op_t *op)
 {
     colio_plan_t *p = &op->plan;
     p->rma_meta = (op->fh->cfg.xchg_meta && (op->fh->cfg.xchg_meta->caps & COLIO_XCHG_ONESIDED)) != 0;
@@ -223,11 +228,11 @@ void colio_plan_counts(colio_op_t *op)
     }
     if (colio_counts_sparse(op)) {
         colio_counts_start(op);
-        return;
+        return COLIO_STEP_NEXT;
     }
     int rc = colio_coll_alltoall(&op->coll, p->send_counts, COLIO_COUNT_WORDS, MPI_INT64_T, p->recv_counts, op->comm);
     op->stats.meta_messages += colio_coll_alltoall_messages(&op->coll, op->fh->nprocs);
-    colio_op_posted(op, rc, "counts exchange", COLIO_PH_COUNTS);
+    return colio_op_posted(op, rc, "counts exchange", COLIO_PH_COUNTS);
 }
 
 /* Aggregator: room for every source's offset/length list. */

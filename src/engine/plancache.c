@@ -2,6 +2,9 @@
 #include "base/pool.h"
 #include "engine/plancache.h"
 
+#include "engine/file.h"
+#include "engine/step.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,4 +261,141 @@ void colio_plancache_clear(colio_plancache_t *c, colio_pool_t *bufs)
         entry_free(&c->e[i], bufs);
     free(c->e);
     memset(c, 0, sizeof *c);
+}
+
+/* ---- reuse by an operation: propose, agree, adopt, keep ---------------------------------- */
+
+
+
+/* Whether a stored plan may be reused with this call's access moved by delta (plancache.h, "Moved plans"). */
+static int may_move_plan(const colio_file *fh, int64_t delta)
+{
+    int64_t su = fh->hints.striping_unit;
+    return fh->cfg.domain->shifts && fh->sub.nsub == 0 && (su <= 0 || delta % su == 0);
+}
+
+/*
+ * The end of file a plan was made under matters only to reads it clipped:
+ * an exact reuse needs the same end of file; a moved one, reads that ended
+ * before it, then and now (a write's eof is the same for every call).
+ */
+static int same_end_of_file(const colio_op_t *op, const colio_plan_entry_t *e, int64_t delta)
+{
+    if (delta == 0 || op->args.kind != COLIO_OP_READ)
+        return e->eof == op->eof;
+    return e->asked_ghi <= e->eof && op->asked_ghi <= op->eof;
+}
+
+/*
+ * Id of a stored plan for this access, exactly or moved by *shift_p bytes
+ * (0: none, or reuse is off or this rank failed). The entry is pinned until
+ * the agreement says whether every rank proposed it with the same shift:
+ * with several operations in flight, another one may finish, store or
+ * borrow at different moments on different ranks, and the decision to
+ * borrow must depend on agreed values only.
+ */
+int64_t colio_plancache_propose(colio_op_t *op, int64_t *shift_p)
+{
+    colio_file *fh = op->fh;
+    *shift_p = op->acc.n ? 0 : COLIO_PLAN_SHIFT_ANY;
+    if (!colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data) || op->err.code != 0)
+        return 0;
+    int64_t id = 0;
+    colio_access_key_t key = {op->acc.runs, op->acc.n, op->acc.shift, op->acc.borrowed};
+    if (colio_plancache_may_match(&fh->plans, op->acc.n, op->args.kind, op->nbytes))
+        id = colio_plancache_find(&fh->plans, &key, op->args.kind, op->nbytes, &op->key_hash, &op->key_hashed);
+    if (id == 0 && op->acc.n > 0 && may_move_plan(fh, 0)) {
+        int64_t delta = 0;
+        id = colio_plancache_find_moved(&fh->plans, &key, op->args.kind, op->nbytes, fh->hints.striping_unit, &delta);
+        if (id > 0)
+            *shift_p = delta;
+    }
+    if (id > 0) {
+        op->pinned = colio_plancache_get(&fh->plans, id);
+        op->pinned->busy = 1;
+    }
+    return id;
+}
+
+void colio_plancache_unpin(colio_op_t *op)
+{
+    if (op->pinned && op->pinned != op->reuse)
+        op->pinned->busy = 0;
+    op->pinned = NULL;
+}
+
+/*
+ * A read whose access the end of file cuts keeps it as asked first: the key
+ * of a plan to store. An access the cut leaves whole is its own key, adopted
+ * after the split like a write's (drop_runs, engine/plan.c): copying it here cost
+ * a direct read of a million pieces a quarter of its time.
+ */
+void colio_plancache_keep_read_key(colio_op_t *op)
+{
+    if (!colio_plancache_enabled(op->fh->hints.plan_cache, op->fh->cfg.xchg_data) || op->args.kind != COLIO_OP_READ ||
+        op->acc.n == 0 || op->acc.end <= op->eof)
+        return;
+    op->key_cut = 1;
+    op->key_ok = colio_access_copy_key(&op->acc, &op->key) == 0;
+}
+
+/*
+ * After the SETUP agreement: every rank proposed (and pinned) the same
+ * stored plan (min == max) at the same shift, and the global facts it was
+ * made under (extent, end of file) still hold, moved by that shift, so
+ * borrow it; otherwise unpin the proposal.
+ */
+void colio_plancache_adopt(colio_op_t *op)
+{
+    const colio_setup_two_phase_t *w = &op->agree_out.setup.two_phase;
+    int64_t id = w->plan_id, delta = w->plan_shift, glo, ghi;
+    colio_plan_entry_t *e = op->pinned;
+    int anywhere = w->plan_shift == COLIO_PLAN_SHIFT_ANY && w->plan_shift_neg == COLIO_PLAN_SHIFT_ANY; /* no rank has pieces */
+    if (anywhere)
+        delta = 0;
+    int same_shift = anywhere || (w->plan_shift_neg != COLIO_PLAN_SHIFT_ANY && delta == -w->plan_shift_neg);
+    if (id > 0 && id == -w->plan_id_neg && e && e->id == id && same_shift &&
+        !__builtin_add_overflow(e->glo, delta, &glo) && !__builtin_add_overflow(e->ghi, delta, &ghi) &&
+        glo == op->glo && ghi == op->ghi && same_end_of_file(op, e, delta) && (delta == 0 || may_move_plan(op->fh, delta))) {
+        op->reuse = e; /* stays busy: one borrower at a time, another operation in flight plans afresh */
+        op->reuse_shift = delta;
+        colio_plancache_touch(&op->fh->plans, e);
+        if (delta != 0 && op->args.kind == COLIO_OP_READ)
+            e->eof = op->eof; /* unclipped under this end of file too (same_end_of_file): the latest holds */
+    }
+    colio_plancache_unpin(op);
+}
+
+/*
+ * A borrowed plan goes back to the cache; a new one that completed on every
+ * rank (the outcome is agreed) is stored: both happen at the same call on
+ * every rank, so plan ids agree.
+ */
+void colio_plancache_keep(colio_op_t *op)
+{
+    colio_file *fh = op->fh;
+    colio_plancache_unpin(op); /* an operation that ended before its agreement */
+    if (op->reuse || op->plan.dom.ops)
+        op->stats.meta_words = op->plan.meta_words;
+    if (op->reuse) {
+        op->stats.plans_reused = 1;
+        memset(&op->plan.dom, 0, sizeof op->plan.dom);
+        op->plan.to_agg = NULL, op->plan.from_src = NULL, op->plan.meta_pool = NULL, op->plan.meta_pool_cap = 0;
+        op->plan.send_counts = op->plan.recv_counts = NULL;
+        op->plan.aggs_owned = NULL, op->plan.xctx_owned = NULL;
+        op->reuse->busy = 0;
+        op->reuse = NULL;
+    } else if (op->err.code == 0 && op->plan.dom.ops &&
+               colio_plancache_enabled(fh->hints.plan_cache, fh->cfg.xchg_data)) {
+        colio_plancache_store(&fh->plans, fh->hints.plan_cache, op, &fh->bufs);
+    }
+    colio_access_key_free(&op->key);
+}
+
+void colio_plancache_give_back(colio_op_t *op)
+{
+    if (op->reuse) { /* a borrowed plan serves a two-phase call only (colio_plancache_keep would drop its arrays) */
+        op->reuse->busy = 0;
+        op->reuse = NULL;
+    }
 }

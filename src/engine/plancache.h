@@ -34,25 +34,7 @@
 #include "access/access.h"
 #include "base/pool.h"
 #include "engine/op.h"
-
-typedef struct colio_plan_entry {
-    int64_t id;           /* > 0, the same on every rank */
-    uint64_t hash;        /* colio_plan_hash of the key (moving it does not change it) */
-    int hash_known;       /* hash is computed (lazily: colio_plancache_find) */
-    int kind;
-    int64_t nbytes, eof, glo, ghi;
-    int64_t asked_ghi;    /* ghi before a read clipped it at eof (== ghi when it did not) */
-    colio_access_key_t key; /* the access as the call asked (before clipping at the end of file) */
-    colio_plan_t plan;    /* msgs unused */
-    int64_t last_used;
-    int busy;             /* borrowed, or proposed, by an operation in flight: not offered, not evicted */
-} colio_plan_entry_t;
-
-typedef struct colio_plancache {
-    colio_plan_entry_t *e;
-    int n, cap;
-    int64_t clock;
-} colio_plancache_t;
+#include "engine/plan_state.h"
 
 /* Whether plans are stored and reused: colio_plan_cache > 0 and the data kernel is not one-sided (its
    puts target each call's own collective buffers, whose addresses travel with the counts). */
@@ -99,5 +81,22 @@ void colio_plancache_store(colio_plancache_t *c, int cap, colio_op_t *op, colio_
 void colio_plancache_clear(colio_plancache_t *c, colio_pool_t *bufs);
 /* Free the parts of a plan an entry owns. */
 void colio_plan_release(colio_plan_t *p, colio_pool_t *bufs);
+
+/*
+ * An operation's side. PROPOSE: the id of a stored plan for op's access,
+ * exactly or moved by *shift_p bytes (0: none, or reuse is off or this rank
+ * failed), pinned until the agreement says whether every rank proposed it
+ * with the same shift. SETUP: borrow it where every rank did (op->reuse),
+ * and unpin the proposal. A read cut at the end of file keeps its access as
+ * asked first (the key of a plan to store). At the end: a borrowed plan goes
+ * back, a new one that completed everywhere is stored.
+ */
+int64_t colio_plancache_propose(colio_op_t *op, int64_t *shift_p);
+void colio_plancache_unpin(colio_op_t *op);
+void colio_plancache_keep_read_key(colio_op_t *op);
+void colio_plancache_adopt(colio_op_t *op);
+void colio_plancache_keep(colio_op_t *op);
+/* A call that borrowed a plan and does not plan after all (the direct path): the plan back to the cache. */
+void colio_plancache_give_back(colio_op_t *op);
 
 #endif

@@ -84,8 +84,8 @@ int colio_progress_caller_needed(void) { return others_need_caller(NULL); }
  * Whether the progress thread has operations to move besides target (a
  * caller's own): only then is it woken when callers stop stepping, so a
  * blocking call on a program with the thread (MPI_THREAD_MULTIPLE) does not
- * wake it, and have it take the rank's core, at every call's end (issue 23:
- * no thread wake-up on a call's fast path).
+ * wake it, and have it take the rank's core, at every call's end (no
+ * thread wake-up on a call's fast path).
  */
 static int thread_work_besides(const colio_op_t *target)
 {

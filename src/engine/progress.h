@@ -3,8 +3,10 @@
  * operations alike (after Seo et al., "Nonblocking collective I/O",
  * seeds/002: an operation is a state machine over nonblocking steps, many
  * may be outstanding on one file). progress.c steps operations and runs
- * the progress thread; lanes.c keeps each file's registration and its lanes
- * (a communicator for each nonblocking operation in flight). The request objects of the nonblocking API live above it
+ * the progress thread; progress_file.c keeps each file's registration and
+ * runs blocking calls; lanes.c forms the lanes (a communicator for each
+ * nonblocking operation in flight). The request objects of the nonblocking
+ * API live above it
  * (api/request.c) and get their operations back through op->on_done.
  *
  * Every operation in flight, blocking or not, is driven by the same engine:
@@ -33,29 +35,12 @@
 #include <mpi.h>
 
 #include "base/error.h"
+#include "engine/lanes.h"
 #include "engine/op.h"
 
 struct colio_file;
 struct colio_hints;
 
-typedef struct colio_lane {
-    MPI_Comm comm;        /* a duplicate of the file's own, MPI_COMM_NULL until formed */
-    MPI_Request forming;  /* its MPI_Comm_idup while in flight */
-    colio_op_t *user;     /* the operation running on it, or NULL */
-} colio_lane_t;
-
-typedef struct colio_progress_file {
-    struct colio_file *fh;
-    colio_lane_t *lanes;
-    int nlanes;           /* allocated (grows with colio_max_outstanding) */
-    int want;             /* colio_max_outstanding at the last nonblocking call */
-    int nformed;          /* lanes[0..nformed-1] have their communicator */
-    int forming;          /* the lane whose duplicate is in flight, or -1 */
-    int lost;             /* a duplicate failed: later operations cannot start */
-    int64_t started;      /* nonblocking operations started */
-    int threaded;         /* colio_progress resolved to thread */
-    struct colio_progress_file *next, *prev; /* open files of the process */
-} colio_progress_file_t;
 
 /* The process-wide lock of the engine. */
 void colio_progress_lock(void);
@@ -90,14 +75,7 @@ void colio_progress_thread_kick(void);
 colio_progress_file_t *colio_progress_files(void);
 void colio_progress_files_add(colio_progress_file_t *f);
 void colio_progress_files_remove(colio_progress_file_t *f);
-/* lanes.c: the lane of the next nonblocking operation on fh (lock held; may progress until it is free); NULL on failure. */
+/* progress_file.c: the lane of the next nonblocking operation on fh (lock held; may progress until it is free); NULL on failure. */
 colio_lane_t *colio_lane_take(struct colio_file *fh);
-/*
- * Lock held. Whether op's lane has its communicator (then op->comm is set);
- * moves the file's duplicates along. -1 when it can never form.
- */
-int colio_lane_formed(colio_op_t *op);
-/* The -1 of colio_lane_formed: says why and aborts (nothing can agree without the communicator). */
-void colio_lane_lost(colio_op_t *op);
 
 #endif

@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "engine/file.h"
-#include "engine/op.h"
+#include "engine/round_pipe.h"
+#include "engine/step.h"
 
 /* A finished job's outcome, as the synchronous calls would have recorded it. */
 static void fold_job(colio_op_t *op, colio_round_buf_t *b, int ran_here)

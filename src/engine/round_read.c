@@ -12,7 +12,10 @@
 #include <string.h>
 
 #include "engine/file.h"
-#include "engine/op.h"
+#include "engine/round_kind.h"
+#include "engine/round_pipe.h"
+#include "engine/round_slices.h"
+#include "engine/step.h"
 
 /* Average hole between covered runs up to which reading the holes pays off. */
 #define COLIO_SIEVE_READ_HOLE (64 << 10)

@@ -15,8 +15,11 @@
 #include <string.h>
 
 #include "engine/file.h"
-#include "engine/op.h"
-#include "engine/strategy.h"
+#include "engine/round_kind.h"
+#include "engine/round_pipe.h"
+#include "engine/round_slices.h"
+#include "engine/step.h"
+#include "engine/model.h"
 
 /* colio_storage_model=off: average hole between covered runs up to which read-modify-write pays off. */
 #define COLIO_SIEVE_WRITE_HOLE (16 << 10)
@@ -37,7 +40,7 @@ static int want_sieve(const colio_op_t *op)
     if (c->covered >= c->last - c->first || !fh->readable || fh->lock_mode != COLIO_DISABLE)
         return 0;
     if (fh->hints.ds_write == COLIO_AUTOMATIC && !fh->figures.fixed)
-        return colio_strategy_sieve_write(&fh->figures, (double)(c->last - c->first), (double)c->covered,
+        return colio_model_sieve_write(&fh->figures, (double)(c->last - c->first), (double)c->covered,
                                           (double)c->nruns);
     return colio_round_sieve_worth(op, fh->hints.ds_write, COLIO_SIEVE_WRITE_HOLE);
 }

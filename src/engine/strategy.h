@@ -1,133 +1,40 @@
 /*
- * The per-call strategy choice (issue 23, item 2; docs/DESIGN.md, "Choosing
- * the path"): predicted times of two-phase I/O and of the direct path for
- * one collective call, from the call's agreed shape, the storage figures of
- * its file system (store/cost.h) and the network model's terms, and the
- * cheaper of the two. Pure functions: every rank computes the same answer
- * from the same agreed words, and tests/unit/test_strategy_unit.c checks them
- * from given figures.
+ * The chooser (strategy.c): the registry of call paths (engine/path.h) and
+ * the only place that decides which one a call takes; the round sizes that
+ * follow from the storage figures.
  */
 #ifndef COLIO_ENGINE_STRATEGY_H
 #define COLIO_ENGINE_STRATEGY_H
 
-#include <stdint.h>
+#include "engine/model.h"
+#include "engine/op.h"
+#include "engine/path.h"
 
-#include "store/cost.h"
+struct colio_file;
 
-/* One call as every rank knows it after the SETUP agreement. */
-typedef struct colio_call_shape {
-    int write;
-    int nprocs, nnodes, naggs;
-    int64_t bytes, pieces;               /* over all ranks */
-    int64_t runs;                        /* ... runs (a strided run holds several pieces); 0 = not said */
-    int64_t extent;                      /* the global extent: last byte + 1 - first byte */
-    int64_t extent_sum;                  /* sum of the ranks' own extents */
-    int64_t pieces_max, bytes_max, extent_max; /* the busiest rank's */
-    int64_t round_bytes;                 /* bytes of file per round (colio_strategy_round_bytes) */
-    int64_t sieve_bytes;                 /* reads: bytes per sieved read of the direct path; 0 = round_bytes */
-    int pipelined;                       /* rounds pipelined (colio_op_pipelines) */
-    int meta_words;                      /* the lists' record format (access/split.h, colio_op_meta_words): 1
-                                            packed, 2 a piece, 4 a run; 0 = 2 */
-} colio_call_shape_t;
-
-/* The network between nodes: seconds per message, bytes per second per node link. */
-typedef struct colio_net_terms {
-    double latency, bandwidth;
-} colio_net_terms_t;
-
-typedef enum colio_path {
-    COLIO_PATH_TWO_PHASE,
-    COLIO_PATH_DIRECT,
-} colio_path_t;
-
-typedef struct colio_path_costs {
-    double two_phase, direct;   /* predicted seconds */
-    double direct_pieces;       /* reads: one call per piece */
-    double direct_sieved;       /* reads: each rank reads its extent whole */
-} colio_path_costs_t;
-
+/* START: the path this rank's access takes before any agreement, if any (op->path); the phase next. */
+colio_phase_t colio_strategy_start(colio_op_t *op);
+/* SETUP: the path of the agreed call, the same on every rank (op->path); its first phase. */
+colio_phase_t colio_strategy_setup(colio_op_t *op);
+/* After SETUP: where a START path of some rank sends the call before next (staged pieces: STAGE). */
+colio_phase_t colio_strategy_detour(colio_op_t *op, colio_phase_t next);
+/* This rank's SETUP words for the chooser and for every path (op NULL: a call moved outside the steps). */
+void colio_strategy_propose(colio_op_t *op, const colio_proposal_t *p, colio_setup_words_t *w);
 /*
- * Where storage calls wait (a network file system's round trips, a device
- * queue: the figures' cost of a read call at least COLIO_OVERLAP_CALL), the
- * direct path hands a read's pieces to the I/O executor in up to
- * COLIO_DIRECT_JOBS jobs that run at once, their waits overlapping as a
- * parallel file system client's requests in flight do (engine/direct.c;
- * 4 MiB pieces behind 1 ms calls: 0.6x the time). Below it (a page cache:
- * about a microsecond a call, all of it copying) a hand-off to a helper
- * (5-20 us) would only cost. Writes keep one job in order: behind the
- * same storage they gained nothing (tmpfs takes a file's lock for each
- * write), and on a shared file's locks more writers at once contend.
+ * Pure: the cheapest of the SETUP paths the cost model predicts, ties to
+ * the first in the registry; costs[i] the prediction of the i-th SETUP
+ * path (room for COLIO_STRATEGY_PATHS).
  */
-#define COLIO_DIRECT_JOBS 4
-#define COLIO_OVERLAP_CALL 50e-6
-/* The direct path's read calls that wait at once on storage of figures f: COLIO_DIRECT_JOBS, else 1. */
-int colio_strategy_reads_at_once(const colio_store_figures_t *f);
-
+#define COLIO_STRATEGY_PATHS 8
+const colio_path_ops_t *colio_strategy_cheapest(const colio_call_shape_t *s, const colio_store_figures_t *f,
+                                                const colio_net_terms_t *net, double *costs);
 /*
- * Whether pipelined rounds (colio_pipeline automatic) pay on storage of
- * figures f for writes (write) or reads: where a call of the kind waits
- * (at least COLIO_OVERLAP_CALL), the helper's call overlaps the next
- * round's exchange. A copy into a page cache (a microsecond a call, the
- * rest its bytes) runs on the core the exchange needs: there the second
- * buffer and the hand-offs only cost (2 ranks bound on tmpfs: many-piece
- * writes 3-7% faster with one buffer, E3SM's maps and the lattice; behind
- * 1 ms calls 5-8% slower; docs/PERFORMANCE.md, twenty-second session).
+ * fh->round_bytes, chosen whenever the hints or the storage figures are
+ * (open, set_info): bytes of file per two-phase round ([write][0]) and of
+ * the direct path's bounce buffer, a sieved read's size ([write][1]):
+ * colio_round_size, else the cost model's choice (colio_model_round_bytes),
+ * else, without a model, cb_buffer_size. The same on every rank.
  */
-int colio_strategy_pipelines(const colio_store_figures_t *f, int write);
-
-/*
- * CPU seconds two-phase I/O spends each time it handles a record (listed
- * and split, then its bytes copied in at one end and out at the other:
- * about three times at 2 ranks), and per further piece of a strided run,
- * whose pieces one loop copies. Measured at 2 ranks on /dev/shm against
- * the time of the same bytes in a few large pieces (29 November 2026,
- * docs/PERFORMANCE.md, "The model's cost per piece"): the E3SM F case,
- * 661,072 packed pieces a rank, 6-10 ns a piece in all; interleaved
- * 64-byte blocks in one strided run a rank, under 1 ns.
- */
-#define COLIO_COST_PER_RECORD 3e-9
-#define COLIO_COST_PER_PIECE_IN_RUN 0.3e-9
-/* Records a run leaves where the split cuts it at a round's edge (access/split.c): a head, a body, a tail. */
-#define COLIO_SPLIT_PARTS 3
-
-colio_path_t colio_strategy_choose(const colio_call_shape_t *s, const colio_store_figures_t *f,
-                                   const colio_net_terms_t *net, colio_path_costs_t *costs);
-
-/*
- * Bytes of file per two-phase round, and per sieved read of the direct
- * path (s->nprocs 1: no messages), for a call of s's kind on its ranks and
- * nodes, at most s->round_bytes (cb_buffer_size): small enough that the
- * round's bytes stay in a core's cache while they are copied in and out
- * (COLIO_ROUND_CACHE_BYTES, and with two buffers storage overlaps the next
- * round sooner), large enough that a round's fixed costs, a storage call and
- * a message from each source, take at most COLIO_ROUND_FIXED_SHARE of its
- * time. Depends on the file's figures, hints and ranks only, never on one
- * call's bytes, so a stored plan's rounds stay right.
- */
-int64_t colio_strategy_round_bytes(const colio_call_shape_t *s, const colio_store_figures_t *f,
-                                   const colio_net_terms_t *net);
-
-/* Bytes a round keeps in a core's cache while they are copied (a core's L2 on current CPUs). */
-#define COLIO_ROUND_CACHE_BYTES ((int64_t)1 << 20)
-/* The share of a round's time its fixed costs may take. */
-#define COLIO_ROUND_FIXED_SHARE 0.05
-
-/*
- * The direct path's reads, per stretch of pieces: whether reading the holes
- * between them (data sieving, then copying the pieces out) costs less than
- * one call per piece, for pieces of avg_piece bytes avg_hole apart.
- */
-int colio_strategy_sieve(const colio_store_figures_t *f, double avg_piece, double avg_hole);
-
-/*
- * A two-phase write round whose covered bytes leave holes, `runs` covered
- * stretches of `covered` bytes over `extent` bytes of file: whether filling
- * the holes by read-modify-write (read the extent, write it whole) costs
- * less than one write call per covered stretch.
- */
-int colio_strategy_sieve_write(const colio_store_figures_t *f, double extent, double covered, double runs);
-
-/* "two-phase" or "direct". */
-const char *colio_path_name(colio_path_t p);
+void colio_file_choose_rounds(struct colio_file *fh);
 
 #endif

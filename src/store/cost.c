@@ -60,7 +60,7 @@ void colio_figures_default(colio_store_figures_t *f)
  * faster (reads 8-11 GB/s here against copies of 5.6-6.9 GB/s, where reads
  * of 32 MiB and more took 4-4.5 GB/s): the model then took sieved reads of
  * 4 MiB pieces behind 1 ms calls for cheaper than one call per piece, and
- * they were 25% slower (docs/PERFORMANCE.md, seventeenth session).
+ * they were 25% slower (colio-bench behind colio_fault=delay, 4 MiB reads).
  */
 static void bandwidths_within_copy(colio_store_figures_t *f)
 {
@@ -598,7 +598,7 @@ static void kept_put(const char *key, const colio_store_figures_t *f)
  * it (the assumed 0.5-0.6), and while the other ranks wait in the open,
  * MPI's polling takes the cores the second thread needs. Measured streams
  * on tmpfs sent the E3SM G write direct, 2.5x slower than two-phase,
- * whenever ranks were not bound (docs/PERFORMANCE.md, eighth session).
+ * whenever ranks were not bound (colio-bench --workload e3sm, its G case).
  */
 static int streams_measurable(int network) { return network && cpus_here() >= 2; }
 

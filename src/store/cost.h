@@ -1,7 +1,7 @@
 /*
  * What storage calls cost on a file system, the storage terms of the
- * per-call strategy choice (engine/strategy.h; issue 23, item 2; docs/DESIGN.md,
- * "Choosing the path"): seconds per call and bytes per second for writes
+ * per-call path choice (engine/strategy.c, engine/model.h; docs/DESIGN.md,
+ * "Call paths"): seconds per call and bytes per second for writes
  * and reads, the node's memory copy bandwidth, and what a second stream
  * running at once adds. Measured once per file system by a short probe
  * (rank 0, at the first open that needs it), kept for the process and in a

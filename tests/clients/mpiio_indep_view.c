@@ -1,5 +1,5 @@
 /*
- * Independent strided writes beside colio (issue 20, item 1): a plain,
+ * Independent strided writes beside colio: a plain,
  * self-checking MPI-IO program. run_client.cmake runs it bare and through
  * libcolio_mpiio (preloaded, or linked) and compares the files too.
  *

@@ -1,6 +1,5 @@
 /*
- * A view with overlapping pieces on a file opened read-only (issue 20,
- * item 3): MPI forbids overlap only where the file is open for writing; a
+ * A view with overlapping pieces on a file opened read-only: MPI forbids overlap only where the file is open for writing; a
  * read-only view may name a byte twice as long as its displacements do not
  * go down. A plain, self-checking MPI-IO program, run bare and through
  * libcolio_mpiio.

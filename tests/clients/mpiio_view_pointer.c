@@ -1,6 +1,6 @@
 /*
  * Collective calls at the individual file pointer after a view whose
- * filetype has a lower bound above 0 (issue 20, item 2): a plain,
+ * filetype has a lower bound above 0: a plain,
  * self-checking MPI-IO program, run bare and through libcolio_mpiio.
  *
  * usage: mpiio_view_pointer PATH

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "engine/file.h"
+#include "engine/arrays.h"
+#include "engine/counts.h"
 #include "engine/op.h"
 #include "testutil.h"
 

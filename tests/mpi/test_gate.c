@@ -1,5 +1,5 @@
 /*
- * Initiation never waits for storage (issue 22; Seo et al., Sec. III): the
+ * Initiation never waits for storage (Seo et al., Sec. III): the
  * fault backend's gate mode (colio_fault=gate:S) holds every storage call
  * until the test makes PATH.colio-gate. Each rank starts a nonblocking
  * collective, every rank returns from initiation with the gate shut, the

@@ -189,7 +189,7 @@ static int64_t max_rounds(const colio_stats *st)
 }
 
 /*
- * Round sizes in real calls (colio_strategy_round_bytes): 1 MiB of 4 KiB
+ * Round sizes in real calls (colio_model_round_bytes): 1 MiB of 4 KiB
  * blocks a rank, two-phase forced. Fast figures: 1 MiB rounds, so an
  * aggregator's share of over 1 MiB takes several; no model: cb_buffer_size
  * (one round); colio_round_size smaller: more rounds, larger than

@@ -127,7 +127,7 @@ static int64_t planned_round(const char *layout, int64_t unit, int64_t chosen, i
 }
 
 /*
- * A chosen round smaller than cb_buffer_size (colio_strategy_round_bytes)
+ * A chosen round smaller than cb_buffer_size (colio_model_round_bytes)
  * keeps the layouts' own units: block rounds stay whole blocks (at least
  * one, at most cb_buffer_size), stripe rounds one stripe each; the even
  * layout takes the chosen size.

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "engine/file.h"
+#include "engine/finish.h"
 #include "engine/op.h"
+#include "engine/step.h"
 #include "testutil.h"
 
 #define ROUND 4096

@@ -30,8 +30,10 @@
 #include <string.h>
 
 #include "engine/file.h"
-#include "engine/op.h"
 #include "engine/order.h"
+#include "engine/path.h"
+#include "engine/path_staged.h"
+#include "engine/step.h"
 
 int colio_stage_fits(const colio_file *fh, const colio_coll_t *c, MPI_Comm comm, int64_t nbytes)
 {
@@ -40,38 +42,57 @@ int colio_stage_fits(const colio_file *fh, const colio_coll_t *c, MPI_Comm comm,
            colio_coll_stage_seq(c, comm) != 0;
 }
 
-int colio_stage_piece(colio_op_t *op)
+/* START: a write of one piece that fits the node's records, with nothing in flight on its bytes. */
+static int qualifies(const colio_op_t *op)
 {
     const colio_access_t *acc = &op->acc;
     if (op->args.kind != COLIO_OP_WRITE || op->err.code != 0 || acc->npieces != 1 ||
         !colio_stage_fits(op->fh, &op->coll, op->comm, acc->nbytes))
         return 0;
-    colio_run_t r = colio_access_run(acc, 0);
-    if (!colio_order_may_access_range(op, r.off, acc->end))
-        return 0;
+    return colio_order_may_access_range(op, colio_access_run(acc, 0).off, acc->end);
+}
+
+/* The piece into this rank's record; the rest of the call moves nothing of this rank's. */
+static colio_phase_t enter(colio_op_t *op)
+{
+    colio_run_t r = colio_access_run(&op->acc, 0);
     colio_mem_gather(&op->mem, r.pos, r.len, colio_coll_stage_room(&op->coll));
-    op->stage_off = r.off;
-    op->early_bytes = acc->nbytes;
+    op->stage.off = r.off;
+    op->early_bytes = op->acc.nbytes;
     op->early_pieces = 1;
-    op->staged = 1;
-    colio_access_free(&op->acc); /* the rest of the call moves nothing of this rank's */
-    return 1;
+    op->stage.staged = 1;
+    colio_access_free(&op->acc);
+    return COLIO_PH_PROPOSE;
 }
 
-void colio_stage_mark(colio_op_t *op)
+/* Every rank notes the agreement's number among the node's records; a staged piece is marked in its own. */
+static void propose(colio_op_t *op, const colio_proposal_t *p, colio_setup_words_t *w)
 {
-    op->stage_seq = colio_coll_stage_seq(&op->coll, op->comm);
-    if (op->staged)
-        colio_coll_stage_mark(&op->coll, op->stage_seq, op->stage_off, op->early_bytes);
-}
-
-void colio_stage_route(colio_op_t *op)
-{
-    if (op->agree_out.setup.staged_sum == 0)
+    w->staged.ranks = p->staged;
+    if (op == NULL)
         return;
-    op->after_stage = op->phase == COLIO_PH_DONE ? COLIO_PH_FINAL : op->phase;
-    op->phase = COLIO_PH_STAGE;
+    op->stage.seq = colio_coll_stage_seq(&op->coll, op->comm);
+    if (op->stage.staged)
+        colio_coll_stage_mark(&op->coll, op->stage.seq, op->stage.off, op->early_bytes);
 }
+
+/* After SETUP: where some rank of the call staged, STAGE first. */
+static colio_phase_t detour(colio_op_t *op, colio_phase_t next)
+{
+    if (op->agree_out.setup.staged.ranks == 0)
+        return next;
+    op->stage.after = next == COLIO_PH_DONE ? COLIO_PH_FINAL : next;
+    return COLIO_PH_STAGE;
+}
+
+const colio_path_ops_t colio_path_staged = {
+    .name = "staged",
+    .at = COLIO_PATH_AT_START,
+    .qualifies = qualifies,
+    .enter = enter,
+    .propose = propose,
+    .detour = detour,
+};
 
 /* One staged piece on the node's first rank. */
 typedef struct staged {
@@ -138,7 +159,7 @@ int colio_stage_node_job(const colio_file *fh, colio_coll_t *c, int64_t seq, col
 static void write_staged(colio_op_t *op)
 {
     colio_exec_job_t job;
-    int n = colio_stage_node_job(op->fh, &op->coll, op->stage_seq, &job);
+    int n = colio_stage_node_job(op->fh, &op->coll, op->stage.seq, &job);
     if (n < 0) {
         colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory writing the node's staged pieces");
     } else if (n > 0) {
@@ -150,8 +171,8 @@ static void write_staged(colio_op_t *op)
 
 int colio_step_stage(colio_op_t *op)
 {
-    if (op->stage_seq != 0 && colio_coll_stage_leader(&op->coll))
+    if (op->stage.seq != 0 && colio_coll_stage_leader(&op->coll))
         write_staged(op);
-    op->phase = op->after_stage;
+    op->phase = op->stage.after;
     return COLIO_STEP_NEXT;
 }

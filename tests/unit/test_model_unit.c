@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "access/packed.h"
+#include "engine/model.h"
 #include "engine/strategy.h"
 #include "store/cost.h"
 #include "testutil.h"
@@ -42,42 +43,54 @@ static colio_call_shape_t interleaved(int write, int p, int nodes, int aggs, int
                                 .meta_words = n > 2 * p ? COLIO_META_WORDS : COLIO_META_PIECE_WORDS};
 }
 
-static colio_path_t choose(const colio_call_shape_t *s, const colio_store_figures_t *f, colio_path_costs_t *c)
+/* The path the chooser takes by the model (engine/strategy.c), and the model's costs of both. */
+typedef enum { PATH_TWO_PHASE, PATH_DIRECT } path_t;
+
+static path_t choose_on(const colio_call_shape_t *s, const colio_store_figures_t *f, const colio_net_terms_t *net,
+                        colio_model_costs_t *c)
+{
+    double costs[COLIO_STRATEGY_PATHS];
+    colio_model_costs(s, f, net, c);
+    const colio_path_ops_t *p = colio_strategy_cheapest(s, f, net, costs);
+    return strcmp(p->name, "direct") == 0 ? PATH_DIRECT : PATH_TWO_PHASE;
+}
+
+static path_t choose(const colio_call_shape_t *s, const colio_store_figures_t *f, colio_model_costs_t *c)
 {
     colio_net_terms_t net = {1e-6, 10e9};
-    return colio_strategy_choose(s, f, &net, c);
+    return choose_on(s, f, &net, c);
 }
 
 static void tmpfs_two_ranks(void)
 {
     colio_store_figures_t f = tmpfs();
-    colio_path_costs_t c;
+    colio_model_costs_t c;
     colio_call_shape_t s = interleaved(1, 2, 1, 1, 64, 64 << 20);
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "64-byte writes go two-phase (%g vs direct %g)",
+    CHECK(choose(&s, &f, &c) == PATH_TWO_PHASE, "64-byte writes go two-phase (%g vs direct %g)",
           c.two_phase, c.direct);
     s = interleaved(1, 2, 1, 1, 1 << 20, 64 << 20);
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT, "1 MiB writes go direct (%g vs two-phase %g)", c.direct,
+    CHECK(choose(&s, &f, &c) == PATH_DIRECT, "1 MiB writes go direct (%g vs two-phase %g)", c.direct,
           c.two_phase);
     s = interleaved(1, 2, 1, 1, 64 << 10, 64 << 20);
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT, "64 KiB writes go direct (%g vs two-phase %g)", c.direct,
+    CHECK(choose(&s, &f, &c) == PATH_DIRECT, "64 KiB writes go direct (%g vs two-phase %g)", c.direct,
           c.two_phase);
     s = interleaved(1, 2, 1, 1, 4096, 64 << 20);
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "4 KiB writes go two-phase (%g vs direct %g; measured "
+    CHECK(choose(&s, &f, &c) == PATH_TWO_PHASE, "4 KiB writes go two-phase (%g vs direct %g; measured "
           "0.034-0.040 s against 0.040-0.047 s)", c.two_phase, c.direct);
     /* the E3SM G case's map at 2 ranks: 2,951 pieces of 2.4 KiB on average, 6.9 MB, every rank's extent the file's */
     s = (colio_call_shape_t){.write = 1, .nprocs = 2, .nnodes = 1, .naggs = 1, .bytes = 7235000, .pieces = 2951,
                              .extent = 7235000, .extent_sum = 2 * 7235000, .pieces_max = 1476,
                              .bytes_max = 3617500, .extent_max = 7235000, .round_bytes = 16 << 20, .pipelined = 1};
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "E3SM G case writes go two-phase (%g vs direct %g; measured "
+    CHECK(choose(&s, &f, &c) == PATH_TWO_PHASE, "E3SM G case writes go two-phase (%g vs direct %g; measured "
           "0.0041 s against 0.0085 s)", c.two_phase, c.direct);
     s = interleaved(0, 2, 1, 1, 4096, 64 << 20);
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT && c.direct_pieces < c.direct_sieved,
+    CHECK(choose(&s, &f, &c) == PATH_DIRECT && c.direct_pieces < c.direct_sieved,
           "4 KiB reads go direct, a call per piece (%g) rather than sieved (%g)", c.direct_pieces, c.direct_sieved);
     s = interleaved(0, 2, 1, 1, 256, 64 << 20);
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT && c.direct_sieved < c.direct_pieces,
+    CHECK(choose(&s, &f, &c) == PATH_DIRECT && c.direct_sieved < c.direct_pieces,
           "256-byte reads go direct and sieve (%g) rather than a call per piece (%g)", c.direct_sieved,
           c.direct_pieces);
-    CHECK(colio_strategy_sieve(&f, 1024, 1024) && !colio_strategy_sieve(&f, 65536, 65536),
+    CHECK(colio_model_sieve(&f, 1024, 1024) && !colio_model_sieve(&f, 65536, 65536),
           "sieving pays for 1 KiB pieces 1 KiB apart, not for 64 KiB ones");
 }
 
@@ -88,7 +101,7 @@ static void tmpfs_two_ranks(void)
 static void emulated_nodes(void)
 {
     colio_store_figures_t f = tmpfs();
-    colio_path_costs_t one, two;
+    colio_model_costs_t one, two;
     colio_call_shape_t s = interleaved(0, 2, 1, 1, 64, 64 << 20);
     choose(&s, &f, &one);
     s = interleaved(0, 2, 2, 2, 64, 64 << 20);
@@ -96,12 +109,12 @@ static void emulated_nodes(void)
     CHECK(one.direct == two.direct, "a local file system's direct path costs the same on two nodes (%g) as on one (%g)",
           two.direct, one.direct);
     colio_net_terms_t tcp = {5.5e-6, 1.5e9}, fast = {1e-6, 10e9};
-    colio_path_costs_t slow_net, fast_net;
-    colio_strategy_choose(&s, &f, &fast, &fast_net);
-    colio_path_t path = colio_strategy_choose(&s, &f, &tcp, &slow_net);
+    colio_model_costs_t slow_net, fast_net;
+    choose_on(&s, &f, &fast, &fast_net);
+    path_t path = choose_on(&s, &f, &tcp, &slow_net);
     CHECK(slow_net.two_phase > fast_net.two_phase, "two-phase over TCP (%g) costs more than over a fast fabric (%g)",
           slow_net.two_phase, fast_net.two_phase);
-    CHECK(path == COLIO_PATH_DIRECT, "64-byte reads between two TCP nodes sieve direct (%g) rather than go two-phase "
+    CHECK(path == PATH_DIRECT, "64-byte reads between two TCP nodes sieve direct (%g) rather than go two-phase "
           "(%g; measured 0.018 s against 0.027-0.029 s)", slow_net.direct, slow_net.two_phase);
 }
 
@@ -111,56 +124,56 @@ static void slow_storage(void)
     colio_store_figures_t f = tmpfs();
     f.write_call += 1e-3, f.read_call += 1e-3, f.write_call_streams = f.read_call_streams = 2;
     f.write_streams = 1; /* as the probe sets them where calls wait (store/cost.c) */
-    colio_path_costs_t c;
+    colio_model_costs_t c;
     int64_t sizes[] = {64, 4096, 65536, 1 << 20}; /* 1 MiB behind 1 ms calls: 0.037 s two-phase, 0.051 s direct */
     for (int i = 0; i < 4; i++) {
         colio_call_shape_t s = interleaved(1, 2, 1, 1, sizes[i], 64 << 20);
-        CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "slow storage: %lld-byte writes go two-phase (%g vs %g)",
+        CHECK(choose(&s, &f, &c) == PATH_TWO_PHASE, "slow storage: %lld-byte writes go two-phase (%g vs %g)",
               (long long)sizes[i], c.two_phase, c.direct);
     }
     /* one rank's wait before its call lets the other's bytes through the file's lock: large pieces go direct
        (2 MiB writes behind 1 ms calls, Open MPI: 0.033 s direct against 0.039 s two-phase) */
     for (int64_t piece = 2 << 20; piece <= 4 << 20; piece *= 2) {
         colio_call_shape_t s = interleaved(1, 2, 1, 1, piece, 64 << 20);
-        CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT, "slow storage: %lld MiB writes go direct (%g vs %g)",
+        CHECK(choose(&s, &f, &c) == PATH_DIRECT, "slow storage: %lld MiB writes go direct (%g vs %g)",
               (long long)(piece >> 20), c.direct, c.two_phase);
     }
     colio_call_shape_t s = interleaved(0, 2, 1, 1, 4096, 64 << 20);
     choose(&s, &f, &c);
     CHECK(c.direct_sieved < c.direct_pieces, "slow storage: 4 KiB reads sieve rather than a call per piece");
     colio_store_figures_t fast = tmpfs();
-    CHECK(!colio_strategy_sieve(&fast, 4096, 4096) && colio_strategy_sieve(&f, 4096, 4096),
+    CHECK(!colio_model_sieve(&fast, 4096, 4096) && colio_model_sieve(&f, 4096, 4096),
           "4 KiB pieces 4 KiB apart: a call each on tmpfs, sieved on slow storage");
-    /* reads whose calls wait run four at once on the direct path (colio_strategy_reads_at_once) */
-    CHECK(colio_strategy_reads_at_once(&f) == COLIO_DIRECT_JOBS && colio_strategy_reads_at_once(&fast) == 1,
-          "reads at once: %d behind 1 ms calls, %d on tmpfs", colio_strategy_reads_at_once(&f),
-          colio_strategy_reads_at_once(&fast));
-    CHECK(!colio_strategy_sieve(&f, 2 << 20, 2 << 20) && colio_strategy_sieve(&f, 256 << 10, 256 << 10),
+    /* reads whose calls wait run four at once on the direct path (colio_model_reads_at_once) */
+    CHECK(colio_model_reads_at_once(&f) == COLIO_DIRECT_JOBS && colio_model_reads_at_once(&fast) == 1,
+          "reads at once: %d behind 1 ms calls, %d on tmpfs", colio_model_reads_at_once(&f),
+          colio_model_reads_at_once(&fast));
+    CHECK(!colio_model_sieve(&f, 2 << 20, 2 << 20) && colio_model_sieve(&f, 256 << 10, 256 << 10),
           "behind 1 ms calls, four at once: a call each for 2 MiB pieces 2 MiB apart, sieved at 256 KiB");
     s = interleaved(0, 2, 1, 1, 2 << 20, 64 << 20);
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT && c.direct_pieces <= c.direct_sieved,
+    CHECK(choose(&s, &f, &c) == PATH_DIRECT && c.direct_pieces <= c.direct_sieved,
           "slow storage: 2 MiB reads go direct, a call a piece (%g against two-phase %g)", c.direct, c.two_phase);
     s = interleaved(0, 2, 1, 1, 256 << 10, 64 << 20);
     choose(&s, &f, &c);
     CHECK(c.direct_pieces > c.two_phase, "slow storage: 256 KiB reads, a call a piece even four at once (%g) costs "
           "more than two-phase (%g)", c.direct_pieces, c.two_phase);
     /* 64- and 256-byte reads behind 1 ms calls: each rank's extent read whole took 0.017-0.019 s, two-phase
-       0.013-0.015 (docs/PERFORMANCE.md, twenty-first session) */
+       0.013-0.015 */
     for (int64_t piece = 64; piece <= 256; piece *= 4) {
         s = interleaved(0, 2, 1, 2, piece, 64 << 20); /* both ranks aggregate, as colio places them here */
         s.round_bytes = s.sieve_bytes = 16 << 20; /* cb_buffer_size behind such calls */
-        CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "slow storage: %lld-byte reads go two-phase (%g vs "
+        CHECK(choose(&s, &f, &c) == PATH_TWO_PHASE, "slow storage: %lld-byte reads go two-phase (%g vs "
               "sieved %g)", (long long)piece, c.two_phase, c.direct_sieved);
     }
     colio_store_figures_t off = f;
     off.fixed = 1;
-    CHECK(colio_strategy_reads_at_once(&off) == 1, "colio_storage_model=off: reads one at a time");
+    CHECK(colio_model_reads_at_once(&off) == 1, "colio_storage_model=off: reads one at a time");
     /* pipelined rounds (colio_pipeline automatic) where calls wait: behind the delay and on the default
        figures (a parallel file system, and the model off), not on a page cache */
     colio_store_figures_t pfs;
     colio_figures_default(&pfs);
     for (int w = 0; w <= 1; w++)
-        CHECK(colio_strategy_pipelines(&f, w) && colio_strategy_pipelines(&pfs, w) && !colio_strategy_pipelines(&fast, w),
+        CHECK(colio_model_pipelines(&f, w) && colio_model_pipelines(&pfs, w) && !colio_model_pipelines(&fast, w),
               "%s rounds pipelined behind 1 ms calls and on the default figures, not on tmpfs", w ? "write" : "read");
 }
 
@@ -169,12 +182,12 @@ static void at_scale(void)
 {
     colio_store_figures_t f;
     colio_figures_default(&f);
-    colio_path_costs_t c;
+    colio_model_costs_t c;
     colio_call_shape_t s = interleaved(1, 1024, 64, 64, 4096, (int64_t)4 << 30);
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_TWO_PHASE, "1,024 ranks, 4 KiB pieces: two-phase (%g vs %g)",
+    CHECK(choose(&s, &f, &c) == PATH_TWO_PHASE, "1,024 ranks, 4 KiB pieces: two-phase (%g vs %g)",
           c.two_phase, c.direct);
     s = interleaved(1, 1024, 64, 64, 64 << 20, (int64_t)64 << 30);
-    CHECK(choose(&s, &f, &c) == COLIO_PATH_DIRECT, "1,024 ranks, 64 MiB pieces: direct (%g vs %g)", c.direct,
+    CHECK(choose(&s, &f, &c) == PATH_DIRECT, "1,024 ranks, 64 MiB pieces: direct (%g vs %g)", c.direct,
           c.two_phase);
 }
 
@@ -190,7 +203,7 @@ static void at_scale(void)
 static void record_formats(void)
 {
     colio_store_figures_t f = tmpfs();
-    colio_path_costs_t unsaid, two_words, packed, runs, uncounted, single;
+    colio_model_costs_t unsaid, two_words, packed, runs, uncounted, single;
     colio_call_shape_t s = interleaved(1, 2, 1, 1, 64, 64 << 20);
     choose(&s, &f, &runs); /* one strided run a rank */
     s.meta_words = 0;
@@ -221,7 +234,7 @@ static void record_formats(void)
     CHECK(single.two_phase > two_words.two_phase, "runs of one piece cost more than two words (%g, %g)",
           single.two_phase, two_words.two_phase);
     s.runs = 2, s.round_bytes = 256; /* rounds shorter than the stride: the split makes a record a piece */
-    colio_path_costs_t cut;
+    colio_model_costs_t cut;
     choose(&s, &f, &cut);
     s.runs = s.pieces;
     choose(&s, &f, &single);
@@ -231,12 +244,12 @@ static void record_formats(void)
           "the direct path sends no records (%g, %g, %g)", packed.direct, two_words.direct, runs.direct);
 }
 
-/* Bytes per round (colio_strategy_round_bytes): s's kind on p ranks over `nodes` nodes, at most 16 MiB. */
+/* Bytes per round (colio_model_round_bytes): s's kind on p ranks over `nodes` nodes, at most 16 MiB. */
 static int64_t round_for(int write, int p, int nodes, const colio_store_figures_t *f, double net_latency)
 {
     colio_call_shape_t s = {.write = write, .nprocs = p, .nnodes = nodes, .round_bytes = 16 << 20};
     colio_net_terms_t net = {net_latency, 10e9};
-    return colio_strategy_round_bytes(&s, f, &net);
+    return colio_model_round_bytes(&s, f, &net);
 }
 
 /*
@@ -267,15 +280,15 @@ static void round_sizes(void)
     CHECK(round_for(1, 1, 1, &mid, 1e-6) > r, "dearer calls, larger rounds");
     colio_call_shape_t small = {.write = 1, .nprocs = 2, .nnodes = 1, .round_bytes = 256 << 10};
     colio_net_terms_t net = {1e-6, 10e9};
-    CHECK(colio_strategy_round_bytes(&small, &slow, &net) == 256 << 10 &&
-              colio_strategy_round_bytes(&small, &f, &net) == 256 << 10,
+    CHECK(colio_model_round_bytes(&small, &slow, &net) == 256 << 10 &&
+              colio_model_round_bytes(&small, &f, &net) == 256 << 10,
           "cb_buffer_size below 1 MiB is the round");
     int64_t blocks[] = {64, 256, 1024, 4096, 65536, 1 << 20, 4 << 20};
     for (int op = 0; op < 2; op++)
         for (int i = 0; i < 7; i++) {
             colio_call_shape_t s = interleaved(op, 2, 1, 1, blocks[i], 64 << 20);
-            colio_path_costs_t c16, c;
-            colio_path_t with16 = choose(&s, &f, &c16);
+            colio_model_costs_t c16, c;
+            path_t with16 = choose(&s, &f, &c16);
             s.round_bytes = round_for(op, 2, 1, &f, 1e-6);
             CHECK(choose(&s, &f, &c) == with16, "tmpfs %s of %lld-byte blocks: the same path with %lld-byte rounds "
                   "(two-phase %g against %g)", op ? "writes" : "reads", (long long)blocks[i],
@@ -365,7 +378,7 @@ static void cache_file(void)
 }
 
 /*
- * A write round with holes (colio_strategy_sieve_write): on tmpfs a 1 MiB
+ * A write round with holes (colio_model_sieve_write): on tmpfs a 1 MiB
  * round of a few runs is written around its holes, one of thousands of
  * small runs read and rewritten whole; where a call costs a millisecond,
  * even a few runs are sieved; the two-phase figure of a call with one hole
@@ -376,11 +389,11 @@ static void write_holes(void)
     colio_store_figures_t f = tmpfs(), slow = tmpfs();
     slow.write_call += 1e-3, slow.read_call += 1e-3;
     double mib = 1 << 20;
-    CHECK(!colio_strategy_sieve_write(&f, mib, mib - 15, 2), "tmpfs: one 15-byte hole in 1 MiB: two writes");
-    CHECK(!colio_strategy_sieve_write(&f, mib, mib / 2, 16), "tmpfs: 16 runs of 32 KiB: a write each");
-    CHECK(colio_strategy_sieve_write(&f, mib, mib / 2, 4096), "tmpfs: 4,096 runs of 128 B: read-modify-write");
-    CHECK(colio_strategy_sieve_write(&slow, mib, mib / 2, 4), "1 ms calls: 4 runs: read-modify-write");
-    colio_path_costs_t whole, holed;
+    CHECK(!colio_model_sieve_write(&f, mib, mib - 15, 2), "tmpfs: one 15-byte hole in 1 MiB: two writes");
+    CHECK(!colio_model_sieve_write(&f, mib, mib / 2, 16), "tmpfs: 16 runs of 32 KiB: a write each");
+    CHECK(colio_model_sieve_write(&f, mib, mib / 2, 4096), "tmpfs: 4,096 runs of 128 B: read-modify-write");
+    CHECK(colio_model_sieve_write(&slow, mib, mib / 2, 4), "1 ms calls: 4 runs: read-modify-write");
+    colio_model_costs_t whole, holed;
     colio_call_shape_t s = interleaved(1, 2, 1, 1, 4096, 64 << 20);
     choose(&s, &f, &whole);
     s.extent += 64; /* one hole of 64 bytes, 4 KiB pieces */
@@ -406,5 +419,5 @@ int main(void)
     round_sizes();
     figures_words_and_hint();
     cache_file();
-    return unit_finish("test_strategy_unit");
+    return unit_finish("test_model_unit");
 }

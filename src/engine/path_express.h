@@ -1,11 +1,11 @@
 /*
- * Express calls (express.c): a blocking call of one contiguous piece on
+ * Express calls (path_express.c): a blocking call of one contiguous piece on
  * this rank runs without the step machine where the agreed words allow,
- * and becomes an ordinary operation (colio_op_resume, op.c) where they ask
+ * and becomes an ordinary operation (path_express.c) where they ask
  * for more.
  */
-#ifndef COLIO_ENGINE_EXPRESS_H
-#define COLIO_ENGINE_EXPRESS_H
+#ifndef COLIO_ENGINE_PATH_EXPRESS_H
+#define COLIO_ENGINE_PATH_EXPRESS_H
 
 #include "engine/op.h"
 

@@ -1,6 +1,6 @@
 /*
- * Express calls (issue 23, item 1: a small call at its floor, one storage
- * call and one agreement). A blocking call whose access on this rank is one
+ * Express calls: a small call at its floor, one storage call and one
+ * agreement. A blocking call whose access on this rank is one
  * contiguous piece of a named memory type (or a list call's one offset and
  * length), on a file with no operation in
  * flight, is what early direct access (direct.c) and staged small writes
@@ -19,17 +19,25 @@
  * from there. A call that does not qualify runs as an operation from the
  * start, so every error of the arguments is the operation's to report.
  */
-#include "engine/express.h"
+#include "engine/path_express.h"
 
 #include <string.h>
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "engine/arrays.h"
+#include "engine/direct.h"
 #include "engine/file.h"
+#include "engine/finish.h"
+#include "engine/init.h"
 #include "engine/order.h"
+#include "engine/path.h"
+#include "engine/path_staged.h"
 #include "engine/plancache.h"
 #include "engine/progress.h"
+#include "engine/setup.h"
 #include "engine/stats.h"
+#include "engine/step.h"
 
 /* The call's memory as one stretch of a named type flattened before (*nbytes), else NULL: the operation judges. */
 static char *one_stretch(const colio_file *fh, const colio_op_args_t *a, int64_t *nbytes)
@@ -114,7 +122,7 @@ static int qualifies(colio_file *fh, const colio_op_args_t *a, colio_express_t *
     colio_coll_init(&x->coll, fh->cfg.coll, colio_op_agreement_tag(fh->op_seq), fh->agree_shm);
     if (!one_piece(fh, a, x, &nbytes))
         return 0;
-    if (plan_proposed(fh, a, nbytes) || !colio_op_reserve_arrays(room, fh)) {
+    if (plan_proposed(fh, a, nbytes) || !colio_arrays_reserve(room, fh)) {
         colio_access_free(&x->acc);
         return 0;
     }
@@ -164,10 +172,10 @@ static int agree(colio_file *fh, colio_express_t *x, const void *in, void *out, 
 static int agree_setup(colio_file *fh, colio_express_t *x)
 {
     int code = x->job.rc != 0 ? colio_err_from_errno(-x->job.rc) : 0; /* as colio_op_io_error records it */
-    x->words = colio_setup_words_moved(colio_err_key(code, fh->rank), x->staged);
+    x->words = colio_setup_words_moved(fh, colio_err_key(code, fh->rank), x->staged);
     x->exit = COLIO_EXPRESS_AT_SETUP;
     x->coll_rc = agree(fh, x, &x->words, &x->agreed, COLIO_SETUP_WORDS, x->setup_op);
-    const colio_setup_words_t *w = &x->agreed;
+    const colio_setup_call_t *w = &x->agreed.call;
     return x->coll_rc == MPI_SUCCESS && w->err_key == 0 && w->lo >= -w->hi_neg;
 }
 
@@ -243,11 +251,85 @@ static void finish(colio_file *fh, const colio_op_args_t *a, colio_express_t *x,
     colio_progress_unlock();
 }
 
+/* x's storage results and agreements, as the steps up to SETUP would have left them (early or staged). */
+static void resume_moved_piece(colio_op_t *op, colio_express_t *x)
+{
+    op->stage.seq = x->stage_seq;
+    op->agree_in.setup = x->words;
+    op->agree_out.setup = x->agreed;
+    op->stats.time.meta_exchange = x->t_meta;
+    if (x->staged) {
+        op->path = &colio_path_staged;
+        op->stage.staged = 1;
+        op->stage.off = x->off;
+        op->early_bytes = x->len;
+        op->early_pieces = 1;
+        colio_access_free(&op->acc);
+        return;
+    }
+    op->path = &colio_path_early;
+    op->dir.eof_seen = x->job.eof_seen;
+    op->stats.memory = colio_op_memory(op); /* the run list, as DIRECT's start counts it */
+    colio_op_fold_job(op, &x->job, 1);
+    colio_direct_early_done(op);
+}
+
+/*
+ * An agreement of x that failed: its wait as colio_op_test_coll records it
+ * (the steps go on at phase, where the failure is seen), or its posting as
+ * colio_op_posted does (the call ends).
+ */
+static void resume_failed_agreement(colio_op_t *op, const colio_express_t *x, const char *posting,
+                                    colio_phase_t phase)
+{
+    if (!x->coll_posted) {
+        colio_err_from_mpi(&op->err, x->coll_rc, posting);
+        op->phase = COLIO_PH_DONE;
+        return;
+    }
+    colio_err_from_mpi(&op->err, x->coll_rc, "collective agreement");
+    op->coll_failed = 1;
+    op->phase = phase;
+}
+
+/*
+ * The operation the call would have been, built where it stands: the
+ * steps up to where x handed over as they would have left it.
+ */
+static void resume(colio_op_t *op, colio_file *fh, const colio_op_args_t *args, colio_express_t *x)
+{
+    colio_op_init_at(op, fh, args, x->seq);
+    op->t_start = x->t_start;
+    /* the access express.c found, again (deterministic; a failure to allocate is an error FINAL agrees on) */
+    colio_init_access(op);
+    colio_arrays_shape(op); /* reserved for op by qualifies (colio_arrays_reserve) */
+    resume_moved_piece(op, x);
+    if (x->exit == COLIO_EXPRESS_AT_SETUP) {
+        op->phase = COLIO_PH_SETUP; /* its test finds the idle agreement done at once */
+        if (x->coll_rc != MPI_SUCCESS)
+            resume_failed_agreement(op, x, "setup agreement", COLIO_PH_SETUP);
+        return;
+    }
+    colio_setup_agreed(op); /* nothing left anywhere, staged pieces: STAGE next, which express.c ran */
+    if (x->stage_failed)
+        colio_op_fail(op, COLIO_ERR_NOMEM, "out of memory writing the node's staged pieces");
+    else if (x->stage_job_ran)
+        colio_op_fold_job(op, &x->stage_job, 1);
+    op->phase = COLIO_PH_FINAL;
+    if (x->exit == COLIO_EXPRESS_AT_FINAL_WAIT) {
+        op->agree_in.final = x->final_in;
+        op->agree_out.final = x->final_out;
+        op->phase = COLIO_PH_FINAL_WAIT;
+        if (x->coll_rc != MPI_SUCCESS)
+            resume_failed_agreement(op, x, "error agreement", COLIO_PH_FINAL_WAIT);
+    }
+}
+
 /* The agreed words ask for more: the operation the call would have been runs the rest. */
 static int hand_over(colio_file *fh, const colio_op_args_t *a, colio_express_t *x, colio_op_t *op, MPI_Status *status)
 {
     colio_progress_lock();
-    colio_op_resume(op, fh, a, x);
+    resume(op, fh, a, x);
     colio_progress_run(op);
     int code = colio_op_finish(op, status);
     colio_progress_unlock();
@@ -260,7 +342,7 @@ static int run(colio_file *fh, colio_express_t *x)
     move_piece(fh, x);
     if (!agree_setup(fh, x))
         return 0;
-    if (x->agreed.staged_sum == 0)
+    if (x->agreed.staged.ranks == 0)
         return 1;
     return write_node_pieces(fh, x) && agree_final(fh, x);
 }
