@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The nonblocking experiments of docs/PERFORMANCE.md (issue 22's matrix),
-# default hints plus colio_progress=thread, under MPICH and Open MPI:
+# colio-nbbench's nonblocking experiments (Seo et al.), default hints plus
+# colio_progress=thread, under MPICH and Open MPI:
 #   - overlap, 2 ranks bound to cores, 8 MiB per rank behind the fault
 #     backend's 5 ms sleep per storage call (storage that takes time without
 #     the CPU);
@@ -9,19 +9,24 @@
 #   - pieces of 64 B, 4 KiB and contiguous, write and read;
 #   - outstanding (16 writes, then reads, posted 1 to 16 at a time) on the
 #     slow storage.
-# Prints colio-nbbench's lines, each prefixed with its configuration.
-# usage: tools/nbbench-suite.sh [repeat]   (from the source tree, after scripts/build.sh)
+# Prints colio-nbbench's lines, each prefixed with its configuration, and
+# writes them to OUT (default docs/results/nbbench.txt, where bench/report.sh
+# finds them).
+# usage: bench/nbbench-suite.sh [repeat] [OUT]   (after scripts/build.sh mpich and openmpi)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 repeat=${1:-5}
+out=${2:-docs/results/nbbench.txt}
+mkdir -p "$(dirname "$out")"
+: >"$out"
 slow="colio_progress=thread;colio_backend=fault;colio_fault=delay:5000"
 run() { # mpi label np bind args...
   local mpi=$1 label=$2 np=$3 bind=$4; shift 4
   (colio_mpi_env "$mpi"
    [ "$bind" = none ] && bind=${COLIO_MPIEXEC_BIND/core/none} || bind=$COLIO_MPIEXEC_BIND
    "$COLIO_MPIEXEC" $bind -n "$np" "build/$mpi/bench/colio-nbbench" --path /dev/shm/colio-nbbench.dat \
-     --repeat "$repeat" "$@") | grep -v '^#' | sed "s/^/$mpi $label /"
+     --repeat "$repeat" "$@") | grep -v '^#' | sed "s/^/$mpi $label /" | tee -a "$out"
 }
 for mpi in mpich openmpi; do
   for piece in contiguous 4096 64; do

@@ -1,29 +1,29 @@
 #!/usr/bin/env bash
-# docs/PERFORMANCE.md "Four MPI libraries": colio-bench at one size under
-# each MPI library of scripts/mpi/versions.sh (Debian's MPICH 4 and Open MPI
-# 4, PyPI's MPICH 5 and Open MPI 5), colio against that library's own
-# MPI-IO (ROMIO, OMPIO) in the same run, 2 ranks bound to cores, files in
-# /dev/shm, every byte verified. Writes docs/data/SIZE-NAME.json and prints
-# one table: colio's speed over each library's MPI-IO per workload and
-# operation (below 1.00: colio is slower), E3SM-IO on the real F-case map.
-# usage: tools/mpi-suite.sh [quick|medium] [repeat]   (after scripts/build.sh for each)
+# colio-bench at one size under each MPI library of scripts/mpi/versions.sh (Debian's MPICH 4 and Open MPI
+# 4, PyPI's MPICH 5 and Open MPI 5), colio against that library's own MPI-IO (ROMIO, OMPIO) in the same
+# run, engines interleaved, 2 ranks bound to cores, files in /dev/shm, every byte verified, E3SM-IO on
+# the real F-case map. Writes OUT/libs-SIZE-NAME.json (OUT: docs/results, where bench/report.sh finds
+# them) and prints one table: colio's speed over each library's MPI-IO per workload and operation
+# (below 1.00: colio is slower).
+# usage: bench/mpi-suite.sh [quick|medium] [repeat] [OUT]   (after scripts/build.sh for each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 size=${1:-quick}
 repeat=${2:-5}
-args=(--repeat "$repeat" --quiet --decomp bench/data/e3sm/map_f_case_16p.nc --header bench/data/e3sm/f_case_h0.txt)
+out=${3:-docs/results}
+args=(--repeat "$repeat" --interleave --quiet --decomp bench/data/e3sm/map_f_case_16p.nc --header bench/data/e3sm/f_case_h0.txt)
 if [ "$size" = quick ]; then args+=(--quick); else args+=(--size "$size" --engine colio,mpiio); fi
-mkdir -p docs/data
+mkdir -p "$out"
 for mpi in "${COLIO_MPIS[@]}"; do
   (colio_mpi_env "$mpi"
    "$COLIO_MPIEXEC" $COLIO_MPIEXEC_FLAGS $COLIO_MPIEXEC_BIND -n 2 "build/$mpi/bench/colio-bench" "${args[@]}" \
-     --json "docs/data/$size-$mpi.json" >/dev/null)
+     --json "$out/libs-$size-$mpi.json" >/dev/null)
 done
-python3 - "$size" "${COLIO_MPIS[@]}" <<'PY'
+python3 - "$out" "$size" "${COLIO_MPIS[@]}" <<'PY'
 import json, sys
-size, mpis = sys.argv[1], sys.argv[2:]
-docs = {m: json.load(open(f"docs/data/{size}-{m}.json")) for m in mpis}
+out, size, mpis = sys.argv[1], sys.argv[2], sys.argv[3:]
+docs = {m: json.load(open(f"{out}/libs-{size}-{m}.json")) for m in mpis}
 def ratios(doc):
     runs = [r for r in doc["runs"] if r.get("verified") and r.get("repeats", 0) > 0]
     out = {}

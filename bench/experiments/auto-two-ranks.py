@@ -5,7 +5,7 @@ simulated table (--size small), default hints and two-phase forced. Each
 engine's figure is the median of RUNS runs' medians (15 repeats each); the
 runs rotate the engines' order so no kernel is always measured first.
 
-    tools/auto-two-ranks.py [BUILD] [RUNS] [OUT.json]    # default: build/mpich 5 docs/data/auto-2ranks.json
+    bench/experiments/auto-two-ranks.py [BUILD] [RUNS] [OUT.json]   # default: build/mpich 5 docs/results/auto-2ranks.json
 
 Prints one Markdown row per cell: milliseconds per kernel, then auto / best."""
 import json
@@ -41,7 +41,7 @@ def one_run(build, workload, hints, order, out):
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build/mpich"
     nruns = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    path = sys.argv[3] if len(sys.argv) > 3 else "docs/data/auto-2ranks.json"
+    path = sys.argv[3] if len(sys.argv) > 3 else "docs/results/auto-2ranks.json"
     tmp = os.path.join(tempfile.mkdtemp(prefix="auto2-"), "r.json")
     doc = {}
     for workload, hints in CELLS:

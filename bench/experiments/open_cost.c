@@ -1,10 +1,10 @@
 /*
  * open-cost: what MPI_File_open and MPI_File_close cost, run bare and with
- * libcolio_mpiio preloaded to see what colio adds (docs/PERFORMANCE.md,
- * "Open cost"). Each rank opens PATH (create, read-write), closes it, REPEAT
- * times after one untimed round; rank 0 prints the median and the minimum of
- * each call, the slowest rank's time in every round. OPEN_COST_THREADS=
- * multiple initialises MPI with MPI_THREAD_MULTIPLE.
+ * libcolio_mpiio preloaded to see what colio adds. Each rank opens PATH
+ * (create, read-write) and closes it, REPEAT times after one untimed round;
+ * rank 0 prints the median and the minimum of each call, the slowest rank's
+ * time in every round. OPEN_COST_THREADS=multiple initialises MPI with
+ * MPI_THREAD_MULTIPLE.
  * usage: mpiexec -n P open-cost PATH [REPEAT]
  */
 #include <mpi.h>

@@ -1,5 +1,5 @@
 /*
- * call-cost: the fixed cost of one small collective call (issue 23, item 1):
+ * call-cost: the fixed cost of one small collective call:
  * CALLS write_at_all (then read_at_all) calls of BYTES bytes per rank, rank
  * r's k-th call at offset (k * P + r) * BYTES (IOR's segmented pattern,
  * `-t BYTES -b BYTES -s CALLS`), through colio and through the MPI

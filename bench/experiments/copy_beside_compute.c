@@ -1,9 +1,9 @@
 /*
  * copy-beside-compute: does a storage copy slow down while another core
  * computes? A nonblocking operation's storage job runs on one core while the
- * program computes on another (docs/PERFORMANCE.md, "One storage path,
- * second part"); where the two share a physical core or memory bandwidth
- * (virtual CPUs, hyperthreads) the job takes longer and less of it hides.
+ * program computes on another (colio-nbbench's overlap); where the two
+ * share a physical core or memory bandwidth (virtual CPUs, hyperthreads)
+ * the job takes longer and less of it hides.
  * The tool writes a BYTES file in DIR (tmpfs by default), then times pread
  * and pwrite of it in 16 MiB calls on CPU 1, alone and while CPU 0 runs the
  * same floating-point loop as colio-nbbench's computation; medians of 5.

@@ -1,9 +1,8 @@
 /*
  * view-cost: what the MPI library's own MPI_File_set_view costs for a large
- * filetype, the price libcolio_mpiio pays on the program's (real) handle
- * (docs/PERFORMANCE.md, "Unmodified MPI-IO programs"). Each rank builds a
- * hindexed filetype of N pieces of 8, 16 or 24 bytes interleaved with the
- * other ranks', then opens, sets the view and closes PATH REPEAT times;
+ * filetype, the price libcolio_mpiio pays on the program's (real) handle.
+ * Each rank builds a hindexed filetype of N pieces of 8, 16 or 24 bytes
+ * interleaved with the other ranks', then opens, sets the view and closes PATH REPEAT times;
  * rank 0 prints each phase's time (slowest rank).
  * usage: mpiexec -n P view-cost PATH [N] [REPEAT]
  */

@@ -5,9 +5,9 @@
 # under Open MPI (oversubscribed runs are cheap there; MPICH's busy polling
 # makes them slow). Prints the failing seed, ranks and hints with the first
 # failed checks; a run takes about a second.
-# usage: tools/mix-search.sh FIRST LAST   (after scripts/build.sh openmpi)
+# usage: bench/experiments/mix-search.sh FIRST LAST   (after scripts/build.sh openmpi)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/env.sh
 colio_mpi_env openmpi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
