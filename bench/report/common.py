@@ -175,6 +175,11 @@ def unpaired_note(docs):
             "their ratios are of medians and have no per-repeat range.")
 
 
+def made_by(docs):
+    """The line under a family's commands: what its files record, and which of them ran unpaired."""
+    return " ".join(filter(None, [recorded(docs), unpaired_note(docs)]))
+
+
 def summary(ratios, what):
     """'colio at or above ROMIO in 17 of 18 cells (1.01-29.9x); below: cube write 0.99'."""
     xs = [(r.x, name) for name, r in ratios if r is not None]
@@ -269,3 +274,15 @@ def library_sections(docs, name, name_header, extras=("posix", "alltoallv")):
         if s:
             out.append(f"{label}: {s}")
     return "\n\n".join(out)
+
+
+def block_family(ctx, paths, family, extras):
+    """A family of colio-bench --block runs, a row per block size: its commands, files, prose and one
+    table per library."""
+    docs = [blockify(load(p)) for p in paths]
+    return "\n\n".join([
+        ctx.suite(family),
+        made_by(docs),
+        ctx.prose(family),
+        library_sections(docs, lambda k: (size_name(block_of(k[0])),), ["block"], extras=extras),
+    ])

@@ -1,7 +1,7 @@
 """E3SM-IO's real F and G decomposition maps (bench/suite.sh e3sm-maps)."""
 import os
 
-from common import by_library, compare, compare_table, load, peer, recorded, summary, unpaired_note
+from common import by_library, compare, compare_table, load, made_by, peer, summary
 
 TITLE = "The real E3SM maps"
 FILES = ["e3sm-*.json"]
@@ -15,7 +15,7 @@ def case(doc):
 
 def body(ctx, paths):
     docs = [load(p) for p in paths]
-    out = [ctx.suite("e3sm-maps"), " ".join(filter(None, [recorded(docs), unpaired_note(docs)])), ctx.prose("e3sm_maps")]
+    out = [ctx.suite("e3sm-maps"), made_by(docs), ctx.prose("e3sm_maps")]
     for label, ds in by_library(docs):
         groups, ratios = {}, []
         for d in sorted(ds, key=case):

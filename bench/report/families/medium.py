@@ -1,5 +1,5 @@
 """Every colio-bench workload at medium size, against every engine (bench/suite.sh medium)."""
-from common import library_sections, load, recorded, unpaired_note
+from common import library_sections, load, made_by
 
 TITLE = "Every workload at medium size"
 FILES = ["medium-*.json"]
@@ -15,7 +15,7 @@ def body(ctx, paths):
                 desc.setdefault(r["workload"], r["desc"])
     return "\n\n".join([
         ctx.suite("medium"),
-        " ".join(filter(None, [recorded(docs), unpaired_note(docs)])),
+        made_by(docs),
         ctx.prose("medium"),
         "Workloads: " + "; ".join(f"{w}: {t}" for w, t in desc.items()) + ".",
         library_sections(docs, lambda k: (k[0],), ["workload"]),

@@ -1,7 +1,7 @@
 """One shared file against subfiles, on one node (bench/suite.sh subfiling)."""
 import os
 
-from common import Ratio, by_library, cov, load, ms, peer, recorded, table, unpaired_note
+from common import Ratio, by_library, cov, load, made_by, ms, peer, table
 
 TITLE = "Subfiling: one shared file against subfiles"
 FILES = ["subfiling-*.json"]
@@ -17,7 +17,7 @@ def x(doc, key, engine):
 
 def body(ctx, paths):
     docs = [load(p) for p in paths]
-    out = [ctx.suite("subfiling"), " ".join(filter(None, [recorded(docs), unpaired_note(docs)])), ctx.prose("subfiling")]
+    out = [ctx.suite("subfiling"), made_by(docs), ctx.prose("subfiling")]
     for label, ds in by_library(docs):
         p = peer(label)
         rows = []
