@@ -6,17 +6,21 @@
 # forced (romio_cb_write/read=enable), colio with the direct path forced (=disable), mpiio.
 #   bench/cross-node.sh [--out DIR] [--repeat N] [--mpis "mpich openmpi"] [--nets "plain 10 1"]
 #                       [--dirs "mem disk"] [--size medium] [--workloads "interleaved e3sm_f e3sm_g ior lattice"]
+#                       [--print]
 # A net is plain (no shaping), GBIT (every node's link limited to that rate) or GBIT:US (and delayed by
 # US microseconds: needs the kernel's netem, scripts/cluster.sh). Writes DIR/NET.MPI.DIR.WORKLOAD.json
-# (colio-bench's JSON; NET: plain, GBITgbit or GBITgbit-USus) and a .log beside
-# each; bench/cross_node_table.py DIR makes the tables.
+# (colio-bench's JSON; NET: plain, GBITgbit or GBITgbit-USus) and a .log beside each. bench/report.sh
+# finds them in docs/results/cross-node (so --out docs/results/cross-node; the default is results/cross-node)
+# and puts their tables in docs/PERFORMANCE.md; python3 bench/report/families/cross_node.py DIR prints the
+# tables of any DIR. --print shows each workload's command instead of running anything.
 # Builds are scripts/build.sh's (build/MPI). The machine should be otherwise idle.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/results/cross-node repeat=5 size=medium
-mpis="mpich openmpi" nets="plain 10 1" dirs="mem disk" workloads="interleaved e3sm_f e3sm_g ior lattice"
+mpis="mpich openmpi" nets="plain 10 1" dirs="mem disk" workloads="interleaved e3sm_f e3sm_g ior lattice" print=0
 while [ $# -gt 0 ]; do
   case $1 in
+  --print) print=1; shift; continue ;;
   --out) out=$2 ;;
   --repeat) repeat=$2 ;;
   --mpis) mpis=$2 ;;
@@ -28,10 +32,34 @@ while [ $# -gt 0 ]; do
   esac
   shift 2
 done
-mkdir -p "$out"
 disk=${COLIO_BENCH_DISK:-/var/tmp/colio-cross-node}
 engines=colio,colio:romio_cb_write=enable+romio_cb_read=enable,colio:romio_cb_write=disable+romio_cb_read=disable,mpiio
 data=$root/bench/data/e3sm
+
+# colio-bench's arguments for one workload, one a line
+workload_args() { # WORKLOAD
+  case $1 in
+  interleaved) printf '%s\n' --workload interleaved --block 64,4096,65536,1048576 --size "$size" ;;
+  e3sm_f) printf '%s\n' --workload e3sm --decomp "$data/map_f_case_16p.nc" --header "$data/f_case_h0.txt" ;;
+  e3sm_g) printf '%s\n' --workload e3sm --decomp "$data/map_g_case_16p.nc" --header "$data/g_case_hist.txt" ;;
+  ior) printf '%s\n' --workload ior --block 64,4096,1048576 ;;
+  lattice) printf '%s\n' --workload lattice --size "$size" ;;
+  *) echo "cross-node.sh: unknown workload $1" >&2; return 2 ;;
+  esac
+}
+
+if [ $print = 1 ]; then
+  data=bench/data/e3sm
+  for w in $workloads; do
+    args=$(workload_args "$w" | tr '\n' ' ')
+    echo "scripts/cluster.sh mpiexec MPI 1 -n 2 build/MPI/bench/colio-bench ${args}--engine $engines" \
+      "--repeat $repeat --interleave --dir DIR --json OUT/NET.MPI.WHERE.$w.json --quiet"
+  done
+  echo "# NET: plain, or scripts/cluster.sh with --rate GBIT; DIR: the cluster's memory-backed directory (WHERE mem)" \
+    "or \$COLIO_BENCH_DISK, default /var/tmp/colio-cross-node (WHERE disk)"
+  exit 0
+fi
+mkdir -p "$out"
 
 # One configuration: on the cluster COLIO_CLUSTER names, every workload of one MPI library in one directory.
 run_config() { # NET MPI DIR
@@ -43,14 +71,7 @@ run_config() { # NET MPI DIR
   fi
   local bench=$root/build/$mpi/bench/colio-bench w args
   for w in $workloads; do
-    case $w in
-    interleaved) args=(--workload interleaved --block 64,4096,65536,1048576 --size "$size") ;;
-    e3sm_f) args=(--workload e3sm --decomp "$data/map_f_case_16p.nc" --header "$data/f_case_h0.txt") ;;
-    e3sm_g) args=(--workload e3sm --decomp "$data/map_g_case_16p.nc" --header "$data/g_case_hist.txt") ;;
-    ior) args=(--workload ior --block 64,4096,1048576) ;;
-    lattice) args=(--workload lattice --size "$size") ;;
-    *) echo "cross-node.sh: unknown workload $w" >&2; return 2 ;;
-    esac
+    mapfile -t args < <(workload_args "$w") && [ ${#args[@]} -gt 0 ] || return 2
     local json=$out/$net.$mpi.$where.$w.json
     echo "cross-node.sh: $net $mpi $where $w" >&2
     "$root/scripts/cluster.sh" mpiexec "$mpi" 1 -n 2 "$bench" "${args[@]}" --engine "$engines" --repeat "$repeat" \
@@ -74,7 +95,7 @@ for net in $nets; do
   fi
   for mpi in $mpis; do
     for where in $dirs; do
-      "$root/scripts/cluster.sh" with 2 --cpus "${shape[@]}" -- bash -c "$(declare -f run_config); \
+      "$root/scripts/cluster.sh" with 2 --cpus "${shape[@]}" -- bash -c "$(declare -f workload_args run_config); \
         root=$root out=$out disk=$disk engines=$engines data=$data size=$size repeat=$repeat \
         workloads='$workloads' run_config $net $mpi $where"
     done

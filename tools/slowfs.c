@@ -5,7 +5,7 @@
  * $COLIO_SLOWFS_PREFIX first sleeps $COLIO_SLOWFS_DELAY_US microseconds
  * (default 1000). It puts colio and the MPI library's own MPI-IO behind the
  * same storage, which colio's fault backend (colio_fault=delay:US) cannot
- * do (issue 23: the sweep behind 1 ms storage calls; docs/PERFORMANCE.md).
+ * do (bench/suite.sh slow: the block sweep behind 1 ms storage calls).
  *
  *   LD_PRELOAD=build/NAME/tools/libcolio_slowfs.so COLIO_SLOWFS_PREFIX=/dev/shm/slow/ mpiexec ...
  *

@@ -1,6 +1,6 @@
 /*
  * Engine "alltoallv": the transposition users write instead of collective
- * I/O (mpich issue 7935: Grid's lattice I/O), the practical floor of any
+ * I/O (pmodels/mpich#7935: Grid's lattice I/O), the practical floor of any
  * two-phase method. The file's bytes [0, size) are cut into p equal slabs,
  * the last one shorter, and rank r owns slab r. A write cuts every piece at
  * the slab boundaries, tells each owner what it gets with one MPI_Alltoall

@@ -1,5 +1,5 @@
 /*
- * ior: IOR's segmented pattern, `ior -a MPIIO -c -t B -b B -s S` (issue 23):
+ * ior: IOR's segmented pattern, `ior -a MPIIO -c -t B -b B -s S`:
  * segment k holds every rank's block of B bytes, rank r's at (k p + r) B,
  * and each block is one collective call at its offset (no file view), as
  * IOR makes them: the per-call cost of small calls, where `interleaved`

@@ -1,5 +1,5 @@
 /*
- * lattice: a lattice QCD gauge configuration (mpich issue 7935): a 4D
+ * lattice: a lattice QCD gauge configuration (pmodels/mpich#7935): a 4D
  * lattice T x Z x Y x X, X fastest in the file, whose site holds the 4 links
  * of a gauge field, each a complex 3x3 matrix (4 x 9 complex doubles, 576
  * bytes). The ranks form a 4D process grid (MPI_Dims_create), each owning a

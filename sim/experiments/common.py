@@ -19,7 +19,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLATFORMS = os.path.join(ROOT, "sim", "platforms")
 BUILD = os.environ.get("COLIO_SMPI_BUILD", os.path.join(ROOT, "build", "smpi"))
-RESULTS = os.environ.get("COLIO_SIM_RESULTS", os.path.join(ROOT, "docs", "data", "sim"))
+RESULTS = os.environ.get("COLIO_SIM_RESULTS", os.path.join(ROOT, "docs", "results", "sim"))
 IMAGES = os.path.join(ROOT, "docs", "img")
 
 

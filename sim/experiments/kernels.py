@@ -28,7 +28,7 @@ simulator options (e.g. --cfg=--cfg=smpi/privatization:mmap). A run the
 memory guard stops (common.MEM_LIMIT_GIB) is kept with its wall time and
 memory so far. --smoke: 64 ranks on cori-small, two kernels, no sweep, no
 files written (the CI smoke test, sim/CMakeLists.txt). Writes
-docs/data/sim/NAME.json (COLIO_SIM_RESULTS moves it) and
+docs/results/sim/NAME.json (COLIO_SIM_RESULTS moves it) and
 docs/img/sim-NAME.png, docs/img/sim-throttle.png."""
 import argparse
 import json
@@ -173,7 +173,7 @@ def main():
     ap.add_argument("--timeout", type=int, help="stop a run after this many seconds of wall time (kept as stopped)")
     ap.add_argument("--cfg", action="append", default=[], help="simulator option passed to smpirun (repeatable)")
     ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--out", default="kernels", help="result name (docs/data/sim/NAME.json)")
+    ap.add_argument("--out", default="kernels", help="result name (docs/results/sim/NAME.json)")
     common.add_network_only_option(ap)
     ap.add_argument("--merge", help="comma-separated earlier result files: keep their runs and add to them "
                                     "(--ranks '' only merges, tabulates and plots)")

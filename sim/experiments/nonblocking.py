@@ -10,7 +10,7 @@ simulated (smpi_execute); the file is real (/dev/shm, read back and checked).
 
     sim/experiments/nonblocking.py [--ranks 1024] [--bytes 65536] [--slices 20]
 
-Writes docs/data/sim/nonblocking.json and docs/img/sim-nonblocking.png."""
+Writes docs/results/sim/nonblocking.json and docs/img/sim-nonblocking.png."""
 import argparse
 import os
 

@@ -11,7 +11,7 @@ rounds (the slowest aggregator's rounds).
 
     sim/experiments/placement.py [--machine mira] [--ranks 8192] [--per-node 16] [--seeds 1,2,3]
 
-Writes docs/data/sim/placement.json and docs/img/sim-placement.png."""
+Writes docs/results/sim/placement.json and docs/img/sim-placement.png."""
 import argparse
 
 import common

@@ -18,7 +18,7 @@ group of nodes.
 (Simulation cost grows fast with the job: one configuration takes 3 s of
 wall time at 128 ranks, 61 s at 256, more than 6 minutes at 512.)
 
-Writes docs/data/sim/subfiling.json and docs/img/sim-subfiling.png."""
+Writes docs/results/sim/subfiling.json and docs/img/sim-subfiling.png."""
 import argparse
 import os
 import tempfile

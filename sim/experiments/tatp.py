@@ -9,7 +9,7 @@ sim/platforms/tatp.topology) and the simulated time of the call.
 
     sim/experiments/tatp.py [--seeds 1,2] [--size small]
 
-Writes docs/data/sim/tatp.json and docs/img/sim-tatp.png."""
+Writes docs/results/sim/tatp.json and docs/img/sim-tatp.png."""
 import argparse
 
 import common
