@@ -15,7 +15,7 @@
  * 3,500; a 64-byte read_at_all at 2 ranks under Open MPI 2.35 -> 1.66 us
  * (docs/PERFORMANCE.md, "Express calls"). Where they ask for more (another
  * rank's pieces, an error and its message), the operation the call would have
- * been is built where it stands (colio_op_resume, op.c) and the steps take it
+ * been is built where it stands (resume, below) and the steps take it
  * from there. A call that does not qualify runs as an operation from the
  * start, so every error of the arguments is the operation's to report.
  */

@@ -24,7 +24,7 @@
  *      agreement fails, and (staged pieces) one whose FINAL agreement
  *      fails: the same error and message on every rank; the next call is
  *      whole and its bytes land.
- * Blocking one-piece calls are express calls (src/engine/express.c) unless
+ * Blocking one-piece calls are express calls (src/engine/path_express.c) unless
  * colio_express is off; the cases then run again with express calls on
  * even ranks only (set on each rank's handle: hints are rank 0's), so each
  * call mixes them with ranks that run the steps; the statistics of a

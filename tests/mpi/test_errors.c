@@ -278,7 +278,7 @@ static void injected(const char *path)
     } cases[] = {{"write:1:EIO:%d", "enable", COLIO_ERR_IO},     {"write:2:ENOSPC:%d", "enable", COLIO_ERR_NOSPC},
                  {"write:1:EDQUOT:%d", "disable", COLIO_ERR_QUOTA}, {"read:1:EIO:%d", "enable", COLIO_ERR_IO},
                  {"any:1:EBADF:%d", "disable", COLIO_ERR_IO},      {"write:1:EROFS:%d", "enable", COLIO_ERR_READONLY},
-                 /* one piece per rank: express calls (engine/express.c) failing on one rank; the write's
+                 /* one piece per rank: express calls (engine/path_express.c) failing on one rank; the write's
                     pieces are staged where ranks share a node, and rank 0 writes them */
                  {"read:1:EIO:%d", "disable", COLIO_ERR_IO},       {"write:1:ENOSPC:0", "automatic", COLIO_ERR_NOSPC}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {

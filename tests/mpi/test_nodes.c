@@ -107,7 +107,7 @@ static void subfiles_per_node(const char *path, int nodes)
 
 /* Two-phase I/O places one aggregator on each node. The path is forced: automatic mode weighs the
  * network it measured at the open (colio_network_probe), which a loaded machine can make slow enough
- * for the direct path to win; tests/unit/test_strategy_unit.c checks that choice on fixed figures. */
+ * for the direct path to win; tests/unit/test_model_unit.c checks that choice on fixed figures. */
 static void aggregators_per_node(const char *path, int nodes, const int *node_of)
 {
     test_unlink(path);

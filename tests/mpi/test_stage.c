@@ -1,5 +1,5 @@
 /*
- * Staged small writes (src/engine/stage.c): a rank whose blocking write is
+ * Staged small writes (src/engine/path_staged.c): a rank whose blocking write is
  * one piece of at most colio_stage_bytes hands it to its node's first rank
  * through node-shared memory, which writes the node's pieces. Every case
  * is checked against an image computed here, read with plain POSIX calls;
