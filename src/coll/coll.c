@@ -41,19 +41,15 @@ int colio_coll_element_size(MPI_Datatype t)
     return MPI_Type_size(t, &esize) == MPI_SUCCESS ? esize : 0;
 }
 
-/* Only what is read before a collective starts (each start sets the rest): a small call makes this once per call. */
 void colio_coll_init(colio_coll_t *c, const colio_coll_ops_t *ops, int tag, colio_coll_shm_t *shm)
 {
     c->ops = ops;
     c->tag = tag;
     c->shm = shm;
-    c->shm_seq = 0, c->shm_tests = 0;
-    c->req = MPI_REQUEST_NULL;
-    c->active = c->phase = c->nreq = 0;
-    c->tmp = NULL, c->off = NULL;
+    ops->init(c);
 }
 
-int colio_coll_pending(const colio_coll_t *c) { return c->active || c->req != MPI_REQUEST_NULL || c->shm_seq != 0; }
+int colio_coll_pending(const colio_coll_t *c) { return c->ops->pending(c); }
 
 
 /* ---- local reductions ------------------------------------------------------------------ */

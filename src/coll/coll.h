@@ -34,10 +34,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Messages a p2p schedule step has in flight at most (a binomial bcast sends log2(p) at once). */
-#define COLIO_COLL_MAXREQ 64
-/* Scratch a schedule finds in the object itself (an operation's agreements: no allocation per call). */
-#define COLIO_COLL_SMALL 256
 
 struct colio_coll_ops;
 /* Bytes of one rank's slot in node-shared memory: 8 for the allreduce's number, the rest for its words. */
@@ -59,33 +55,14 @@ typedef struct colio_coll_shm {
     struct colio_coll_shm *next; /* the process's segments still allocated */
 } colio_coll_shm_t;
 
+/* Room for an implementation's own state in the object (each asserts that its state fits). */
+#define COLIO_COLL_STATE 1024
+
 typedef struct colio_coll {
     const struct colio_coll_ops *ops;
-    MPI_Request req;             /* mpi: the collective's request */
-    /* p2p: the schedule in flight */
-    int (*step)(struct colio_coll *c); /* consume the last step's messages, post the next ones */
-    int active, phase;
-    MPI_Comm comm;
-    int tag;                     /* p2p's messages */
-    int rank, size;
-    int nreq;
-    MPI_Request reqs[COLIO_COLL_MAXREQ];
-    const void *in;
-    void *out;
-    int count, esize, root;
-    MPI_Datatype type;
-    MPI_Op op;
-    const int *counts, *displs;  /* allgatherv (NULL: count elements from every rank) */
-    int dist, pof2, rem, newrank, reduce_from;
-    char *tmp;                   /* scratch of the schedule (small, or allocated), given up when it completes */
-    int64_t *off;
-    /* shm: the segment (NULL: none), the allreduce in flight's number (0: none), the first slot not seen at
-       it, where it is (coll_shm.c) */
-    colio_coll_shm_t *shm;
-    int64_t shm_seq;
-    int shm_next, shm_stage, shm_bytes;
-    unsigned shm_tests; /* unfinished tests of the allreduce in flight: every 64th polls MPI */
-    _Alignas(16) char small[COLIO_COLL_SMALL];
+    int tag;                     /* the messages of colio's own schedules carry it */
+    colio_coll_shm_t *shm;       /* node-shared slots the object may use (NULL: none) */
+    _Alignas(16) unsigned char state[COLIO_COLL_STATE]; /* the implementation's own (coll_*.c) */
 } colio_coll_t;
 
 /* What a schedule does beyond the operations (colio_coll_ops_t caps). */
@@ -98,6 +75,10 @@ enum {
 typedef struct colio_coll_ops {
     const char *name;
     unsigned caps;
+    /* The implementation's state in c->state: made idle (before each operation's first collective), and
+       whether a collective is in flight (started and not yet seen complete) */
+    void (*init)(colio_coll_t *c);
+    int (*pending)(const colio_coll_t *c);
     int (*allreduce)(colio_coll_t *c, const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
     int (*bcast)(colio_coll_t *c, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm);
     /* in: n elements of this rank; out: counts[j] elements of rank j at displs[j] (NULL: n at j * n) */

@@ -36,7 +36,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/coll_p2p.h"
+
+/*
+ * The object's state: p2p's schedules first (they run what the slots do not
+ * carry, and the allreduce among the nodes' first ranks), then the
+ * allreduce through the slots in flight.
+ */
+typedef struct shm_state {
+    colio_p2p_state_t p2p;
+    int64_t seq;                 /* the allreduce in flight's number (0: none) */
+    int next;                    /* the first slot not yet seen at it */
+    int stage;                   /* where it is (GATHER, LEADERS, RESULT) */
+    int bytes;                   /* its words' bytes */
+    unsigned tests;              /* unfinished tests of it: every 64th polls MPI */
+    void *out;
+    int count;
+    MPI_Datatype type;
+    MPI_Op op;
+} shm_state_t;
+
+_Static_assert(sizeof(shm_state_t) <= COLIO_COLL_STATE, "shm's state fits the object");
+
+#define S(c) _Generic((c), const colio_coll_t *: (const shm_state_t *)(const void *)(c)->state, \
+                      default: (shm_state_t *)(void *)(c)->state)
+
+static void shm_init(colio_coll_t *c)
+{
+    colio_p2p_init(c);
+    S(c)->seq = 0, S(c)->tests = 0;
+}
+
+static int shm_pending(const colio_coll_t *c) { return S(c)->seq != 0 || colio_p2p_pending(c); }
 
 /* One rank's slot: the number of the allreduce its words belong to, then the words. */
 typedef struct shm_slot {
@@ -228,7 +259,7 @@ int colio_coll_shm_create_agreed(MPI_Comm comm, int node_size, int shared, colio
 
 /* ---- allreduce through the slots -------------------------------------------------------- */
 
-/* Where an allreduce in flight is (c->shm_stage). */
+/* Where an allreduce in flight is (shm_state_t stage). */
 enum {
     GATHER = 1, /* waiting for the node's slots (one node: every rank; else the node's first rank) */
     LEADERS,    /* the node's first rank: the p2p allreduce among nodes in flight */
@@ -258,10 +289,10 @@ static int shm_allreduce(colio_coll_t *c, const void *in, void *out, int n, MPI_
     shm_slot_t *mine = slot_of(s, seq, s->local);
     memcpy(mine->data, in, (size_t)bytes);
     atomic_store_explicit(&mine->seq, seq, memory_order_release);
-    c->shm_seq = seq;
-    c->out = out, c->count = n, c->type = t, c->op = op, c->shm_bytes = bytes;
-    c->shm_next = 0;
-    c->shm_stage = s->two_level && s->local != 0 ? RESULT : GATHER;
+    S(c)->seq = seq;
+    S(c)->out = out, S(c)->count = n, S(c)->type = t, S(c)->op = op, S(c)->bytes = bytes;
+    S(c)->next = 0;
+    S(c)->stage = s->two_level && s->local != 0 ? RESULT : GATHER;
     return MPI_SUCCESS;
 }
 
@@ -269,8 +300,8 @@ static int shm_allreduce(colio_coll_t *c, const void *in, void *out, int n, MPI_
 static int node_arrived(colio_coll_t *c)
 {
     const colio_coll_shm_t *s = c->shm;
-    for (; c->shm_next < s->nlocal; c->shm_next++)
-        if (atomic_load_explicit(&slot_of(s, c->shm_seq, c->shm_next)->seq, memory_order_acquire) != c->shm_seq)
+    for (; S(c)->next < s->nlocal; S(c)->next++)
+        if (atomic_load_explicit(&slot_of(s, S(c)->seq, S(c)->next)->seq, memory_order_acquire) != S(c)->seq)
             return 0;
     return 1;
 }
@@ -280,9 +311,9 @@ static int combine_node(const colio_coll_t *c, void *to)
 {
     const colio_coll_shm_t *s = c->shm;
     int rc = MPI_SUCCESS;
-    memcpy(to, slot_of(s, c->shm_seq, s->nlocal - 1)->data, (size_t)c->shm_bytes);
+    memcpy(to, slot_of(s, S(c)->seq, s->nlocal - 1)->data, (size_t)S(c)->bytes);
     for (int j = s->nlocal - 2; j >= 0 && rc == MPI_SUCCESS; j--)
-        rc = colio_coll_reduce_local(slot_of(s, c->shm_seq, j)->data, to, c->count, c->type, c->op);
+        rc = colio_coll_reduce_local(slot_of(s, S(c)->seq, j)->data, to, S(c)->count, S(c)->type, S(c)->op);
     return rc;
 }
 
@@ -290,13 +321,13 @@ static int combine_node(const colio_coll_t *c, void *to)
 static int start_leaders(colio_coll_t *c)
 {
     const colio_coll_shm_t *s = c->shm;
-    shm_slot_t *result = slot_of(s, c->shm_seq, s->nlocal); /* the node's part until the result replaces it */
+    shm_slot_t *result = slot_of(s, S(c)->seq, s->nlocal); /* the node's part until the result replaces it */
     int rc = combine_node(c, result->data);
-    if (rc == MPI_SUCCESS && c->shm_seq == s->fail_leaders_at)
+    if (rc == MPI_SUCCESS && S(c)->seq == s->fail_leaders_at)
         rc = MPI_ERR_OTHER; /* a test's failure among the nodes, set on every leader: nobody sends */
     if (rc == MPI_SUCCESS)
-        rc = colio_coll_p2p.allreduce(c, result->data, c->out, c->count, c->type, c->op, s->leaders);
-    c->shm_stage = LEADERS;
+        rc = colio_coll_p2p.allreduce(c, result->data, S(c)->out, S(c)->count, S(c)->type, S(c)->op, s->leaders);
+    S(c)->stage = LEADERS;
     return rc;
 }
 
@@ -307,10 +338,10 @@ static int start_leaders(colio_coll_t *c)
  */
 static int publish(colio_coll_t *c, int rc)
 {
-    shm_slot_t *result = slot_of(c->shm, c->shm_seq, c->shm->nlocal);
+    shm_slot_t *result = slot_of(c->shm, S(c)->seq, c->shm->nlocal);
     if (rc == MPI_SUCCESS)
-        memcpy(result->data, c->out, (size_t)c->shm_bytes);
-    atomic_store_explicit(&result->seq, rc == MPI_SUCCESS ? c->shm_seq : -c->shm_seq, memory_order_release);
+        memcpy(result->data, S(c)->out, (size_t)S(c)->bytes);
+    atomic_store_explicit(&result->seq, rc == MPI_SUCCESS ? S(c)->seq : -S(c)->seq, memory_order_release);
     return rc;
 }
 
@@ -320,37 +351,37 @@ static int advance(colio_coll_t *c, int *done_p)
     const colio_coll_shm_t *s = c->shm;
     int rc = MPI_SUCCESS;
     *done_p = 0;
-    if (c->shm_stage == GATHER) {
+    if (S(c)->stage == GATHER) {
         if (!node_arrived(c))
             return MPI_SUCCESS;
         if (!s->two_level) {
-            rc = combine_node(c, c->out);
-            c->shm_seq = 0, *done_p = 1;
+            rc = combine_node(c, S(c)->out);
+            S(c)->seq = 0, *done_p = 1;
             return rc;
         }
         if ((rc = start_leaders(c)) != MPI_SUCCESS) {
             rc = publish(c, rc); /* the p2p schedule ended on this rank */
-            c->shm_seq = 0, *done_p = 1;
+            S(c)->seq = 0, *done_p = 1;
             return rc;
         }
     }
-    if (c->shm_stage == LEADERS) {
+    if (S(c)->stage == LEADERS) {
         int done = 0;
         rc = colio_coll_p2p.test(c, &done);
         if (rc == MPI_SUCCESS && !done)
             return MPI_SUCCESS;
         publish(c, rc);
-    } else if (c->shm_stage == RESULT) {
-        const shm_slot_t *result = slot_of(s, c->shm_seq, s->nlocal);
+    } else if (S(c)->stage == RESULT) {
+        const shm_slot_t *result = slot_of(s, S(c)->seq, s->nlocal);
         int64_t seq = atomic_load_explicit(&result->seq, memory_order_acquire);
-        if (seq != c->shm_seq && seq != -c->shm_seq)
+        if (seq != S(c)->seq && seq != -S(c)->seq)
             return MPI_SUCCESS;
-        if (seq == c->shm_seq)
-            memcpy(c->out, result->data, (size_t)c->shm_bytes);
+        if (seq == S(c)->seq)
+            memcpy(S(c)->out, result->data, (size_t)S(c)->bytes);
         else
             rc = MPI_ERR_OTHER; /* the node's first rank failed among the nodes */
     }
-    c->shm_seq = 0, *done_p = 1;
+    S(c)->seq = 0, *done_p = 1;
     return rc;
 }
 
@@ -372,10 +403,10 @@ static void keep_messages_moving(const colio_coll_shm_t *s)
  */
 static int shm_test(colio_coll_t *c, int *done_p)
 {
-    if (c->shm_seq == 0)
+    if (S(c)->seq == 0)
         return colio_coll_p2p.test(c, done_p);
     int rc = advance(c, done_p);
-    if (!*done_p && ++c->shm_tests % 64 == 0)
+    if (!*done_p && ++S(c)->tests % 64 == 0)
         keep_messages_moving(c->shm);
     return rc;
 }
@@ -395,7 +426,7 @@ static void pause_spin(const colio_coll_shm_t *s, int spins)
 
 static int shm_wait(colio_coll_t *c)
 {
-    if (c->shm_seq == 0)
+    if (S(c)->seq == 0)
         return colio_coll_p2p.wait(c);
     const colio_coll_shm_t *s = c->shm;
     int done = 0, rc;
@@ -464,6 +495,8 @@ static int shm_alltoall(colio_coll_t *c, const void *in, int n, MPI_Datatype t, 
 const colio_coll_ops_t colio_coll_shm = {
     .name = "shm",
     .caps = COLIO_COLL_CAP_BRUCK | COLIO_COLL_CAP_NODE_SLOTS,
+    .init = shm_init,
+    .pending = shm_pending,
     .allreduce = shm_allreduce,
     .bcast = shm_bcast,
     .allgatherv = shm_allgatherv,
