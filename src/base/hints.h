@@ -1,12 +1,15 @@
 /*
  * Hints: parsed once from MPI_Info (and the COLIO_HINTS environment variable,
- * which wins) into a typed struct. Every key lives in one table in hints.c,
- * which also drives validation, colio_get_info and the HINTS.md reference.
+ * which wins) into a typed struct. Every key has one definition
+ * (colio_hint_def_t): the shared ones in api/hints.c, a plug-in's own in its
+ * file; the merged table drives parsing, validation, colio_get_info and the
+ * HINTS.md reference.
  */
 #ifndef COLIO_BASE_HINTS_H
 #define COLIO_BASE_HINTS_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/error.h"
@@ -75,6 +78,36 @@ typedef struct colio_hints {
     char null_route[COLIO_PATH_LEN];    /* colio_null_route: null backend under SMPI, host -> storage host map */
     char topology[COLIO_PATH_LEN];      /* colio_topology: network model spec (topo/net.h) */
 } colio_hints_t;
+
+/*
+ * One hint key: its kind, the field of colio_hints_t it fills, its bounds
+ * or validator, its default (as text a plug-in's default is parsed from)
+ * and its reference line. The shared keys are in api/hints.c; a key that
+ * one plug-in alone reads is declared in the plug-in's file and named by
+ * its ops table (hints), and the registry merges them all into the one
+ * table colio parses, reports and documents (docs/HINTS.md).
+ */
+typedef enum colio_hint_kind {
+    COLIO_HINT_BYTES,
+    COLIO_HINT_INT,
+    COLIO_HINT_TOGGLE,
+    COLIO_HINT_BOOL,
+    COLIO_HINT_NAME,
+    COLIO_HINT_PATH,
+} colio_hint_kind_t;
+
+typedef struct colio_hint_def {
+    const char *key;        /* NULL ends a plug-in's list */
+    colio_hint_kind_t kind;
+    size_t offset;          /* into colio_hints_t */
+    size_t size;            /* for names and paths */
+    int64_t min, max;       /* for numbers */
+    int (*valid)(const char *text); /* for names and paths: is the text acceptable? (NULL: any that fits) */
+    const char *dflt;       /* default, as text, for the reference */
+    const char *doc;
+} colio_hint_def_t;
+
+#define COLIO_HINT_FIELD(field) __builtin_offsetof(colio_hints_t, field), sizeof(((colio_hints_t *)0)->field)
 
 /* Defaults for every key. */
 void colio_hints_default(colio_hints_t *h);

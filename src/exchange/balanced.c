@@ -8,6 +8,7 @@
  * from rank_list[(r_index(j) + i) mod p]; the sender s therefore reaches
  * receiver j at step (pos(s) - r_index(j)) mod p.
  */
+#include "base/hints.h"
 #include "exchange/kernels.h"
 
 int64_t colio_balanced_r_index(int64_t p, int64_t nr, int64_t j)
@@ -29,8 +30,17 @@ static int balanced_start(colio_xchg_t *x)
     return colio_sched_start(x, colio_balanced_step, colio_sched_throttle_window(x), COLIO_XCHG_SSEND);
 }
 
+static int rank_list_valid(const char *name) { return colio_rank_list_valid(name) == 0; }
+
+static const colio_hint_def_t balanced_hints[] = {
+    {"colio_rank_list", COLIO_HINT_NAME, COLIO_HINT_FIELD(rank_list), 0, 0, rank_list_valid, "linear",
+     "balanced: order of the senders, linear (0..p-1) or node (round-robin over nodes)"},
+    {0},
+};
+
 const colio_xchg_ops_t colio_xchg_balanced = {
     .name = "balanced",
+    .hints = balanced_hints,
     .start = balanced_start,
     .progress = colio_sched_progress,
     .cleanup = colio_xchg_reset,

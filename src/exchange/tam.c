@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hints.h"
 #include "exchange/kernels.h"
 
 enum { TAG_DIRECT = 0, TAG_HEADER = 1, TAG_MEMBER = 2, TAG_SEGMENT = 3 };
@@ -579,8 +580,17 @@ static void tam_cleanup(colio_xchg_t *x)
     colio_xchg_reset(x);
 }
 
+static int local_aggs_valid(const char *spec) { return colio_local_aggs_valid(spec) == 0; }
+
+static const colio_hint_def_t tam_hints[] = {
+    {"colio_local_aggregators", COLIO_HINT_NAME, COLIO_HINT_FIELD(local_aggs), 0, 0, local_aggs_valid, "*:1",
+     "tam: local aggregators, *:N per node or N in all (spread over nodes by size, at least one per node)"},
+    {0},
+};
+
 const colio_xchg_ops_t colio_xchg_tam = {
     .name = "tam",
+    .hints = tam_hints,
     .caps = COLIO_XCHG_RELAYED,
     .start = tam_start,
     .progress = tam_progress,

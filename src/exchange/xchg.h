@@ -75,6 +75,7 @@ enum {
 
 typedef struct colio_xchg_ops {
     const char *name;
+    const struct colio_hint_def *hints; /* the keys only this implementation reads ({0}-ended; NULL: none) */
     int caps; /* COLIO_XCHG_* */
     int (*start)(colio_xchg_t *x);
     int (*progress)(colio_xchg_t *x, int *done_p);

@@ -77,6 +77,7 @@ typedef struct colio_exec_job {
 
 typedef struct colio_exec_ops {
     const char *name;
+    const struct colio_hint_def *hints; /* the keys only this implementation reads ({0}-ended; NULL: none) */
     /* Queue the job; 0, or a negative errno when it cannot run (the job is then not queued). */
     int (*submit)(colio_exec_job_t *job);
     /* Never blocks: *done_p = 1 once the job's results are valid. */

@@ -19,6 +19,7 @@
  * busy-polling every core (MPICH) or tiny rounds a helper may get no CPU
  * for a long time, and the caller would only sit idle.
  */
+#include "base/hints.h"
 #include "exec/exec.h"
 
 #include <errno.h>
@@ -166,8 +167,17 @@ static void thread_wait(colio_exec_job_t *job)
 static void thread_hold(int n);
 static void thread_unhold(void);
 
+static const colio_hint_def_t threads_hints[] = {
+    {"colio_io_threads", COLIO_HINT_INT, COLIO_HINT_FIELD(io_threads), 1, 64, NULL, "4",
+     "threads per process that run storage jobs of nonblocking and pipelined operations; the jobs of one "
+     "operation run in order, those of different operations (several in flight, byte ranges apart) at once, "
+     "so slow storage calls overlap; idle threads sleep, and the largest value any open file asks for holds"},
+    {0},
+};
+
 const colio_exec_ops_t colio_exec_threads = {
     .name = "threads",
+    .hints = threads_hints,
     .submit = thread_submit,
     .test = thread_test,
     .wait = thread_wait,

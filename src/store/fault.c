@@ -220,8 +220,28 @@ static int fault_identity(const char *path, int64_t *ino_p, int64_t *dev_p)
 }
 static void fault_set_locks(colio_store_t *st, int on) { colio_store_posix.set_locks(st->inner, on); }
 
+/* OP:N[:ERRNO[:RANK]] with OP in write|read|sync|any, N >= 1; delay:N; gate:S; or nothing. */
+static int spec_valid(const char *spec)
+{
+    if (spec[0] == '\0')
+        return 1;
+    colio_fault_spec_t f;
+    return colio_fault_parse(spec, &f) == 0;
+}
+
+static const colio_hint_def_t fault_hints[] = {
+    {"colio_fault", COLIO_HINT_NAME, COLIO_HINT_FIELD(fault), 0, 0, spec_valid, "",
+     "fault backend: OP:N[:ERRNO[:RANK]], fail the Nth OP (write, read, sync, any); "
+     "OP coalesce (any backend): refuse the Nth coalesce buffer of a tam local aggregator; "
+     "delay:N (fault backend): fail nothing, every write and read sleeps N microseconds first (slow storage); "
+     "gate:S (fault backend): fail nothing, every write and read waits until PATH.colio-gate exists, at most "
+     "S seconds (then PATH.colio-gate-timeout is made): tests that prove a call did not wait for storage"},
+    {0},
+};
+
 const colio_store_ops_t colio_store_fault = {
     .name = "fault",
+    .hints = fault_hints,
     .caps = COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY,
     .open = fault_open,
     .close = fault_close,

@@ -224,8 +224,36 @@ static int null_unlink(const char *path)
     return 0;
 }
 
+static int route_valid(const char *path)
+{
+#ifdef COLIO_SMPI
+    (void)path;
+    return 1;
+#else
+    return path[0] == '\0'; /* no simulated network to move the bytes over */
+#endif
+}
+
+static const colio_hint_def_t null_hints[] = {
+    {"colio_null_latency", COLIO_HINT_INT, COLIO_HINT_FIELD(null_latency_us), 0, INT_MAX, NULL, "0",
+     "null backend: microseconds each storage access costs"},
+    {"colio_null_bandwidth", COLIO_HINT_BYTES, COLIO_HINT_FIELD(null_bandwidth), 0, INT64_MAX, NULL, "0",
+     "null backend: bytes per second of each storage access (suffixes: 1g = 1 GiB/s); 0 = no cost per byte"},
+    {"colio_null_block", COLIO_HINT_BYTES, COLIO_HINT_FIELD(null_block), 0, (int64_t)1 << 40, NULL, "0",
+     "null backend: file-system block size; a write covering a block in part also moves that whole block "
+     "twice, read and written back (TAPIOCA Fig. 3); 0 = no such cost"},
+    {"colio_null_route", COLIO_HINT_PATH, COLIO_HINT_FIELD(null_route), 0, 0, route_valid, "",
+     "null backend, SimGrid SMPI build only: a file of lines \"HOST TARGET\" (sim/platforms/NAME.storage); each "
+     "storage access first moves its bytes over the simulated network between the rank's host and its TARGET host "
+     "(the I/O leg: aggregator to bridge node), then costs the model's time. Lines \"file TARGET\" and \"sub:K "
+     "TARGET\" put an ordinary file, or subfile K of a subfiled one, on one storage host for every rank (they win "
+     "over the host lines). Elsewhere a non-empty value is invalid"},
+    {0},
+};
+
 const colio_store_ops_t colio_store_null = {
     .name = "null",
+    .hints = null_hints,
     .caps = COLIO_STORE_CAP_READ_WHILE_WRITE_ONLY | COLIO_STORE_CAP_NO_CONTENT,
     .open = null_open,
     .close = null_close,

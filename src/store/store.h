@@ -33,6 +33,7 @@ typedef struct colio_store colio_store_t; /* backend-private handle */
 
 typedef struct colio_store_ops {
     const char *name;
+    const struct colio_hint_def *hints; /* the keys only this implementation reads ({0}-ended; NULL: none) */
     unsigned caps;
     /* flags: COLIO_STORE_*; *readable_p tells whether reads work (read-modify-write). */
     int (*open)(const char *path, int flags, const struct colio_hints *hints, int rank,
