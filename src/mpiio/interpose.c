@@ -33,6 +33,7 @@
 
 #include "colio.h"
 #include "base/grequest.h"
+#include "mpiio/pnetcdf.h"
 #include "mpiio/real.h"
 #include "subfile/layout.h"
 
@@ -306,6 +307,26 @@ static void forget_file(MPI_File *fh)
     colio_real()->File_close(fh);
 }
 
+/* PnetCDF's driver (pnetcdf.c): said once per process, by rank 0 of the first open's communicator. */
+static void say_pnetcdf_note(MPI_Comm comm)
+{
+    static int said;
+    const char *note = colio_pnetcdf_note();
+    if (note && !said) {
+        said = 1;
+        verbose(comm, "%s%s", note, "");
+    }
+}
+
+/* Every MPI_Info_set passes; one of PnetCDF's nc_driver tells colio the program chose a driver itself. */
+int MPI_Info_set(MPI_Info info, const char *key, const char *value)
+{
+    int rc = colio_real()->Info_set(info, key, value);
+    if (rc == MPI_SUCCESS && !inside)
+        colio_pnetcdf_info_set(key, value);
+    return rc;
+}
+
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     const colio_real_t *r = colio_real();
@@ -315,6 +336,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         *fh = MPI_FILE_NULL;
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
+    say_pnetcdf_note(comm);
     inside = 1;
     const char *path = filename ? plain_path(filename) : NULL;
     int is_new = (amode & MPI_MODE_CREATE) && path && access(path, F_OK) != 0;

@@ -49,6 +49,7 @@
 
 /* Wrapped by interpose.c (under both names); the real ones are what it calls. */
 #define COLIO_WRAPPED_FUNCS(X)                                                                                  \
+    X(Info_set, (MPI_Info info, const char *key, const char *value))                                          \
     X(File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))                \
     X(File_close, (MPI_File * fh))                                                                             \
     X(File_delete, (const char *filename, MPI_Info info))                                                      \
@@ -69,7 +70,7 @@
     COLIO_POINTER_FUNCS(X, int, )                                                                              \
     COLIO_LARGE_COUNT_FUNCS(X)
 
-/* Pointers to the real PMPI_File_* functions, named colio_real.File_open etc. */
+/* Pointers to the real PMPI_* functions, named colio_real.File_open etc. */
 typedef struct colio_real {
 #define COLIO_REAL_FIELD_(name, params) int(*name) params;
     COLIO_WRAPPED_FUNCS(COLIO_REAL_FIELD_)

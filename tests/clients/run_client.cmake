@@ -11,6 +11,10 @@
 #   where the MPI library alone gets it wrong (mpiio_view_pointer).
 # MODE=self: one run of a client linked with -lcolio_mpiio, nothing preloaded,
 #   checking its own outcome.
+# MODE=driver: a PnetCDF 1.15 client, whose default GIO driver makes no MPI-IO
+#   call: the bare run, a preloaded run with COLIO_PNETCDF_DRIVER=keep that
+#   must leave no colio statistics, and a preloaded run with COLIO_VERBOSE=1
+#   that must say it asked PnetCDF for its MPI-IO driver.
 # -DMPIEXEC= -DNP= -DPREFLAGS= -DCLIENT= -DLIB= -DDIR= [-DMODE=preload|linked] [-DDUMP=tool]
 if(NOT MODE)
   set(MODE preload)
@@ -54,6 +58,24 @@ elseif(MODE STREQUAL "interposed")
   run_client("with the interposer" colio.dat env LD_PRELOAD=${LIB} ${stats})
 elseif(MODE STREQUAL "self")
   run_client("linked with libcolio_mpiio" colio.dat env ${stats})
+elseif(MODE STREQUAL "driver")
+  run_reference("without the interposer" plain.dat)
+  run_client("with the interposer, PnetCDF's own driver" kept.dat env LD_PRELOAD=${LIB} COLIO_PNETCDF_DRIVER=keep ${stats})
+  if(EXISTS ${DIR}/stats.jsonl)
+    message(FATAL_ERROR "COLIO_PNETCDF_DRIVER=keep: colio still saw the calls (${DIR}/stats.jsonl)")
+  endif()
+  execute_process(COMMAND ${launch} env LD_PRELOAD=${LIB} COLIO_VERBOSE=1 ${stats} ${CLIENT} ${DIR}/colio.dat
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+  if(rc)
+    message(FATAL_ERROR "client with the interposer failed (${rc}):\n${o}${e}")
+  endif()
+  if(NOT e MATCHES "nc_driver=mpiio" OR NOT e MATCHES "through colio")
+    message(FATAL_ERROR "COLIO_VERBOSE=1 did not say that PnetCDF was asked for its MPI-IO driver and its file "
+                        "went through colio:\n${e}")
+  endif()
+  if(NP EQUAL 1) # PnetCDF 1.15 makes a lone rank's collective calls independent ones, which stay MPI's
+    file(WRITE ${DIR}/stats.jsonl "{}\n")
+  endif()
 else()
   run_reference("without the interposer" plain.dat)
   run_client("with the interposer" colio.dat env LD_PRELOAD=${LIB} ${stats})
