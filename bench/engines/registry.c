@@ -5,10 +5,14 @@
 #include "../bench.h"
 
 extern const bench_engine_t bench_engine_colio, bench_engine_mpiio, bench_engine_posix, bench_engine_ceiling,
-    bench_engine_alltoallv;
+    bench_engine_alltoallv, bench_engine_gio;
 
-static const bench_engine_t *const engines[] = {&bench_engine_colio, &bench_engine_mpiio, &bench_engine_posix,
-                                                &bench_engine_ceiling, &bench_engine_alltoallv};
+static const bench_engine_t *const engines[] = {
+    &bench_engine_colio, &bench_engine_mpiio, &bench_engine_posix, &bench_engine_ceiling, &bench_engine_alltoallv,
+#ifdef COLIO_BENCH_GIO
+    &bench_engine_gio, /* where CMake found GIO (scripts/peers.sh) */
+#endif
+};
 
 /* "colio:SPEC" is the colio engine with extra hints (see bench_engine_hints). */
 const bench_engine_t *bench_engine_find(const char *name)
