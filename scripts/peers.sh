@@ -14,11 +14,12 @@ peers=${COLIO_PEERS:-$root/../shared/peers}
 cache=${COLIO_PEERS_CACHE:-/var/cache/colio/peers}
 declare -A tarball=([gio]=gio-1.0.0.tar.gz [pnetcdf]=pnetcdf-1.15.0.tar.gz)
 
-# The prefix NAME's tarball builds into for MPI: its file name and the start of its checksum.
+# The prefix NAME's tarball builds into for MPI: its file name and the start of the checksum of it and of
+# this script (a change to either builds anew).
 prefix_of() { # MPI NAME
   local tb=$peers/${tarball[$2]} sum
   [ -f "$tb" ] || return 1
-  sum=$(sha256sum "$tb" | cut -c1-12)
+  sum=$(cat "$tb" "${BASH_SOURCE[0]}" | sha256sum | cut -c1-12)
   echo "$cache/$1/${tarball[$2]%.tar.gz}-$sum"
 }
 
@@ -35,10 +36,13 @@ build() { # MPI NAME
   local mpi=$1 name=$2 prefix src log
   prefix=$(prefix_of "$mpi" "$name")
   if [ -f "$prefix/.built" ]; then echo "$prefix"; return 0; fi
-  src=$(mktemp -d)/$name log=$src.log
+  # PnetCDF's tree stays beside its prefix: its tests and benchmarks build and run there (scripts/pnetcdf-suite.sh)
+  rm -rf "$prefix"
+  src=$prefix/source log=$prefix/build.log
+  [ "$name" = gio ] && src=$(mktemp -d)/$name
+  mkdir -p "$prefix"
   echo "colio peers: building $name for $mpi into $prefix (log: $log)" >&2
   unpack "$peers/${tarball[$name]}" "$src"
-  rm -rf "$prefix"
   local -a conf=(--prefix="$prefix" MPICC="mpicc.$mpi")
   # PnetCDF refuses shared libraries against Debian's MPICH; the clients link it statically
   [ "$name" = pnetcdf ] && conf+=(MPICXX="mpicxx.$mpi" --disable-shared --disable-fortran --disable-cxx)
@@ -47,9 +51,8 @@ build() { # MPI NAME
     tail -20 "$log" >&2
     return 1
   fi
-  [ "$name" = pnetcdf ] && cp -r "$src" "$prefix/source" # its tests and benchmarks, run by scripts/pnetcdf-suite.sh
   touch "$prefix/.built"
-  rm -rf "$(dirname "$src")"
+  [ "$name" = gio ] && rm -rf "$(dirname "$src")"
   echo "$prefix"
 }
 
