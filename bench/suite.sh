@@ -10,6 +10,7 @@
 #   e3sm-maps  the real E3SM F and G decomposition maps           DIR/e3sm-f-MPI.json, DIR/e3sm-g-MPI.json
 #   slow       the block sweep behind 1 ms storage calls          DIR/slow-MPI.json (Open MPI: slow-ompio-*.json too)
 #   subfiling  one shared file against subfiles                   DIR/subfiling-*-MPI.json
+#   gio        every workload, E3SM F and IOR-like calls against GIO  DIR/gio-*-MPI.json (needs GIO: scripts/peers.sh)
 # or all. DIR defaults to docs/results, where bench/report.sh finds them (it rewrites docs/PERFORMANCE.md);
 # a .txt with colio-bench's table lies beside each JSON. --print shows the commands instead of running them
 # (MPIEXEC: the library's mpiexec with COLIO_MPIEXEC_FLAGS and COLIO_MPIEXEC_BIND of scripts/mpi/*.env).
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
   --print) print=1 ;;
   -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   all) families+=(medium blocks sizes e3sm-maps slow subfiling) ;;
-  medium | blocks | sizes | e3sm-maps | slow | subfiling) families+=("$1") ;;
+  medium | blocks | sizes | e3sm-maps | slow | subfiling | gio) families+=("$1") ;;
   *) echo "suite.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
   shift
