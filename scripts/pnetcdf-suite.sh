@@ -44,9 +44,10 @@ run_suite() { # TREE MPI LABEL [PRELOAD]
   colio_mpi_env "$mpi"
   par="$COLIO_MPIEXEC $COLIO_MPIEXEC_FLAGS -n NP"
   if [ -n "$lib" ]; then seq="env LD_PRELOAD=$lib" par="$par env LD_PRELOAD=$lib"; fi
+  : >"$out/$mpi-$label-check.txt"
   for d in "${dirs[@]}"; do
     find "$tree/$d" \( -name '*.trs' -o -name '*.log' \) -delete 2>/dev/null || true
-    make -C "$tree/$d" -k check TESTSEQRUN="$seq" TESTMPIRUN="$par" >"$out/$mpi-$label-check.txt" 2>&1 || true
+    make -C "$tree/$d" -k check TESTSEQRUN="$seq" TESTMPIRUN="$par" >>"$out/$mpi-$label-check.txt" 2>&1 || true
   done
   : >"$out/$mpi-$label-ptest.txt"
   if [ "$subset" = 0 ]; then
