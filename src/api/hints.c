@@ -245,8 +245,11 @@ static void add_hint(const hint_def_t *d)
     for (int i = 0; i < n_hints; i++)
         if (strcmp(all_hints[i]->key, d->key) == 0)
             return;
-    if (n_hints < MAX_HINTS)
-        all_hints[n_hints++] = d;
+    if (n_hints == MAX_HINTS) { /* a table this size is a build's mistake: say so rather than drop keys */
+        fprintf(stderr, "colio: more than %d hint keys; raise MAX_HINTS in api/hints.c\n", MAX_HINTS);
+        abort();
+    }
+    all_hints[n_hints++] = d;
 }
 
 static void add_plugin_hints(const hint_def_t *list)

@@ -97,7 +97,6 @@ static double *phase_clock(colio_op_t *op, colio_phase_t ph)
     case COLIO_PH_PROPOSE:
     case COLIO_PH_PLAN:
     case COLIO_PH_PLACE:
-    case COLIO_PH_COUNTS_POST:
     case COLIO_PH_ROUND:
     case COLIO_PH_ROUND_FETCH:
     case COLIO_PH_DIRECT:
@@ -105,6 +104,8 @@ static double *phase_clock(colio_op_t *op, colio_phase_t ph)
         return &t->compute;
     case COLIO_PH_ROUND_XCHG:
         return &t->data_exchange;
+    case COLIO_PH_COUNTS_POST: /* on the clock of where the aggregators became known: the pattern's gather, or PLAN */
+        return op->pat_all ? &t->meta_exchange : &t->compute;
     default:
         return &t->meta_exchange;
     }
