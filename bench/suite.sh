@@ -64,6 +64,12 @@ family() { # FAMILY, under $mpi
       --engine colio,mpiio,alltoallv --op write,read --repeat 9 --interleave
     bench e3sm-g --workload e3sm --decomp $e3sm/map_g_case_16p.nc --header $e3sm/g_case_hist.txt \
       --engine colio,mpiio,alltoallv --op write,read --steps 5 --repeat 15 --interleave ;;
+  gio)
+    bench gio --workload all --size medium --engine colio,gio,mpiio --repeat 7 --interleave
+    bench gio-e3sm-f --workload e3sm --decomp $e3sm/map_f_case_16p.nc --header $e3sm/f_case_h0.txt \
+      --engine colio,gio,mpiio --op write,read --repeat 7 --interleave
+    bench gio-ior --workload ior --block 64,4096,1048576 --size medium --engine colio,gio,mpiio --op write,read \
+      --repeat 5 --interleave ;;
   slow)
     # every read and write call under /dev/shm/slow/ sleeps 1 ms first; colio's storage probe runs afresh
     [ $print = 1 ] || mkdir -p /dev/shm/slow
