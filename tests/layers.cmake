@@ -19,6 +19,7 @@ set(level_exchange 4)
 set(level_engine 5)
 set(level_api 6)
 set(level_mpiio 7)
+set(level_gio 7)
 
 file(GLOB_RECURSE sources "${SRC}/*.c" "${SRC}/*.h")
 set(bad "")
