@@ -11,6 +11,7 @@
 #include "gio/gio_api.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +300,22 @@ static void scatter(void *buf, const char *packed, MPI_Offset n, const MPI_Offse
         memcpy((char *)buf + offs[i], packed + at, (size_t)lens[i]);
 }
 
+/*
+ * A failed collective call's code, the same on every rank: the lowest rank
+ * whose arguments were bad names it (its own GIO code, which colio's codes
+ * cannot carry: a negative count, an overflow), else colio's agreed one.
+ * Only failed calls pay for this agreement, and colio's failure is agreed,
+ * so every rank comes here or none.
+ */
+static int agreed_code(MPI_Comm comm, int fail, int agreed)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    struct { int key, code; } mine = {fail ? rank : INT_MAX, fail ? fail : agreed}, first = mine;
+    MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, comm);
+    return first.key == INT_MAX ? agreed : first.code;
+}
+
 /* A collective call: every rank calls colio with what it has, colio agrees on the outcome; bytes or a code. */
 static MPI_Offset collective(GIO_File fh, void *buf, MPI_Offset fn, const MPI_Offset *foffs, const MPI_Offset *flens,
                              MPI_Offset bn, const MPI_Offset *boffs, const MPI_Offset *blens, int write)
@@ -317,10 +334,8 @@ static MPI_Offset collective(GIO_File fh, void *buf, MPI_Offset fn, const MPI_Of
         scatter(buf, mem, bn, boffs, blens);
     if (mem != buf)
         free(mem);
-    if (fail)
-        return fail;
     if (rc != COLIO_SUCCESS)
-        return gio_code(rc);
+        return agreed_code(fh->comm, fail, gio_code(rc));
     return bytes;
 }
 

@@ -55,6 +55,12 @@ int main(int argc, char **argv)
     expect(GIO_write_all(fh, mine, neg, &off, &len, 1, &zero, &len), GIO_ENEGATIVECNT, "negative count");
     MPI_Offset badlen = -4;
     expect(GIO_write_all(fh, mine, 1, &off, &badlen, 1, &zero, &len), GIO_EINVAL, "negative length");
+    /* bad arguments on one rank only: every rank returns that rank's code */
+    int last = rank == nprocs - 1;
+    expect(GIO_write_all(fh, mine, last ? neg : 1, &off, &len, 1, &zero, &len), GIO_ENEGATIVECNT,
+           "negative count on the last rank");
+    expect(GIO_read_all(fh, mine, 1, &off, rank == 0 ? &badlen : &len, 1, &zero, &len), GIO_EINVAL,
+           "negative length on the first rank");
     MPI_Offset four = 4;
     expect(GIO_write_all(fh, mine, 1, &off, &len, 1, &zero, &four), GIO_EINVAL, "memory shorter than the file list");
     MPI_Offset size = 0;
