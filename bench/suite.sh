@@ -10,11 +10,13 @@
 #   e3sm-maps  the real E3SM F and G decomposition maps           DIR/e3sm-f-MPI.json, DIR/e3sm-g-MPI.json
 #   slow       the block sweep behind 1 ms storage calls          DIR/slow-MPI.json (Open MPI: slow-ompio-*.json too)
 #   subfiling  one shared file against subfiles                   DIR/subfiling-*-MPI.json
-#   gio        every workload, E3SM F and IOR-like calls against GIO  DIR/gio-*-MPI.json (needs GIO: scripts/peers.sh)
+#   gio        every workload, E3SM F and IOR-like calls against GIO, and PnetCDF 1.15's own aggregation
+#              benchmark on its GIO driver against colio's drop-in  DIR/gio-*-MPI.json (needs scripts/peers.sh)
 # or all. DIR defaults to docs/results, where bench/report.sh finds them (it rewrites docs/PERFORMANCE.md);
 # a .txt with colio-bench's table lies beside each JSON. --print shows the commands instead of running them
 # (MPIEXEC: the library's mpiexec with COLIO_MPIEXEC_FLAGS and COLIO_MPIEXEC_BIND of scripts/mpi/*.env).
-# Builds are scripts/build.sh's (build/MPI). The machine should be otherwise idle.
+# Builds are scripts/build.sh's (build/MPI). The machine should be otherwise idle. COLIO_BENCH_DISK: the
+# folder on a disk-backed file system the disk runs use (default /var/tmp/colio-bench).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=docs/results mpis="mpich openmpi" print=0 families=()
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
   --out) out=$2; shift ;;
   --mpis) mpis=$2; shift ;;
   --print) print=1 ;;
-  -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   all) families+=(medium blocks sizes e3sm-maps slow subfiling) ;;
   medium | blocks | sizes | e3sm-maps | slow | subfiling | gio) families+=("$1") ;;
   *) echo "suite.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
@@ -34,6 +36,7 @@ done
 cd "$root"
 e3sm=bench/data/e3sm
 blocks=64,256,1024,4096,65536,1048576,4194304
+disk=${COLIO_BENCH_DISK:-/var/tmp/colio-bench} # a folder on a disk-backed file system
 wrap=()
 
 # bench NAME ARGS...: one colio-bench run under $mpi, into $out/NAME-$mpi.json
@@ -46,6 +49,16 @@ bench() {
   echo "suite.sh: $mpi $name" >&2
   "$COLIO_MPIEXEC" $COLIO_MPIEXEC_FLAGS $COLIO_MPIEXEC_BIND -n 2 "${wrap[@]}" "build/$mpi/bench/colio-bench" "$@" \
     --json "$out/$name-$mpi.json" >"$out/$name-$mpi.txt"
+}
+
+# pnetcdf NAME: PnetCDF 1.15's aggregation benchmark under $mpi, into $out/NAME-$mpi.json
+pnetcdf() {
+  if [ $print = 1 ]; then
+    echo "bench/pnetcdf-aggregation.sh MPI $out/$1-$mpi.json"
+    return 0
+  fi
+  echo "suite.sh: $mpi $1" >&2
+  bench/pnetcdf-aggregation.sh "$mpi" "$out/$1-$mpi.json" >"$out/$1-$mpi.txt"
 }
 
 family() { # FAMILY, under $mpi
@@ -69,7 +82,13 @@ family() { # FAMILY, under $mpi
     bench gio-e3sm-f --workload e3sm --decomp $e3sm/map_f_case_16p.nc --header $e3sm/f_case_h0.txt \
       --engine colio,gio,mpiio --op write,read --repeat 7 --interleave
     bench gio-ior --workload ior --block 64,4096,1048576 --size medium --engine colio,gio,mpiio --op write,read \
-      --repeat 5 --interleave ;;
+      --repeat 5 --interleave
+    # the same calls on the disk: tmpfs locks a page for every read of it, so two ranks reading one page
+    # at the same instant wait on each other there and nowhere else
+    [ $print = 1 ] || mkdir -p "$disk"
+    bench gio-ior-disk --workload ior --block 64,4096,1048576 --size medium --engine colio,gio,mpiio \
+      --op write,read --repeat 5 --interleave --dir "$disk"
+    pnetcdf gio-pnetcdf ;;
   slow)
     # every read and write call under /dev/shm/slow/ sleeps 1 ms first; colio's storage probe runs afresh
     [ $print = 1 ] || mkdir -p /dev/shm/slow

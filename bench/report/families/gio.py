@@ -18,21 +18,37 @@ def gio_ratios(ds):
 
 def name(key):
     """The E3SM F map runs at the map's own size ("small"): named after the map, the rest by workload."""
+    if key[0] == "pnetcdf-aggregation":
+        return "PnetCDF aggregation.c"
     return "E3SM F map" if key[0] == "e3sm" and key[1] != "medium" else key[0]
+
+
+def on_disk(doc):
+    """Files written outside memory (/dev/shm): the disk's own line."""
+    return not doc.get("dir", "").startswith("/dev/shm")
+
+
+NAMED = ("E3SM F map", "PnetCDF aggregation.c")
+
+
+def line(label, ds):
+    """One library's cells in one place: how many at or above GIO, those below, the named workloads'."""
+    r = gio_ratios(ds)
+    if not r:
+        return None
+    xs = sorted((x.x, f"{name(k)} {k[2]}") for k, x in r.items())
+    below = [f"{n} {x:.2f}" for x, n in xs if x < 1.0]
+    named = [f"{name(k)} {k[2]} {x.cell()}" for k, x in r.items() if name(k) in NAMED]
+    where = "on the disk (ext4)" if on_disk(ds[0]) else "in /dev/shm"
+    return (f"- {label}, {where}: colio at or above GIO in {len(xs) - len(below)} of {len(xs)} cells "
+            f"({xs[0][0]:.2f}-{xs[-1][0]:.2f}x)" + ("; below: " + ", ".join(below) if below else "")
+            + ("; " + ", ".join(named) if named else "") + ".")
 
 
 def body(ctx, paths):
     docs = [blockify(load(p)) for p in paths]
     lines = []
     for label, ds in by_library(docs):
-        r = gio_ratios(ds)
-        if not r:
-            continue
-        xs = sorted((x.x, f"{name(k)} {k[2]}") for k, x in r.items())
-        below = [f"{n} {x:.2f}" for x, n in xs if x < 1.0]
-        f = [f"{k[2]} {x.cell()}" for k, x in r.items() if name(k) == "E3SM F map"]
-        line = (f"- {label}: colio at or above GIO in {len(xs) - len(below)} of {len(xs)} cells "
-                f"({xs[0][0]:.2f}-{xs[-1][0]:.2f}x)" + ("; below: " + ", ".join(below) if below else "")
-                + ("; E3SM F map " + ", ".join(f) if f else "") + ".")
-        lines.append(line)
-    return "\n\n".join(filter(None, [ctx.suite("gio"), made_by(docs), ctx.prose("gio"), "\n".join(lines)]))
+        for place in (False, True):
+            lines.append(line(label, [d for d in ds if on_disk(d) == place]))
+    return "\n\n".join(filter(None, [ctx.suite("gio"), made_by(docs), ctx.prose("gio"), "\n".join(filter(None, lines))]))
