@@ -92,6 +92,7 @@ typedef struct bench_engine_ctx {
     const char *hints;     /* "key=value;..." as given */
     int use_lists;         /* colio: list API instead of the view */
     int steps;             /* calls (posix: passes over the pieces) per open file, like checkpoint steps */
+    int sync;              /* --sync: writes flush to storage before the clock stops (IOR's -e) */
 } bench_engine_ctx_t;
 
 /* The --steps count (at least 1): every engine repeats its transfer that often on one open file, so that only

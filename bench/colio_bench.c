@@ -178,6 +178,34 @@ static void progress(const job_t *j, int k, int total)
             k < 0 ? -k : k + 1, k < 0 ? j->o->warmup : total);
 }
 
+/*
+ * --drop-cache, before a read and untimed: the file's pages leave the page
+ * cache, so the read meets the device. One rank a node (its page cache is
+ * the node's): as root every clean page (the kernel's drop_caches, after a
+ * sync), else the file's own (fdatasync, then POSIX_FADV_DONTNEED).
+ */
+static void drop_cache(const char *path)
+{
+    MPI_Comm node;
+    int local = 0;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    if (local == 0) {
+        sync();
+        int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+        int dropped = fd >= 0 && write(fd, "1", 1) == 1;
+        if (fd >= 0)
+            close(fd);
+        if (!dropped && (fd = open(path, O_RDONLY)) >= 0) {
+            fdatasync(fd);
+            posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+            close(fd);
+        }
+    }
+    MPI_Barrier(comm);
+}
+
 /* One call: run it, verify it, gather the slowest rank's figures. Returns 0 or -1 (run failed). */
 static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sample_t *out, int64_t *bad_out,
                     char *err)
@@ -185,12 +213,14 @@ static int one_call(const job_t *j, unsigned char *buf, int64_t region, bench_sa
     const bench_access_t *a = j->a;
     char hints[1024];
     bench_engine_hints(j->engine_name, j->o->hints, hints, sizeof hints);
-    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, hints, j->o->use_lists, j->o->steps};
+    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, hints, j->o->use_lists, j->o->steps, j->o->sync};
     if (j->write) { /* the buffer was filled once for the job: writes leave it as it is */
         if (rank == 0)
             bench_stored_remove(j->path);
     } else {
         memset(buf, 0, (size_t)a->bytes);
+        if (j->o->drop_cache)
+            drop_cache(j->path);
     }
     bench_sample_t s = {0};
     char myerr[BENCH_ERR] = "";
@@ -297,7 +327,7 @@ static void job_begin(job_t *j, bench_run_t *r)
     r->pieces = j->a->total_pieces;
     r->verified = 1;
     r->unstored = j->unstored;
-    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, o->hints, o->use_lists, o->steps};
+    bench_engine_ctx_t c = {comm, rank, nprocs, j->path, o->hints, o->use_lists, o->steps, o->sync};
     j->region = j->engine->region ? j->engine->region(&c, j->a) : -1;
     j->r = r;
     j->s = calloc((size_t)o->repeat, sizeof *j->s);

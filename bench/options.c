@@ -30,6 +30,11 @@ static const char *usage =
     "                    engine first; reads rewrite the file whenever the layout changes (plain or\n"
     "                    subfiled), so the next reader may find it fresh in the page cache\n"
     "  --dir PATH        where files go (default /dev/shm, else /tmp)\n"
+    "  --sync            writes flush to storage before the clock stops (colio_sync, MPI_File_sync,\n"
+    "                    GIO_sync, fsync: IOR's -e)\n"
+    "  --drop-cache      before every read, untimed: the file's pages evicted from the page cache (as\n"
+    "                    root all clean pages, /proc/sys/vm/drop_caches; else posix_fadvise), so reads\n"
+    "                    meet the device\n"
     "  --hints H         \"key=value;...\" for colio; the standard keys also for MPI-IO\n"
     "  --api view|list   colio through its view (default) or its request-list calls\n"
     "  --json FILE       also write the results as JSON\n"
@@ -175,6 +180,10 @@ int bench_parse(int argc, char **argv, bench_options_t *o, int rank)
         }
         if (!strcmp(opt, "--quiet")) {
             o->quiet = 1;
+            continue;
+        }
+        if (!strcmp(opt, "--sync") || !strcmp(opt, "--drop-cache")) {
+            *(opt[2] == 's' ? &o->sync : &o->drop_cache) = 1;
             continue;
         }
         if (!strcmp(opt, "--interleave")) {

@@ -71,6 +71,9 @@ void bench_report(const bench_options_t *o, const bench_run_t *runs, int nruns, 
     printf("colio-bench: %d ranks, %s, files in %s, median of %d runs after %d warm-up%s%s\n", nprocs, library, o->dir,
            o->repeat, o->warmup, o->warmup == 1 ? "" : "s",
            o->interleave ? ", engines interleaved (x_mpiio: median of the repeats' ratios)" : "");
+    if (o->sync || o->drop_cache)
+        printf("%s%s%s\n", o->sync ? "writes timed to the end of their flush (--sync)" : "",
+               o->sync && o->drop_cache ? "; " : "", o->drop_cache ? "page cache dropped before every read (--drop-cache)" : "");
     if (o->hints)
         printf("hints: %s (colio; standard keys also for MPI-IO)\n", o->hints);
     printf("\n%-11s %-6s %-14s %-5s %3s %9s %9s %9s %9s %8s %8s %6s %7s %6s %8s %7s %7s %7s %7s %7s %-8s %s\n", "workload",
@@ -140,8 +143,9 @@ int bench_report_json(const char *path, const bench_options_t *o, const bench_ru
     fprintf(f, ",\n  \"hints\": ");
     json_str(f, o->hints ? o->hints : "");
     fprintf(f, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"interleave\": %s,\n  \"steps\": %d,\n  \"api\": \"%s\",\n  \"buffer_offset\": %d,\n"
-               "  \"runs\": [\n",
-            o->repeat, o->warmup, o->interleave ? "true" : "false", o->steps, o->use_lists ? "list" : "view", o->buffer_offset);
+               "  \"sync\": %s,\n  \"drop_cache\": %s,\n  \"runs\": [\n",
+            o->repeat, o->warmup, o->interleave ? "true" : "false", o->steps, o->use_lists ? "list" : "view", o->buffer_offset,
+            o->sync ? "true" : "false", o->drop_cache ? "true" : "false");
     for (int i = 0; i < nruns; i++) {
         const bench_run_t *r = &runs[i];
         fprintf(f, "    {\"workload\": \"%s\", \"size\": \"%s\", \"engine\": \"%s\", \"op\": \"%s\", \"desc\": ",

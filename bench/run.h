@@ -26,6 +26,8 @@ typedef struct bench_options {
     const char *json;
     int quiet;
     int interleave;        /* --interleave: every engine once per repeat, in turn */
+    int sync;              /* --sync: the flush to storage inside a write's time */
+    int drop_cache;        /* --drop-cache: the file's pages evicted before every read */
     bench_params_t params;
 } bench_options_t;
 

@@ -326,6 +326,8 @@ static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, 
             write_step(c, a, buf, fd, &x);
         else
             read_step(c, a, buf, fd, &x);
+    if (flush_fd(c, fd, write) != 0)
+        io_failed(&x, "fsync");
     if (fd >= 0 && close(fd) != 0)
         io_failed(&x, "close");
     s->time = (MPI_Wtime() - t0) / steps;

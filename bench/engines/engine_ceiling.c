@@ -24,6 +24,8 @@ static int ceiling_run(const bench_engine_ctx_t *c, const bench_access_t *a, cha
     int fd = open_file(c, write), rc = fd < 0 ? -1 : 0, steps = bench_steps(c);
     for (int k = 0; k < steps && rc == 0; k++)
         rc = xfer(fd, buf, a->bytes, off, write);
+    if (rc == 0)
+        rc = flush_fd(c, fd, write);
     if (fd >= 0)
         close(fd);
     s->time = (MPI_Wtime() - t0) / steps;

@@ -76,6 +76,11 @@ static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, 
         return -1;
     }
     phases(fh, steps, s);
+    if (write && c->sync && (rc = colio_sync(fh)) != COLIO_SUCCESS) {
+        fail(rc, fh, "sync", err, errlen);
+        colio_close(&fh);
+        return -1;
+    }
     rc = colio_close(&fh);
     s->time = (MPI_Wtime() - t0) / steps;
     return rc == COLIO_SUCCESS ? 0 : fail(rc, NULL, "close", err, errlen);

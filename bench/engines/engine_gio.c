@@ -46,10 +46,13 @@ static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, 
         for (int64_t i = 0, pos = 0; i < a->n && got >= 0; pos += a->len[i++]) /* IOR's segments */
             got = transfer(fh, a, i, 1, (char *)buf + pos, a->len[i], write);
     }
+    int src = got >= 0 && write && c->sync ? GIO_sync(fh) : 0;
     int crc = GIO_close(&fh);
     s->time = (MPI_Wtime() - t0) / steps;
     if (got < 0)
         return fail(got, write ? "write_all" : "read_all", err, errlen);
+    if (src != 0)
+        return fail(src, "sync", err, errlen);
     return crc == 0 ? 0 : fail(crc, "close", err, errlen);
 }
 

@@ -73,12 +73,15 @@ static int run(const bench_engine_ctx_t *c, const bench_access_t *a, void *buf, 
         else
             rc = write ? MPI_File_write_at_all(fh, 0, buf, count, memtype, MPI_STATUS_IGNORE)
                        : MPI_File_read_at_all(fh, 0, buf, count, memtype, MPI_STATUS_IGNORE);
+    const char *what = write ? "write_all" : "read_all";
+    if (rc == MPI_SUCCESS && write && c->sync)
+        rc = MPI_File_sync(fh), what = "sync";
     int crc = MPI_File_close(&fh);
     s->time = (MPI_Wtime() - t0) / steps;
     if (memtype != MPI_BYTE)
         MPI_Type_free(&memtype);
     if (rc != MPI_SUCCESS)
-        return fail(rc, write ? "write_all" : "read_all", err, errlen);
+        return fail(rc, what, err, errlen);
     return crc == MPI_SUCCESS ? 0 : fail(crc, "close", err, errlen);
 }
 

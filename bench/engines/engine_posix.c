@@ -18,6 +18,8 @@ static int posix_run(const bench_engine_ctx_t *c, const bench_access_t *a, char 
     for (int k = 0; k < steps && rc == 0; k++)
         for (int64_t i = 0, pos = 0; rc == 0 && i < a->n; pos += a->len[i], i++)
             rc = xfer(fd, buf + pos, a->len[i], a->off[i], write);
+    if (rc == 0)
+        rc = flush_fd(c, fd, write);
     if (fd >= 0)
         close(fd);
     s->time = (MPI_Wtime() - t0) / steps;

@@ -22,6 +22,12 @@ static inline int xfer(int fd, char *buf, int64_t len, int64_t off, int write)
     return 0;
 }
 
+/* --sync: a write's bytes to storage before the clock stops. */
+static inline int flush_fd(const bench_engine_ctx_t *c, int fd, int write)
+{
+    return c->sync && write && fd >= 0 ? fsync(fd) : 0;
+}
+
 /* Rank 0 creates the file before the others open it with flags (for writes). */
 static inline int open_file_flags(const bench_engine_ctx_t *c, int write, int flags)
 {
