@@ -352,6 +352,7 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
     memcpy(cand->backend, fh->hints.backend, sizeof cand->backend);
     memcpy(cand->fault, fh->hints.fault, sizeof cand->fault);
     cand->lock_writes = fh->hints.lock_writes; /* read at open, like the backend */
+    cand->direct_write = fh->hints.direct_write, cand->direct_read = fh->hints.direct_read;
     colio_config_t cfg = {0};
     int64_t fig[COLIO_FIGURES_WORDS];
     if (hints_from_rank0(fh, cand, err) == 0) {

@@ -87,6 +87,16 @@ static const hint_def_t hint_table[] = {
      "some rank's view is not one contiguous stretch of the file (agreed at each set_view; an MPI library sieves "
      "only writes that leave holes in the file, so with contiguous views nothing can), no locks otherwise; "
      "libcolio_mpiio sets automatic on every file it takes; disable (or false): no locks"},
+    {"direct_write", COLIO_HINT_TOGGLE, F(direct_write), 0, 0, NULL, "automatic",
+     "true (or enable): storage writes go to the file system with O_DIRECT (no page cache, the device moves the "
+     "bytes, not the rank's core): the whole blocks of each storage call at the file system's direct-I/O alignment "
+     "(statx STATX_DIOALIGN, else st_blksize) through a descriptor of their own, the call's unaligned first and "
+     "last bytes through the ordinary one, memory off the alignment through an aligned buffer; a call stores "
+     "exactly its bytes, and Linux keeps the two descriptors coherent. Where the file system refuses O_DIRECT, "
+     "buffered I/O. Read at open; automatic and false (disable): buffered"},
+    {"direct_read", COLIO_HINT_TOGGLE, F(direct_read), 0, 0, NULL, "automatic",
+     "true (or enable): storage reads with O_DIRECT as direct_write describes; reads still stop at the end of "
+     "file. Read at open; automatic and false (disable): buffered"},
     {"colio_storage_model", COLIO_HINT_PATH, F(storage_model), 0, 0, storage_model_valid, "probe",
      "how automatic mode chooses between two-phase I/O and the direct path for each call: probe (from a cost "
      "model whose storage figures, cost per call and bandwidth of writes and reads and memory copy bandwidth, "

@@ -39,6 +39,8 @@ typedef struct colio_hints {
     int network_probe;       /* colio_network_probe: measure the network between nodes at the first open (topo/probe.c) */
     colio_toggle_t lock_writes; /* colio_lock_writes: byte-range lock around each storage write (store/posix.c);
                                    automatic: while some rank's view is not one contiguous stretch (api/file.c) */
+    colio_toggle_t direct_write; /* direct_write: storage writes of whole blocks with O_DIRECT (store/posix.c) */
+    colio_toggle_t direct_read;  /* direct_read: ... reads */
     int64_t direct_min;      /* colio_direct_min: contiguous bytes per rank for the direct path */
     int64_t stage_bytes;     /* colio_stage_bytes: a blocking write's one piece up to this size goes to the
                                 node's first rank through shared memory (engine/stage.c); 0: never */

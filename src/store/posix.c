@@ -1,4 +1,16 @@
-/* POSIX storage backend: open/pwritev/preadv/fsync on a path every rank can reach. */
+/*
+ * POSIX storage backend: open/pwritev/preadv/fsync on a path every rank can
+ * reach. With direct_write / direct_read (ROMIO's hints) a second descriptor
+ * opened with O_DIRECT moves the blocks a call covers whole, at the file
+ * system's direct-I/O alignment (statx STATX_DIOALIGN, else st_blksize); a
+ * call's unaligned first and last bytes go through the ordinary descriptor,
+ * so a call stores exactly its bytes (holes and neighbours' bytes in a shared
+ * edge block stay as they were) and the page cache is never bypassed for a
+ * partial block. Linux keeps the two coherent: a direct read or write first
+ * writes back and then drops the cached pages of its range. Memory off the
+ * alignment goes through an aligned bounce buffer of the call. Where
+ * O_DIRECT cannot be opened, both descriptors are one (buffered I/O).
+ */
 #define _GNU_SOURCE /* F_OFD_SETLKW */
 #include <errno.h>
 #include <fcntl.h>
@@ -6,6 +18,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +36,13 @@ struct colio_store {
     int lock_cmd; /* colio_lock_writes: F_OFD_SETLKW (or F_SETLKW where the kernel lacks it); 0: no locks */
     int locks_on; /* ... taken now (automatic: set_locks turns them on and off) */
     int64_t blksize; /* st_blksize at open */
+    int dfd;         /* O_DIRECT descriptor (direct_write / direct_read), else -1 */
+    int direct_write, direct_read; /* which calls go through dfd */
+    int64_t dio_mem, dio_off;      /* its memory and file-offset alignment */
 };
+
+/* Bytes of a direct call's bounce buffer at most (memory off the alignment): larger calls take turns. */
+#define COLIO_DIO_BOUNCE ((int64_t)4 << 20)
 
 static int posix_open_fd(const char *path, int flags, int *fd_p, int *readable_p)
 {
@@ -95,6 +114,36 @@ static int lock_kind(int fd, dev_t dev)
     return kind;
 }
 
+/*
+ * The O_DIRECT descriptor, in the ordinary one's access mode, with its
+ * alignment; none (buffered I/O, the documented fallback) where the file
+ * system refuses O_DIRECT or reports no alignment for it.
+ */
+static void open_direct(colio_store_t *st, const char *path, const struct colio_hints *hints)
+{
+    int w = hints->direct_write == COLIO_ENABLE, r = hints->direct_read == COLIO_ENABLE;
+    int mode = fcntl(st->fd, F_GETFL);
+    if ((!w && !r) || mode < 0)
+        return;
+    int fd = open(path, (mode & O_ACCMODE) | O_DIRECT);
+    if (fd < 0)
+        return;
+    int64_t mem = st->blksize, off = st->blksize;
+#ifdef STATX_DIOALIGN
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN)) {
+        mem = sx.stx_dio_mem_align, off = sx.stx_dio_offset_align; /* 0: no direct I/O on this file */
+    }
+#endif
+    if (mem <= 0 || off <= 0 || (mem & (mem - 1)) || (off & (off - 1))) {
+        close(fd);
+        return;
+    }
+    st->dfd = fd, st->dio_mem = mem, st->dio_off = off;
+    st->direct_write = w && (mode & O_ACCMODE) != O_RDONLY;
+    st->direct_read = r && (mode & O_ACCMODE) != O_WRONLY;
+}
+
 static int posix_open(const char *path, int flags, const struct colio_hints *hints, int rank,
                       colio_store_t **st_p, int *readable_p)
 {
@@ -118,6 +167,9 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
     int locking = hints && hints->lock_writes != COLIO_DISABLE;
     st->lock_cmd = locking ? (known ? lock_kind(st->fd, sb.st_dev) : probe_lock_kind(st->fd)) : 0;
     st->locks_on = st->lock_cmd != 0; /* automatic starts locked: the file turns them off (api/file.c) */
+    st->dfd = -1;
+    if (hints && known && S_ISREG(sb.st_mode))
+        open_direct(st, path, hints);
     *st_p = st;
     return 0;
 }
@@ -125,6 +177,8 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
 static int posix_close(colio_store_t *st)
 {
     int rc = close(st->fd) == 0 ? 0 : -errno;
+    if (st->dfd >= 0 && close(st->dfd) != 0 && rc == 0)
+        rc = -errno;
     free(st);
     return rc;
 }
@@ -188,6 +242,155 @@ static int posix_xfer(int fd, const struct iovec *iov_in, int iovcnt, int64_t of
     return rc;
 }
 
+/* ---- direct I/O ------------------------------------------------------------------------- */
+
+static int64_t iov_bytes(const struct iovec *iov, int iovcnt)
+{
+    int64_t n = 0;
+    for (int i = 0; i < iovcnt; i++)
+        n += (int64_t)iov[i].iov_len;
+    return n;
+}
+
+/* The bytes [from, from + len) of iov as an iovec array of their own (out: room for n). */
+static int iov_slice(const struct iovec *iov, int n, int64_t from, int64_t len, struct iovec *out)
+{
+    int k = 0;
+    for (int i = 0; i < n && len > 0; i++) {
+        int64_t l = (int64_t)iov[i].iov_len;
+        if (from >= l) {
+            from -= l;
+            continue;
+        }
+        int64_t take = l - from < len ? l - from : len;
+        out[k++] = (struct iovec){(char *)iov[i].iov_base + from, (size_t)take};
+        len -= take, from = 0;
+    }
+    return k;
+}
+
+static int iov_aligned(const struct iovec *iov, int n, int64_t a)
+{
+    for (int i = 0; i < n; i++)
+        if (((uintptr_t)iov[i].iov_base | (uintptr_t)iov[i].iov_len) & (uintptr_t)(a - 1))
+            return 0;
+    return 1;
+}
+
+/* Copy between an iovec array, from byte at, and a flat buffer. */
+static void iov_copy(const struct iovec *iov, int n, int64_t at, char *flat, int64_t len, int to_flat)
+{
+    for (int i = 0; i < n && len > 0; i++) {
+        int64_t l = (int64_t)iov[i].iov_len;
+        if (at >= l) {
+            at -= l;
+            continue;
+        }
+        int64_t take = l - at < len ? l - at : len;
+        char *m = (char *)iov[i].iov_base + at;
+        memcpy(to_flat ? flat : m, to_flat ? m : flat, (size_t)take);
+        flat += take, len -= take, at = 0;
+    }
+}
+
+/*
+ * One call on the O_DIRECT descriptor; what it leaves (cut short: a read
+ * at the end of file, whose next offset is off the alignment) goes on
+ * through the ordinary one, which ends at the end of file as usual.
+ */
+static int dio_xfer(colio_store_t *st, const struct iovec *iov, int n, int64_t off, int is_write, int64_t *done_p)
+{
+    ssize_t k;
+    do
+        k = xfer_call(st->dfd, iov, n < IOV_MAX ? n : IOV_MAX, off, is_write);
+    while (k < 0 && errno == EINTR);
+    *done_p = 0;
+    if (k < 0)
+        return -errno;
+    int64_t total = iov_bytes(iov, n), rest = 0;
+    if (k == total || (k == 0 && !is_write))
+        return *done_p = k, 0;
+    struct iovec local[64];
+    struct iovec *left = n <= 64 ? local : malloc(sizeof *left * (size_t)n);
+    if (left == NULL)
+        return -ENOMEM;
+    int m = iov_slice(iov, n, k, total - k, left);
+    int rc = posix_xfer(st->fd, left, m, off + k, is_write, &rest);
+    if (left != local)
+        free(left);
+    *done_p = k + rest;
+    return rc;
+}
+
+/*
+ * The aligned middle of a call through the O_DIRECT descriptor: straight
+ * from or into its memory where that is aligned too, else through a bounce
+ * buffer in turns. A direct transfer cut short (a read at the end of file)
+ * ends the call there; *done_p: the bytes moved.
+ */
+static int direct_middle(colio_store_t *st, const struct iovec *iov, int n, int64_t off, int64_t len,
+                         int is_write, int64_t *done_p)
+{
+    if (iov_aligned(iov, n, st->dio_mem))
+        return dio_xfer(st, iov, n, off, is_write, done_p);
+    int64_t cap = len < COLIO_DIO_BOUNCE ? len : COLIO_DIO_BOUNCE;
+    void *b = NULL;
+    if (posix_memalign(&b, (size_t)(st->dio_mem > 4096 ? st->dio_mem : 4096), (size_t)cap) != 0)
+        return -ENOMEM;
+    int64_t done = 0;
+    int rc = 0;
+    while (rc == 0 && done < len) {
+        int64_t chunk = len - done < cap ? len - done : cap, got = 0;
+        if (is_write)
+            iov_copy(iov, n, done, b, chunk, 1);
+        struct iovec one = {b, (size_t)chunk};
+        rc = dio_xfer(st, &one, 1, off + done, is_write, &got);
+        if (!is_write)
+            iov_copy(iov, n, done, b, got, 0);
+        done += got;
+        if (got < chunk)
+            break; /* end of file */
+    }
+    free(b);
+    *done_p = done;
+    return rc;
+}
+
+/*
+ * A call with direct I/O: its unaligned head and tail through the ordinary
+ * descriptor, the whole blocks between through the direct one, in file
+ * order; a short read ends it.
+ */
+static int direct_xfer(colio_store_t *st, const struct iovec *iov, int n, int64_t off, int is_write,
+                       int64_t *done_p)
+{
+    int64_t total = iov_bytes(iov, n), a = st->dio_off;
+    int64_t head = (a - off % a) % a, tail = (off + total) % a;
+    *done_p = 0;
+    if (total - head - tail < a) /* no whole block: the ordinary descriptor */
+        return posix_xfer(st->fd, iov, n, off, is_write, done_p);
+    struct iovec local[64];
+    struct iovec *part = n <= 64 ? local : malloc(sizeof *part * (size_t)n);
+    if (part == NULL)
+        return -ENOMEM;
+    int64_t cut[4] = {0, head, total - tail, total};
+    int rc = 0;
+    for (int k = 0; k < 3 && rc == 0; k++) {
+        int64_t len = cut[k + 1] - cut[k], got = 0;
+        if (len == 0)
+            continue;
+        int m = iov_slice(iov, n, cut[k], len, part);
+        rc = k == 1 ? direct_middle(st, part, m, off + cut[k], len, is_write, &got)
+                    : posix_xfer(st->fd, part, m, off + cut[k], is_write, &got);
+        *done_p += got;
+        if (got < len)
+            break; /* end of file (reads) */
+    }
+    if (part != local)
+        free(part);
+    return rc;
+}
+
 /*
  * colio_lock_writes: lock [off, off + len) for writing, as ROMIO and OMPIO
  * lock the span of a data-sieving read-modify-write. Open-file-description
@@ -204,16 +407,8 @@ static int range_lock(colio_store_t *st, short type, int64_t off, int64_t len)
     return 0;
 }
 
-static int64_t iov_bytes(const struct iovec *iov, int iovcnt)
-{
-    int64_t n = 0;
-    for (int i = 0; i < iovcnt; i++)
-        n += (int64_t)iov[i].iov_len;
-    return n;
-}
-
 /* The descriptor, unless writes may take byte-range locks (colio_lock_writes: only pwritev holds them). */
-static int posix_raw_fd(colio_store_t *st) { return st->lock_cmd ? -1 : st->fd; }
+static int posix_raw_fd(colio_store_t *st) { return st->lock_cmd || st->dfd >= 0 ? -1 : st->fd; }
 
 static void posix_set_locks(colio_store_t *st, int on) { st->locks_on = on && st->lock_cmd != 0; }
 
@@ -225,7 +420,8 @@ static int posix_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt,
         if (rc != 0)
             return rc;
     }
-    int rc = posix_xfer(st->fd, iov, iovcnt, off, 1, &done);
+    int rc = st->direct_write ? direct_xfer(st, iov, iovcnt, off, 1, &done)
+                              : posix_xfer(st->fd, iov, iovcnt, off, 1, &done);
     if (len > 0) {
         int urc = range_lock(st, F_UNLCK, off, len);
         rc = rc != 0 ? rc : urc;
@@ -236,7 +432,7 @@ static int posix_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt,
 static int posix_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off,
                         int64_t *got_p)
 {
-    return posix_xfer(st->fd, iov, iovcnt, off, 0, got_p);
+    return st->direct_read ? direct_xfer(st, iov, iovcnt, off, 0, got_p) : posix_xfer(st->fd, iov, iovcnt, off, 0, got_p);
 }
 
 static int posix_sync(colio_store_t *st)
