@@ -10,6 +10,8 @@
 #   e3sm-maps  the real E3SM F and G decomposition maps           DIR/e3sm-f-MPI.json, DIR/e3sm-g-MPI.json
 #   slow       the block sweep behind 1 ms storage calls          DIR/slow-MPI.json (Open MPI: slow-ompio-*.json too)
 #   subfiling  one shared file against subfiles                   DIR/subfiling-*-MPI.json
+#   disk       interleaved blocks, IOR-like calls, E3SM F and G, lattice on the disk, flush timed and page
+#              cache dropped before reads, colio buffered and direct  DIR/disk-*-MPI.json
 #   gio        every workload, E3SM F and IOR-like calls against GIO, and PnetCDF 1.15's own aggregation
 #              benchmark on its GIO driver against colio's drop-in  DIR/gio-*-MPI.json (needs scripts/peers.sh)
 # or all. DIR defaults to docs/results, where bench/report.sh finds them (it rewrites docs/PERFORMANCE.md);
@@ -25,9 +27,9 @@ while [ $# -gt 0 ]; do
   --out) out=$2; shift ;;
   --mpis) mpis=$2; shift ;;
   --print) print=1 ;;
-  -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   all) families+=(medium blocks sizes e3sm-maps slow subfiling) ;;
-  medium | blocks | sizes | e3sm-maps | slow | subfiling | gio) families+=("$1") ;;
+  medium | blocks | sizes | e3sm-maps | slow | subfiling | gio | disk) families+=("$1") ;;
   *) echo "suite.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
   shift
@@ -89,6 +91,17 @@ family() { # FAMILY, under $mpi
     bench gio-ior-disk --workload ior --block 64,4096,1048576 --size medium --engine colio,gio,mpiio \
       --op write,read --repeat 5 --interleave --dir "$disk"
     pnetcdf gio-pnetcdf ;;
+  disk)
+    # on the disk as storage people measure: the flush inside a write's time, reads after the page cache
+    # was dropped; colio as it comes and with direct I/O
+    [ $print = 1 ] || mkdir -p "$disk"
+    local d=(--dir "$disk" --sync --drop-cache --op write,read --repeat 5 --interleave
+             --engine colio,colio:direct_write=true+direct_read=true,mpiio,posix,ceiling)
+    bench disk-blocks --workload interleaved --block 64,4096,1048576 --size medium "${d[@]}"
+    bench disk-ior --workload ior --block 64,4096,1048576 --size medium "${d[@]}"
+    bench disk-e3sm-f --workload e3sm --decomp $e3sm/map_f_case_16p.nc --header $e3sm/f_case_h0.txt "${d[@]}"
+    bench disk-e3sm-g --workload e3sm --decomp $e3sm/map_g_case_16p.nc --header $e3sm/g_case_hist.txt "${d[@]}"
+    bench disk-lattice --workload lattice --size medium "${d[@]}" ;;
   slow)
     # every read and write call under /dev/shm/slow/ sleeps 1 ms first; colio's storage probe runs afresh
     [ $print = 1 ] || mkdir -p /dev/shm/slow

@@ -40,8 +40,12 @@ collect() { # TREE PTEST_LOG
       printf '%s\t%s\n' "${t#$1/}" "$(sed -n 's/^:test-result: //p' "$t" | head -1)"
     done
   done
-  [ -f "$2" ] && sed -n 's/^.*TESTING C *\([^ ]*\).*------ \(pass\|fail\).*$/ptest:\1\t\2/p' "$2" |
-    tr '[:lower:]' '[:upper:]' | sed 's/^PTEST:/ptest:/'
+  # ptest's lines: "*** TESTING C   NAME - what   -- pass (0.1s)", "-- skip", else an error message;
+  # NAME repeats across folders and runs (adios' open), so each is numbered by its turn
+  [ -f "$2" ] && awk '/^\*\*\* TESTING C / {
+      name = $4; n[name]++; if (n[name] > 1) name = name "#" n[name]
+      st = / -+ pass/ ? "PASS" : / -+ skip/ ? "SKIP" : "FAIL"
+      printf "ptest:%s\t%s\n", name, st }' "$2"
   return 0
 }
 
