@@ -25,6 +25,7 @@
 #include "base/hints.h"
 #include "store/backends.h"
 #include "store/cost.h"
+#include "store/iov.h"
 #include "store/store.h"
 
 #ifndef IOV_MAX
@@ -244,31 +245,6 @@ static int posix_xfer(int fd, const struct iovec *iov_in, int iovcnt, int64_t of
 
 /* ---- direct I/O ------------------------------------------------------------------------- */
 
-static int64_t iov_bytes(const struct iovec *iov, int iovcnt)
-{
-    int64_t n = 0;
-    for (int i = 0; i < iovcnt; i++)
-        n += (int64_t)iov[i].iov_len;
-    return n;
-}
-
-/* The bytes [from, from + len) of iov as an iovec array of their own (out: room for n). */
-static int iov_slice(const struct iovec *iov, int n, int64_t from, int64_t len, struct iovec *out)
-{
-    int k = 0;
-    for (int i = 0; i < n && len > 0; i++) {
-        int64_t l = (int64_t)iov[i].iov_len;
-        if (from >= l) {
-            from -= l;
-            continue;
-        }
-        int64_t take = l - from < len ? l - from : len;
-        out[k++] = (struct iovec){(char *)iov[i].iov_base + from, (size_t)take};
-        len -= take, from = 0;
-    }
-    return k;
-}
-
 static int iov_aligned(const struct iovec *iov, int n, int64_t a)
 {
     for (int i = 0; i < n; i++)
@@ -307,14 +283,14 @@ static int dio_xfer(colio_store_t *st, const struct iovec *iov, int n, int64_t o
     *done_p = 0;
     if (k < 0)
         return -errno;
-    int64_t total = iov_bytes(iov, n), rest = 0;
+    int64_t total = colio_iov_bytes(iov, n), rest = 0;
     if (k == total || (k == 0 && !is_write))
         return *done_p = k, 0;
     struct iovec local[64];
     struct iovec *left = n <= 64 ? local : malloc(sizeof *left * (size_t)n);
     if (left == NULL)
         return -ENOMEM;
-    int m = iov_slice(iov, n, k, total - k, left);
+    int m = colio_iov_slice(iov, n, k, total - k, left);
     int rc = posix_xfer(st->fd, left, m, off + k, is_write, &rest);
     if (left != local)
         free(left);
@@ -364,7 +340,7 @@ static int direct_middle(colio_store_t *st, const struct iovec *iov, int n, int6
 static int direct_xfer(colio_store_t *st, const struct iovec *iov, int n, int64_t off, int is_write,
                        int64_t *done_p)
 {
-    int64_t total = iov_bytes(iov, n), a = st->dio_off;
+    int64_t total = colio_iov_bytes(iov, n), a = st->dio_off;
     int64_t head = (a - off % a) % a, tail = (off + total) % a;
     *done_p = 0;
     if (total - head - tail < a) /* no whole block: the ordinary descriptor */
@@ -379,7 +355,7 @@ static int direct_xfer(colio_store_t *st, const struct iovec *iov, int n, int64_
         int64_t len = cut[k + 1] - cut[k], got = 0;
         if (len == 0)
             continue;
-        int m = iov_slice(iov, n, cut[k], len, part);
+        int m = colio_iov_slice(iov, n, cut[k], len, part);
         rc = k == 1 ? direct_middle(st, part, m, off + cut[k], len, is_write, &got)
                     : posix_xfer(st->fd, part, m, off + cut[k], is_write, &got);
         *done_p += got;
@@ -414,7 +390,7 @@ static void posix_set_locks(colio_store_t *st, int on) { st->locks_on = on && st
 
 static int posix_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off)
 {
-    int64_t done, len = st->locks_on ? iov_bytes(iov, iovcnt) : 0;
+    int64_t done, len = st->locks_on ? colio_iov_bytes(iov, iovcnt) : 0;
     if (len > 0) {
         int rc = range_lock(st, F_WRLCK, off, len);
         if (rc != 0)

@@ -17,6 +17,7 @@
 #include "base/hints.h"
 #include "store/backends.h"
 #include "store/cost.h"
+#include "store/iov.h"
 #include "store/store.h"
 #include "subfile/layout.h"
 
@@ -93,40 +94,13 @@ static int subfile_close(colio_store_t *st)
     return rc;
 }
 
-/* The part [skip, skip + len) of iov as a new vector in out (room for iovcnt entries); its count. */
-static int iov_slice(const struct iovec *iov, int iovcnt, int64_t skip, int64_t len, struct iovec *out)
-{
-    int n = 0;
-    for (int i = 0; i < iovcnt && len > 0; i++) {
-        int64_t l = (int64_t)iov[i].iov_len;
-        if (skip >= l) {
-            skip -= l;
-            continue;
-        }
-        int64_t take = l - skip < len ? l - skip : len;
-        out[n].iov_base = (char *)iov[i].iov_base + skip;
-        out[n++].iov_len = (size_t)take;
-        len -= take;
-        skip = 0;
-    }
-    return n;
-}
-
-static int64_t iov_total(const struct iovec *iov, int iovcnt)
-{
-    int64_t n = 0;
-    for (int i = 0; i < iovcnt; i++)
-        n += (int64_t)iov[i].iov_len;
-    return n;
-}
-
 typedef int (*piece_fn_t)(colio_store_t *st, colio_store_t *h, const struct iovec *iov, int n, int64_t phys,
                           int64_t len);
 
 /* Cut [off, off + total) at stripe boundaries; do(piece) for each. */
 static int each_piece(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off, piece_fn_t fn)
 {
-    int64_t total = iov_total(iov, iovcnt), done = 0;
+    int64_t total = colio_iov_bytes(iov, iovcnt), done = 0;
     struct iovec one, *part = iovcnt > 1 ? malloc(sizeof *part * (size_t)iovcnt) : &one;
     if (part == NULL)
         return -ENOMEM;
@@ -139,7 +113,7 @@ static int each_piece(colio_store_t *st, const struct iovec *iov, int iovcnt, in
         colio_store_t *h = NULL;
         rc = sub_handle(st, k, &h);
         if (rc == 0)
-            rc = fn(st, h, part, iov_slice(iov, iovcnt, done, len, part), phys, len);
+            rc = fn(st, h, part, colio_iov_slice(iov, iovcnt, done, len, part), phys, len);
         done += len;
     }
     if (part != &one)
@@ -178,7 +152,7 @@ static int subfile_pwritev(colio_store_t *st, const struct iovec *iov, int iovcn
 static int subfile_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off, int64_t *got_p)
 {
     int rc = each_piece(st, iov, iovcnt, off, read_piece);
-    *got_p = rc == 0 ? iov_total(iov, iovcnt) : 0;
+    *got_p = rc == 0 ? colio_iov_bytes(iov, iovcnt) : 0;
     return rc;
 }
 
