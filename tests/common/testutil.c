@@ -91,6 +91,16 @@ MPI_Info test_info(const char *hints)
     return info;
 }
 
+colio_file *test_open(const char *path, int amode, const char *hints)
+{
+    colio_file *fh = NULL;
+    MPI_Info info = test_info(hints);
+    int rc = colio_open(MPI_COMM_WORLD, path, amode, info, &fh);
+    MPI_Info_free(&info);
+    CHECK_RC(rc, COLIO_SUCCESS, NULL);
+    return fh;
+}
+
 static char *saved_hints;
 
 void save_env_hints(void)

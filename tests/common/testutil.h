@@ -51,6 +51,8 @@ void expect_all(int rc, int want, const colio_file *fh, const char *what, const 
 
 /* A new MPI_Info holding "key=value;key=value" (NULL or empty: none). */
 MPI_Info test_info(const char *hints);
+/* path opened on every rank of MPI_COMM_WORLD with hints ("key=value;..."); NULL (the error checked) when it failed. */
+colio_file *test_open(const char *path, int amode, const char *hints);
 
 /* Keep COLIO_HINTS aside while a test sets its own, and put it back (a matrix run's hints stay). */
 void save_env_hints(void);

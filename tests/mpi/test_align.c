@@ -57,17 +57,6 @@ static void check_memory(const unsigned char *m, int64_t bytes, const MPI_Offset
           (long long)first, (long long)bytes, guards ? "kept" : "overwritten");
 }
 
-/* The file opened with hints on every rank; NULL (the error checked) when it failed. */
-static colio_file *open_with(const char *path, int amode, const char *hints)
-{
-    colio_file *fh = NULL;
-    MPI_Info info = test_info(hints);
-    int rc = colio_open(MPI_COMM_WORLD, path, amode, info, &fh);
-    MPI_Info_free(&info);
-    CHECK_RC(rc, COLIO_SUCCESS, NULL);
-    return fh;
-}
-
 static void read_lists(const char *path, const char *hints, int shift)
 {
     MPI_Offset off[NPIECES], len[NPIECES];
@@ -80,7 +69,7 @@ static void read_lists(const char *path, const char *hints, int shift)
     CHECK(m != NULL, "memory for %lld bytes", (long long)bytes);
     if (m == NULL)
         return;
-    colio_file *fh = open_with(path, MPI_MODE_RDONLY, hints);
+    colio_file *fh = test_open(path, MPI_MODE_RDONLY, hints);
     char what[256];
     snprintf(what, sizeof what, "list read, %s, memory %d bytes off", hints, shift);
     if (fh) {
@@ -148,7 +137,7 @@ static void read_blocks(const char *path, int shift)
         return;
     char hints[128], what[160];
     two_phase_hints(hints, sizeof hints, "romio_cb_read");
-    colio_file *fh = open_with(path, MPI_MODE_RDONLY, hints);
+    colio_file *fh = test_open(path, MPI_MODE_RDONLY, hints);
     if (fh) {
         CHECK_RC(tu_read_list_all(fh, NBLOCKS, off, len, m), COLIO_SUCCESS, fh);
         snprintf(what, sizeof what, "blocks read two-phase, memory %d bytes off", shift);
@@ -188,7 +177,7 @@ static void write_blocks(const char *path, int two_phase, int shift)
             two_phase_hints(hints, sizeof hints, "romio_cb_write");
         else
             snprintf(hints, sizeof hints, "romio_cb_write=disable");
-        colio_file *fh = open_with(path, MPI_MODE_RDWR, hints);
+        colio_file *fh = test_open(path, MPI_MODE_RDWR, hints);
         snprintf(what, sizeof what, "blocks written %s, memory %d bytes off", two_phase ? "two-phase" : "direct", shift);
         if (fh) {
             CHECK_RC(tu_write_list_all(fh, NBLOCKS, off, len, m), COLIO_SUCCESS, fh);

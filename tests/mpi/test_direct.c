@@ -100,16 +100,6 @@ static unsigned char *memory(int64_t n, int shift, unsigned char **base)
     return *base + GUARD + shift;
 }
 
-static colio_file *open_with(const char *path, int amode, const char *hints)
-{
-    colio_file *fh = NULL;
-    MPI_Info info = test_info(hints);
-    int rc = colio_open(MPI_COMM_WORLD, path, amode, info, &fh);
-    MPI_Info_free(&info);
-    CHECK_RC(rc, COLIO_SUCCESS, NULL);
-    return fh;
-}
-
 static void write_and_check(const char *path, const char *path_hints, int shift, int salt, int takes_direct)
 {
     char hints[256], what[320];
@@ -128,7 +118,7 @@ static void write_and_check(const char *path, const char *path_hints, int shift,
     for (int j = 0, at = 0; j < NPIECES; j++)
         for (int64_t i = 0; i < len[j]; i++, at++)
             m[at] = pattern_new(t_rank, off[j] + i, salt);
-    colio_file *fh = open_with(path, MPI_MODE_RDWR, hints);
+    colio_file *fh = test_open(path, MPI_MODE_RDWR, hints);
     if (fh == NULL) {
         free(base);
         return;
@@ -163,7 +153,7 @@ static void write_and_check(const char *path, const char *path_hints, int shift,
     test_check_file(path, image, size, what);
 
     /* read back with direct_read: the pieces, then across the end of the file */
-    fh = open_with(path, MPI_MODE_RDONLY, hints);
+    fh = test_open(path, MPI_MODE_RDONLY, hints);
     if (fh != NULL) {
         memset(base, 0xEE, (size_t)(bytes + BLK + 2 * GUARD));
         CHECK_RC(tu_read_list_all(fh, NPIECES, off, len, m), COLIO_SUCCESS, fh);
