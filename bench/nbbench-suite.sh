@@ -6,6 +6,11 @@
 #     the CPU);
 #   - overlap, 1 rank not bound (a core free for colio's threads), files in
 #     /dev/shm, 64 MiB (4 MiB in 64-byte pieces);
+#   - overlap, 2 ranks bound to cores, files on the disk (COLIO_BENCH_DISK,
+#     default /var/tmp/colio-bench), 32 MiB per rank, with direct I/O
+#     (direct_write and direct_read true: the device moves the bytes), as
+#     automatic chooses, and buffered (false: the rank's core copies them
+#     into the page cache);
 #   - pieces of 64 B, 4 KiB and contiguous, write and read;
 #   - outstanding (16 writes, then reads, posted 1 to 16 at a time) on the
 #     slow storage.
@@ -21,11 +26,14 @@ out=${2:-docs/results/nbbench.txt}
 mkdir -p "$(dirname "$out")"
 : >"$out"
 slow="colio_progress=thread;colio_backend=fault;colio_fault=delay:5000"
+disk=${COLIO_BENCH_DISK:-/var/tmp/colio-bench}
+mkdir -p "$disk"
+path=/dev/shm/colio-nbbench.dat
 run() { # mpi label np bind args...
   local mpi=$1 label=$2 np=$3 bind=$4; shift 4
   (colio_mpi_env "$mpi"
    [ "$bind" = none ] && bind=${COLIO_MPIEXEC_BIND/core/none} || bind=$COLIO_MPIEXEC_BIND
-   "$COLIO_MPIEXEC" $bind -n "$np" "build/$mpi/bench/colio-nbbench" --path /dev/shm/colio-nbbench.dat \
+   "$COLIO_MPIEXEC" $bind -n "$np" "build/$mpi/bench/colio-nbbench" --path "$path" \
      --repeat "$repeat" "$@") | grep -v '^#' | sed "s/^/$mpi $label /" | tee -a "$out"
 }
 for mpi in mpich openmpi; do
@@ -35,6 +43,15 @@ for mpi in mpich openmpi; do
     bytes=67108864; [ $piece = 64 ] && bytes=4194304
     p=$piece; [ $piece = contiguous ] && p=$bytes
     run $mpi "np1 tmpfs piece=$piece" 1 none --bytes $bytes --piece $p --hints "colio_progress=thread" overlap
+    bytes=33554432; [ $piece = 64 ] && bytes=4194304
+    p=$piece; [ $piece = contiguous ] && p=$bytes
+    path=$disk/colio-nbbench.dat
+    run $mpi "np2 disk-direct piece=$piece" 2 core --bytes $bytes --piece $p \
+      --hints "colio_progress=thread;direct_write=true;direct_read=true" overlap
+    run $mpi "np2 disk-default piece=$piece" 2 core --bytes $bytes --piece $p --hints "colio_progress=thread" overlap
+    run $mpi "np2 disk-buffered piece=$piece" 2 core --bytes $bytes --piece $p \
+      --hints "colio_progress=thread;direct_write=false;direct_read=false" overlap
+    path=/dev/shm/colio-nbbench.dat
   done
   run $mpi "np2 slow piece=4096" 2 core --bytes 2097152 --hints "$slow" outstanding
 done

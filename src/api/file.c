@@ -805,6 +805,23 @@ static void set_write_locks(colio_file *fh, int views_leave_holes)
 }
 
 /*
+ * direct_write / direct_read automatic: O_DIRECT for the storage calls the
+ * storage figures, alike on every rank, say cost less that way (store/cost.h,
+ * colio_figures_direct); true opened it with the store already.
+ */
+static void set_direct_io(colio_file *fh)
+{
+    const colio_store_ops_t *s = fh->store;
+    int64_t w, r;
+    colio_figures_direct(&fh->figures, &w, &r);
+    w = fh->hints.direct_write == COLIO_AUTOMATIC ? w : fh->hints.direct_write == COLIO_ENABLE ? 0 : INT64_MAX;
+    r = fh->hints.direct_read == COLIO_AUTOMATIC ? r : fh->hints.direct_read == COLIO_ENABLE ? 0 : INT64_MAX;
+    if ((fh->hints.direct_write == COLIO_AUTOMATIC || fh->hints.direct_read == COLIO_AUTOMATIC) &&
+        (w < INT64_MAX || r < INT64_MAX) && s && s->set_direct && fh->st)
+        s->set_direct(fh->st, w, r);
+}
+
+/*
  * A NULL fh_p still takes part (the other ranks would wait for this rank's
  * words): the open fails its checks on this rank, so on every rank.
  */
@@ -848,6 +865,7 @@ int colio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colio_
     colio_progress_file_rehint(fh);
     fh->lock_mode = fh->hints.lock_writes;
     set_write_locks(fh, 0); /* the default view: one contiguous stretch */
+    set_direct_io(fh);
     fh->magic = COLIO_FILE_MAGIC;
     *fh_p = fh;
     return COLIO_SUCCESS;

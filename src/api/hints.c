@@ -93,20 +93,26 @@ static const hint_def_t hint_table[] = {
      "(statx STATX_DIOALIGN, else st_blksize) through a descriptor of their own, the call's unaligned first and "
      "last bytes through the ordinary one, memory off the alignment through an aligned buffer; a call stores "
      "exactly its bytes, and Linux keeps the two descriptors coherent. Where the file system refuses O_DIRECT, "
-     "buffered I/O. Read at open; automatic and false (disable): buffered"},
+     "buffered I/O. automatic: O_DIRECT for the storage writes from the size at which the storage figures "
+     "(colio_storage_model; the probe measures 8 MiB and 4 KiB direct calls) say one costs less than buffered, "
+     "where big direct writes were measured at least 1.25x faster and left the core idle; else buffered. "
+     "Read at open; false (disable): buffered"},
     {"direct_read", COLIO_HINT_TOGGLE, F(direct_read), 0, 0, NULL, "automatic",
      "true (or enable): storage reads with O_DIRECT as direct_write describes; reads still stop at the end of "
-     "file. Read at open; automatic and false (disable): buffered"},
+     "file. automatic: as direct_write's, against the buffered reads the probe measured (from the page cache, "
+     "so on a local disk mostly buffered). Read at open; false (disable): buffered"},
     {"colio_storage_model", COLIO_HINT_PATH, F(storage_model), 0, 0, storage_model_valid, "probe",
      "how automatic mode chooses between two-phase I/O and the direct path for each call: probe (from a cost "
      "model whose storage figures, cost per call and bandwidth of writes and reads and memory copy bandwidth, "
      "are measured once per file system by a short probe on rank 0 at its first open there, in a scratch file "
      "it unlinks at once, and kept in colio_storage_cache; what a second concurrent stream adds is measured on "
-     "a network file system and assumed on a local one, a page cache's), figures "
+     "a network file system and assumed on a local one, a page cache's; and the same for O_DIRECT calls where "
+     "the file system takes them, for direct_write / direct_read automatic), figures "
      "given as write_call=S,write_bw=B,read_call=S,read_bw=B,copy_bw=B,write_streams=X,read_streams=X,"
-     "write_call_streams=X,read_call_streams=X,shared=0|1 (seconds per call, bytes per second with k/M/G "
+     "write_call_streams=X,read_call_streams=X,direct_write_bw=B,direct_read_bw=B,direct_write_call=S,"
+     "direct_read_call=S,shared=0|1 (seconds per call, bytes per second with k/M/G "
      "suffixes, what a second concurrent stream gives, 0.25-2; keys left out take a parallel file system's "
-     "typical figures), or off (the fixed rules of colio_direct_min and colio_read_sieve_ratio)"},
+     "typical figures, and no direct I/O), or off (the fixed rules of colio_direct_min and colio_read_sieve_ratio)"},
     {"colio_storage_cache", COLIO_HINT_PATH, F(storage_cache), 0, 0, NULL, "~/.cache/colio/storage-figures",
      "file that keeps the probe's figures per file system between runs (30 days): empty for "
      "$COLIO_STORAGE_CACHE, else $XDG_CACHE_HOME/colio/storage-figures or ~/.cache/colio/storage-figures; none: "

@@ -1,6 +1,7 @@
 /* Storage figures: their words, the hint that gives them, the cache file and the probe (cost.h). */
 #define _GNU_SOURCE /* O_CLOEXEC, strtok_r */
 #include "store/cost.h"
+#include "store/dio.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -32,6 +33,9 @@ void colio_figures_pack(const colio_store_figures_t *f, int64_t w[COLIO_FIGURES_
     w[7] = to_milli(f->write_call_streams), w[8] = to_milli(f->read_call_streams);
     w[9] = f->shared;
     w[10] = f->fixed;
+    w[11] = (int64_t)f->direct_write_bw, w[12] = (int64_t)f->direct_read_bw;
+    w[13] = f->direct_write_call < 0 ? -1 : to_ps(f->direct_write_call);
+    w[14] = f->direct_read_call < 0 ? -1 : to_ps(f->direct_read_call);
 }
 
 void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figures_t *f)
@@ -43,6 +47,9 @@ void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figu
     f->write_call_streams = (double)w[7] * 1e-3, f->read_call_streams = (double)w[8] * 1e-3;
     f->shared = (int)w[9];
     f->fixed = (int)w[10];
+    f->direct_write_bw = (double)w[11], f->direct_read_bw = (double)w[12];
+    f->direct_write_call = w[13] < 0 ? -1 : (double)w[13] * 1e-12;
+    f->direct_read_call = w[14] < 0 ? -1 : (double)w[14] * 1e-12;
 }
 
 /* A parallel file system seen from one client: tens of microseconds a call, a GB/s or two. */
@@ -50,7 +57,9 @@ void colio_figures_default(colio_store_figures_t *f)
 {
     *f = (colio_store_figures_t){.write_call = 50e-6, .write_bw = 1e9, .read_call = 50e-6, .read_bw = 2e9,
                                  .copy_bw = 5e9, .write_streams = 1, .read_streams = 1, .write_call_streams = 2,
-                                 .read_call_streams = 2, .shared = 1};
+                                 .read_call_streams = 2, .direct_write_bw = -1, .direct_read_bw = -1,
+                                 .direct_write_call = -1, .direct_read_call = -1,
+                                 .shared = 1};
 }
 
 /*
@@ -66,6 +75,8 @@ static void bandwidths_within_copy(colio_store_figures_t *f)
 {
     f->read_bw = f->read_bw < f->copy_bw ? f->read_bw : f->copy_bw;
     f->write_bw = f->write_bw < f->copy_bw ? f->write_bw : f->copy_bw;
+    f->direct_read_bw = f->direct_read_bw < f->copy_bw ? f->direct_read_bw : f->copy_bw; /* the same test */
+    f->direct_write_bw = f->direct_write_bw < f->copy_bw ? f->direct_write_bw : f->copy_bw;
 }
 
 /* A node's file system whose calls wait (write_call_streams 2, assumed by the probe): writers go in turn (1). */
@@ -110,6 +121,10 @@ static double *figure_named(colio_store_figures_t *f, const char *key)
         {"read_streams", offsetof(colio_store_figures_t, read_streams)},
         {"write_call_streams", offsetof(colio_store_figures_t, write_call_streams)},
         {"read_call_streams", offsetof(colio_store_figures_t, read_call_streams)},
+        {"direct_write_bw", offsetof(colio_store_figures_t, direct_write_bw)},
+        {"direct_read_bw", offsetof(colio_store_figures_t, direct_read_bw)},
+        {"direct_write_call", offsetof(colio_store_figures_t, direct_write_call)},
+        {"direct_read_call", offsetof(colio_store_figures_t, direct_read_call)},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(names[i].key, key) == 0)
@@ -131,6 +146,13 @@ static int figures_sane(const colio_store_figures_t *f)
     for (int i = 0; i < 4; i++)
         if (!in_range(s[i], 0.25, 2))
             return 0;
+    const double d[2] = {f->direct_write_bw, f->direct_read_bw}; /* -1 unknown, 0 refused, or a bandwidth */
+    for (int i = 0; i < 2; i++)
+        if (d[i] != -1 && d[i] != 0 && !in_range(d[i], FIG_BW_MIN, FIG_BW_MAX))
+            return 0;
+    if ((f->direct_write_call != -1 && !in_range(f->direct_write_call, 0, FIG_CALL_MAX)) ||
+        (f->direct_read_call != -1 && !in_range(f->direct_read_call, 0, FIG_CALL_MAX)))
+        return 0;
     return in_range(f->write_bw, FIG_BW_MIN, FIG_BW_MAX) && in_range(f->read_bw, FIG_BW_MIN, FIG_BW_MAX) &&
            in_range(f->copy_bw, FIG_BW_MIN, FIG_BW_MAX) && in_range(f->write_call, 0, FIG_CALL_MAX) &&
            in_range(f->read_call, 0, FIG_CALL_MAX);
@@ -181,12 +203,41 @@ int colio_figures_parse(const char *spec, colio_store_figures_t *f, int *given)
     return 0;
 }
 
+/*
+ * How much faster than buffered a direct call must have been measured: a
+ * file system that takes O_DIRECT through its page cache anyway (tmpfs)
+ * measures the two alike, within the probe's noise.
+ */
+#define DIRECT_GAIN 1.25
+
+/* Bytes from which call + n / bw costs more than dcall + n / dbw (dcall -1: as call); INT64_MAX: never. */
+static int64_t break_even(double call, double bw, double dcall, double dbw)
+{
+    if (!(dbw > DIRECT_GAIN * bw))
+        return INT64_MAX;
+    double n = ((dcall < 0 ? call : dcall) - call) / (1 / bw - 1 / dbw);
+    return n <= 0 ? 0 : n >= 1e18 ? INT64_MAX : (int64_t)n + 1;
+}
+
+void colio_figures_direct(const colio_store_figures_t *f, int64_t *write_min, int64_t *read_min)
+{
+    *write_min = break_even(f->write_call, f->write_bw, f->direct_write_call, f->direct_write_bw);
+    *read_min = break_even(f->read_call, f->read_bw, f->direct_read_call, f->direct_read_bw);
+}
+
 void colio_figures_describe(const colio_store_figures_t *f, char *buf, int len)
 {
+    char direct[128] = "";
+    if (f->direct_write_bw > 0 || f->direct_read_bw > 0)
+        snprintf(direct, sizeof direct, ", O_DIRECT write %.2gs/call %.3gGB/s read %.2gs/call %.3gGB/s",
+                 f->direct_write_call, f->direct_write_bw * 1e-9, f->direct_read_call, f->direct_read_bw * 1e-9);
+    else if (f->direct_write_bw == 0)
+        snprintf(direct, sizeof direct, ", no O_DIRECT");
     snprintf(buf, (size_t)len,
-             "write %.2gs/call (x%.2f) %.3gGB/s (x%.2f), read %.2gs/call (x%.2f) %.3gGB/s (x%.2f), copy %.3gGB/s%s",
+             "write %.2gs/call (x%.2f) %.3gGB/s (x%.2f), read %.2gs/call (x%.2f) %.3gGB/s (x%.2f), copy %.3gGB/s%s%s",
              f->write_call, f->write_call_streams, f->write_bw * 1e-9, f->write_streams, f->read_call,
-             f->read_call_streams, f->read_bw * 1e-9, f->read_streams, f->copy_bw * 1e-9, f->shared ? ", shared" : "");
+             f->read_call_streams, f->read_bw * 1e-9, f->read_streams, f->copy_bw * 1e-9, direct,
+             f->shared ? ", shared" : "");
 }
 
 /* ---- the cache file ---------------------------------------------------------------- */
@@ -214,9 +265,11 @@ static void format_line(char *line, size_t len, const char *key, const colio_sto
 {
     snprintf(line, len,
              "%s write_call=%.6g write_bw=%.6g read_call=%.6g read_bw=%.6g copy_bw=%.6g write_streams=%.3f "
-             "read_streams=%.3f write_call_streams=%.3f read_call_streams=%.3f shared=%d date=%lld\n",
+             "read_streams=%.3f write_call_streams=%.3f read_call_streams=%.3f direct_write_bw=%.6g "
+             "direct_read_bw=%.6g direct_write_call=%.6g direct_read_call=%.6g shared=%d date=%lld\n",
              key, f->write_call, f->write_bw, f->read_call, f->read_bw, f->copy_bw, f->write_streams, f->read_streams,
-             f->write_call_streams, f->read_call_streams, f->shared, (long long)time(NULL));
+             f->write_call_streams, f->read_call_streams, f->direct_write_bw, f->direct_read_bw, f->direct_write_call,
+             f->direct_read_call, f->shared, (long long)time(NULL));
 }
 
 /* Figures older than this are measured again: machines and their loads change. */
@@ -232,8 +285,9 @@ static int line_figures(char *line, const char *key, colio_store_figures_t *f)
     if (nl)
         *nl = '\0';
     int64_t date = 0;
-    if (parse_list(rest, f, &date) != 0)
-        return -1;
+    if (parse_list(rest, f, &date) != 0 || f->direct_write_bw < 0 || f->direct_read_bw < 0 ||
+        (f->direct_write_bw > 0 && f->direct_write_call < 0))
+        return -1; /* a line without the direct figures is measured again */
     int64_t age = (int64_t)time(NULL) - date;
     return age >= 0 && age <= FIG_MAX_AGE ? 0 : -1;
 }
@@ -500,6 +554,48 @@ static int probe_fd(int fd, char *buf, char *other, int measure_streams, colio_s
     return 0;
 }
 
+/* Where the big direct calls go: beyond the buffered ones' pages, so no cached page is written back first. */
+#define PROBE_DIRECT_OFF ((int64_t)4 * PROBE_BIG)
+
+/* Small direct calls: aligned 4 KiB each, one block apart (no two merge into one device request). */
+enum { PROBE_DIRECT_SMALL = 4096, PROBE_DIRECT_CALLS = 64 };
+
+/*
+ * Direct I/O on dfd (the scratch file opened with O_DIRECT, or -1): a
+ * fresh 8 MiB write and its overwrite, then reads of it, and 4 KiB calls
+ * within it, from page-aligned memory at aligned offsets; bandwidths 0
+ * where the file system refuses it.
+ */
+static void probe_direct(int dfd, char *buf, char *other, colio_store_figures_t *f)
+{
+    f->direct_write_bw = f->direct_read_bw = 0;
+    int64_t mem, off;
+    if (dfd < 0 || colio_dio_alignment(dfd, 4096, &mem, &off) != 0 || mem > 4096 || PROBE_DIRECT_OFF % off ||
+        PROBE_BIG % off)
+        return;
+    probe_part_t w = {dfd, 1, 1, buf, PROBE_BIG, PROBE_DIRECT_OFF, 0, 0}, r = w;
+    r.write = 0, r.buf = other;
+    double fresh = run_parts_once(w, 1), c0 = thread_cpu(), w0 = now();
+    double over = fresh > 0 ? run_parts(w, 1) : -1;
+    double cpu = thread_cpu() - c0, wall = now() - w0; /* all three runs */
+    double read = over > 0 ? run_parts(r, 1) : -1;
+    probe_part_t sw = {dfd, 1, PROBE_DIRECT_CALLS, buf, PROBE_DIRECT_SMALL, PROBE_DIRECT_OFF, 2 * PROBE_DIRECT_SMALL, 0};
+    probe_part_t sr = sw;
+    sr.write = 0, sr.buf = other;
+    double calls_w = read > 0 ? run_parts(sw, 1) : -1, calls_r = calls_w > 0 ? run_parts(sr, 1) : -1;
+    /* A file system that serves O_DIRECT by copying through its page cache (tmpfs) keeps the core busy the
+       whole call: no different from buffered I/O, so counted as none. A device moving the bytes leaves it
+       idle (8 MiB direct writes to an ext4 disk: 4% of the wall time on the core, on tmpfs all of it). */
+    if (calls_r <= 0 || cpu >= wall / 2)
+        return;
+    /* one call each: its own cost is below the noise of 8 MiB through a device */
+    f->direct_write_bw = PROBE_BIG / ((fresh + over) / 2), f->direct_read_bw = PROBE_BIG / read;
+    double cw = calls_w / PROBE_DIRECT_CALLS - PROBE_DIRECT_SMALL / f->direct_write_bw;
+    double cr = calls_r / PROBE_DIRECT_CALLS - PROBE_DIRECT_SMALL / f->direct_read_bw;
+    f->direct_write_call = cw > PROBE_CALL_MIN ? cw : PROBE_CALL_MIN;
+    f->direct_read_call = cr > PROBE_CALL_MIN ? cr : PROBE_CALL_MIN;
+}
+
 /* File systems whose files many nodes reach through their own clients (statfs f_type). */
 static int is_network_fs(long type)
 {
@@ -539,6 +635,7 @@ static int probe_dir(const char *path, int measure_streams, colio_store_figures_
     int fd = mkstemp(scratch); /* a name of its own: threads and nodes probing the same directory at once */
     if (fd < 0)
         return -errno;
+    int dfd = open(scratch, O_RDWR | O_DIRECT | O_CLOEXEC);
     unlink(scratch); /* nothing is left behind, whatever happens next */
     /* page-aligned, as colio's own buffers are: a read into memory 16 bytes off the file's alignment copies
        3-4x slower on some CPUs (docs/DESIGN.md, "Aligned reads"), and colio reads into none such */
@@ -551,7 +648,11 @@ static int probe_dir(const char *path, int measure_streams, colio_store_figures_
         memset(other, 0, PROBE_BIG);
         rc = probe_fd(fd, buf, other, measure_streams, f);
     }
+    if (rc == 0)
+        probe_direct(dfd, buf, other, f);
     free(buf), free(other);
+    if (dfd >= 0)
+        close(dfd);
     close(fd);
     return rc;
 }

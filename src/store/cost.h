@@ -6,7 +6,9 @@
  * running at once adds. Measured once per file system by a short probe
  * (rank 0, at the first open that needs it), kept for the process and in a
  * cache file (hint colio_storage_cache, environment COLIO_STORAGE_CACHE),
- * or given by the hint colio_storage_model.
+ * or given by the hint colio_storage_model. The probe also learns whether the
+ * file system takes O_DIRECT and how fast, which the automatic value of
+ * direct_write / direct_read follows (colio_figures_direct).
  */
 #ifndef COLIO_STORE_COST_H
 #define COLIO_STORE_COST_H
@@ -22,13 +24,18 @@ typedef struct colio_store_figures {
     double read_streams;         /* ... of two concurrent readers */
     double write_call_streams;   /* calls: the same for small calls (their cost per call overlaps or not) */
     double read_call_streams;
+    double direct_write_bw;      /* bytes per second of big aligned writes with O_DIRECT: 0 where the file
+                                    system refuses direct I/O, -1 not measured (figures given without it) */
+    double direct_read_bw;       /* ... of reads */
+    double direct_write_call;    /* seconds per aligned 4 KiB O_DIRECT write beyond its bytes (-1: unknown) */
+    double direct_read_call;     /* ... read */
     int shared;                  /* a network file system: every node adds its own client's bandwidth */
     int fixed;                   /* no model: the fixed rules choose (colio_storage_model=off, or storage
                                     without a cost, as the null backend without colio_null_latency) */
 } colio_store_figures_t;
 
 /* The words an agreement carries them in (int64_t each): picoseconds, bytes/s, thousandths. */
-#define COLIO_FIGURES_WORDS 11
+#define COLIO_FIGURES_WORDS 15
 void colio_figures_pack(const colio_store_figures_t *f, int64_t w[COLIO_FIGURES_WORDS]);
 void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figures_t *f);
 
@@ -38,13 +45,21 @@ void colio_figures_default(colio_store_figures_t *f);
 /*
  * colio_storage_model: "probe", "off", or figures as "write_call=S,write_bw=B,
  * read_call=S,read_bw=B,copy_bw=B,write_streams=X,read_streams=X,write_call_streams=X,
- * read_call_streams=X,shared=0|1"
+ * read_call_streams=X,direct_write_bw=B,direct_read_bw=B,direct_write_call=S,direct_read_call=S,shared=0|1"
  * (any subset, the rest from colio_figures_default; units: seconds and
  * bytes per second, k/M/G suffixes allowed on bandwidths). 0, or -1 when
  * the text is none of these; *given is set when it names figures (then *f
  * holds them).
  */
 int colio_figures_parse(const char *spec, colio_store_figures_t *f, int *given);
+
+/*
+ * What the automatic value of direct_write / direct_read takes from f: the
+ * bytes from which a storage write (read) costs less with O_DIRECT than
+ * buffered, by the figures; INT64_MAX (none) unless the probe measured the
+ * file system's big direct calls clearly faster than its buffered ones.
+ */
+void colio_figures_direct(const colio_store_figures_t *f, int64_t *write_min, int64_t *read_min);
 
 /* One line of text for messages and the statistics: "write 1.2us+2.5GB/s, read ...". */
 void colio_figures_describe(const colio_store_figures_t *f, char *buf, int len);

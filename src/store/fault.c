@@ -219,6 +219,7 @@ static int fault_identity(const char *path, int64_t *ino_p, int64_t *dev_p)
     return colio_store_posix.identity(path, ino_p, dev_p);
 }
 static void fault_set_locks(colio_store_t *st, int on) { colio_store_posix.set_locks(st->inner, on); }
+static void fault_set_direct(colio_store_t *st, int64_t w, int64_t r) { colio_store_posix.set_direct(st->inner, w, r); }
 
 /* OP:N[:ERRNO[:RANK]] with OP in write|read|sync|any, N >= 1; delay:N; gate:S; or nothing. */
 static int spec_valid(const char *spec)
@@ -256,4 +257,5 @@ const colio_store_ops_t colio_store_fault = {
     .unlink = fault_unlink,
     .identity = fault_identity,
     .set_locks = fault_set_locks,
+    .set_direct = fault_set_direct,
 };

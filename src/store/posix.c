@@ -25,6 +25,7 @@
 #include "base/hints.h"
 #include "store/backends.h"
 #include "store/cost.h"
+#include "store/dio.h"
 #include "store/iov.h"
 #include "store/store.h"
 
@@ -38,8 +39,9 @@ struct colio_store {
     int locks_on; /* ... taken now (automatic: set_locks turns them on and off) */
     int64_t blksize; /* st_blksize at open */
     int dfd;         /* O_DIRECT descriptor (direct_write / direct_read), else -1 */
-    int direct_write, direct_read; /* which calls go through dfd */
+    int64_t direct_write, direct_read; /* calls of at least these bytes go through dfd (INT64_MAX: none) */
     int64_t dio_mem, dio_off;      /* its memory and file-offset alignment */
+    char *path;                    /* as opened: set_direct opens dfd later */
 };
 
 /* Bytes of a direct call's bounce buffer at most (memory off the alignment): larger calls take turns. */
@@ -116,33 +118,30 @@ static int lock_kind(int fd, dev_t dev)
 }
 
 /*
- * The O_DIRECT descriptor, in the ordinary one's access mode, with its
- * alignment; none (buffered I/O, the documented fallback) where the file
- * system refuses O_DIRECT or reports no alignment for it.
+ * Writes (w) and reads (r) through the O_DIRECT descriptor from now on,
+ * opened in the ordinary one's access mode when first needed; buffered
+ * I/O (the documented fallback) where the file system refuses O_DIRECT or
+ * reports no alignment for it. At open for true; for automatic as the file
+ * system's figures say, after the open's agreement (api/file.c).
  */
-static void open_direct(colio_store_t *st, const char *path, const struct colio_hints *hints)
+static void posix_set_direct(colio_store_t *st, int64_t w, int64_t r)
 {
-    int w = hints->direct_write == COLIO_ENABLE, r = hints->direct_read == COLIO_ENABLE;
     int mode = fcntl(st->fd, F_GETFL);
-    if ((!w && !r) || mode < 0)
+    if (mode < 0)
         return;
-    int fd = open(path, (mode & O_ACCMODE) | O_DIRECT);
-    if (fd < 0)
-        return;
-    int64_t mem = st->blksize, off = st->blksize;
-#ifdef STATX_DIOALIGN
-    struct statx sx;
-    if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN)) {
-        mem = sx.stx_dio_mem_align, off = sx.stx_dio_offset_align; /* 0: no direct I/O on this file */
+    if ((w < INT64_MAX || r < INT64_MAX) && st->dfd < 0 && st->path) {
+        int fd = open(st->path, (mode & O_ACCMODE) | O_DIRECT);
+        int64_t mem, off;
+        if (fd < 0)
+            return;
+        if (colio_dio_alignment(fd, st->blksize, &mem, &off) != 0) {
+            close(fd);
+            return;
+        }
+        st->dfd = fd, st->dio_mem = mem, st->dio_off = off;
     }
-#endif
-    if (mem <= 0 || off <= 0 || (mem & (mem - 1)) || (off & (off - 1))) {
-        close(fd);
-        return;
-    }
-    st->dfd = fd, st->dio_mem = mem, st->dio_off = off;
-    st->direct_write = w && (mode & O_ACCMODE) != O_RDONLY;
-    st->direct_read = r && (mode & O_ACCMODE) != O_WRONLY;
+    st->direct_write = st->dfd >= 0 && (mode & O_ACCMODE) != O_RDONLY ? w : INT64_MAX;
+    st->direct_read = st->dfd >= 0 && (mode & O_ACCMODE) != O_WRONLY ? r : INT64_MAX;
 }
 
 static int posix_open(const char *path, int flags, const struct colio_hints *hints, int rank,
@@ -169,8 +168,10 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
     st->lock_cmd = locking ? (known ? lock_kind(st->fd, sb.st_dev) : probe_lock_kind(st->fd)) : 0;
     st->locks_on = st->lock_cmd != 0; /* automatic starts locked: the file turns them off (api/file.c) */
     st->dfd = -1;
-    if (hints && known && S_ISREG(sb.st_mode))
-        open_direct(st, path, hints);
+    st->direct_write = st->direct_read = INT64_MAX;
+    if (hints && known && S_ISREG(sb.st_mode) && (st->path = strdup(path)) != NULL)
+        posix_set_direct(st, hints->direct_write == COLIO_ENABLE ? 0 : INT64_MAX,
+                         hints->direct_read == COLIO_ENABLE ? 0 : INT64_MAX);
     *st_p = st;
     return 0;
 }
@@ -180,6 +181,7 @@ static int posix_close(colio_store_t *st)
     int rc = close(st->fd) == 0 ? 0 : -errno;
     if (st->dfd >= 0 && close(st->dfd) != 0 && rc == 0)
         rc = -errno;
+    free(st->path);
     free(st);
     return rc;
 }
@@ -384,7 +386,16 @@ static int range_lock(colio_store_t *st, short type, int64_t off, int64_t len)
 }
 
 /* The descriptor, unless writes may take byte-range locks (colio_lock_writes: only pwritev holds them). */
-static int posix_raw_fd(colio_store_t *st) { return st->lock_cmd || st->dfd >= 0 ? -1 : st->fd; }
+static int posix_raw_fd(colio_store_t *st)
+{
+    return st->lock_cmd || st->direct_write < INT64_MAX || st->direct_read < INT64_MAX ? -1 : st->fd;
+}
+
+/* Whether a call of iov goes through the O_DIRECT descriptor: min its bytes at least. */
+static int goes_direct(int64_t min, const struct iovec *iov, int iovcnt)
+{
+    return min == 0 || (min < INT64_MAX && colio_iov_bytes(iov, iovcnt) >= min);
+}
 
 static void posix_set_locks(colio_store_t *st, int on) { st->locks_on = on && st->lock_cmd != 0; }
 
@@ -396,7 +407,7 @@ static int posix_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt,
         if (rc != 0)
             return rc;
     }
-    int rc = st->direct_write ? direct_xfer(st, iov, iovcnt, off, 1, &done)
+    int rc = goes_direct(st->direct_write, iov, iovcnt) ? direct_xfer(st, iov, iovcnt, off, 1, &done)
                               : posix_xfer(st->fd, iov, iovcnt, off, 1, &done);
     if (len > 0) {
         int urc = range_lock(st, F_UNLCK, off, len);
@@ -408,7 +419,7 @@ static int posix_pwritev(colio_store_t *st, const struct iovec *iov, int iovcnt,
 static int posix_preadv(colio_store_t *st, const struct iovec *iov, int iovcnt, int64_t off,
                         int64_t *got_p)
 {
-    return st->direct_read ? direct_xfer(st, iov, iovcnt, off, 0, got_p) : posix_xfer(st->fd, iov, iovcnt, off, 0, got_p);
+    return goes_direct(st->direct_read, iov, iovcnt) ? direct_xfer(st, iov, iovcnt, off, 0, got_p) : posix_xfer(st->fd, iov, iovcnt, off, 0, got_p);
 }
 
 static int posix_sync(colio_store_t *st)
@@ -475,6 +486,7 @@ const colio_store_ops_t colio_store_posix = {
     .pwritev = posix_pwritev,
     .raw_fd = posix_raw_fd,
     .set_locks = posix_set_locks,
+    .set_direct = posix_set_direct,
     .preadv = posix_preadv,
     .sync = posix_sync,
     .size = posix_size,

@@ -67,6 +67,10 @@ typedef struct colio_store_ops {
     /* Optional: turn the byte-range locks of colio_lock_writes on or off for the writes from now on (none in
        flight); NULL: the locks stay as the hint set them at open (automatic: on). */
     void (*set_locks)(colio_store_t *st, int on);
+    /* Optional: storage writes / reads of at least these bytes with O_DIRECT from now on (none in flight;
+       0: every call, INT64_MAX: none), where the file system takes it (direct_write / direct_read
+       automatic); NULL: as the hints set them at open. */
+    void (*set_direct)(colio_store_t *st, int64_t write_min, int64_t read_min);
     /* The backend for colio's own bookkeeping (subfiling metadata, subfile sizes); NULL: this one.
        The fault backend names posix, so injected faults hit data calls only. */
     const struct colio_store_ops *bookkeeping;

@@ -28,6 +28,8 @@ struct colio_store {
     int flags, rank;
     colio_store_t **sub;           /* nsub handles, NULL until opened */
     pthread_mutex_t lock;          /* lazy opens: the I/O helper thread accesses too */
+    int direct_set;                /* set_direct was called: subfiles opened later take its bytes */
+    int64_t direct_write, direct_read;
 };
 
 /* The handle of subfile k, opened now if it was not. */
@@ -35,9 +37,12 @@ static int sub_handle(colio_store_t *st, int k, colio_store_t **h_p)
 {
     int rc = 0, readable = 0;
     pthread_mutex_lock(&st->lock);
-    if (st->sub[k] == NULL)
+    if (st->sub[k] == NULL) {
         rc = st->base->open(st->lay.names[k], st->flags & ~(COLIO_STORE_CREATE | COLIO_STORE_EXCL), &st->hints,
                             st->rank, &st->sub[k], &readable);
+        if (rc == 0 && st->direct_set)
+            st->base->set_direct(st->sub[k], st->direct_write, st->direct_read);
+    }
     *h_p = st->sub[k];
     pthread_mutex_unlock(&st->lock);
     return rc;
@@ -268,6 +273,17 @@ static int subfile_where(colio_store_t *st, int64_t off, int64_t span, char *buf
     return n;
 }
 
+/* Every subfile open now and every one opened later (sub_handle). */
+static void subfile_set_direct(colio_store_t *st, int64_t w, int64_t r)
+{
+    pthread_mutex_lock(&st->lock);
+    st->direct_set = st->base->set_direct != NULL, st->direct_write = w, st->direct_read = r;
+    for (int k = 0; k < st->lay.nsub && st->direct_set; k++)
+        if (st->sub[k])
+            st->base->set_direct(st->sub[k], w, r);
+    pthread_mutex_unlock(&st->lock);
+}
+
 const colio_store_ops_t colio_store_subfile = {
     .name = "subfile",
     .caps = COLIO_STORE_CAP_NO_SHORT_READS,
@@ -279,6 +295,7 @@ const colio_store_ops_t colio_store_subfile = {
     .size = subfile_size,
     .block_size = subfile_block_size,
     .figures = subfile_figures,
+    .set_direct = subfile_set_direct,
     .truncate = subfile_truncate,
     .unlink = subfile_unlink,
     .where = subfile_where,

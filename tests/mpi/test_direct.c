@@ -12,7 +12,9 @@
  * memory past it is untouched). Where the test's folder takes O_DIRECT
  * (an open with it succeeds, and statx, where it reports a direct-I/O
  * alignment, reports one) the open file must hold an O_DIRECT descriptor
- * (/proc/self/fdinfo); elsewhere none, as documented: buffered I/O.
+ * (/proc/self/fdinfo); elsewhere none, as documented: buffered I/O. The
+ * automatic value takes O_DIRECT where the storage figures say so (given
+ * here), and none where they measured no direct I/O or false turned it off.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -100,10 +102,11 @@ static unsigned char *memory(int64_t n, int shift, unsigned char **base)
     return *base + GUARD + shift;
 }
 
-static void write_and_check(const char *path, const char *path_hints, int shift, int salt, int takes_direct)
+static void write_and_check(const char *path, const char *direct_hints, const char *path_hints, int shift, int salt,
+                            int takes_direct)
 {
-    char hints[256], what[320];
-    snprintf(hints, sizeof hints, "direct_write=true;direct_read=true%s%s", path_hints[0] ? ";" : "", path_hints);
+    char hints[384], what[448];
+    snprintf(hints, sizeof hints, "%s%s%s", direct_hints, path_hints[0] ? ";" : "", path_hints);
     snprintf(what, sizeof what, "%s, memory %d bytes off", hints, shift);
     test_prefill(path, prefilled());
     MPI_Offset off[NPIECES], len[NPIECES];
@@ -201,7 +204,14 @@ int main(int argc, char **argv)
     int salt = 1;
     for (size_t c = 0; c < sizeof paths / sizeof paths[0]; c++)
         for (int shift = 0; shift < 4096; shift += 2048 + 17)
-            write_and_check(path, paths[c], (shift + 8 * t_rank) % 4096, salt++, all);
+            write_and_check(path, "direct_write=true;direct_read=true", paths[c], (shift + 8 * t_rank) % 4096, salt++,
+                            all);
+    /* automatic: O_DIRECT as the storage figures say, here given; figures of a file system without it: none */
+    write_and_check(path, "colio_storage_model=direct_write_bw=1e12,direct_read_bw=1e12,direct_write_call=0,"
+                    "direct_read_call=0", "", 8 * t_rank + 1, salt++, all);
+    write_and_check(path, "colio_storage_model=direct_write_bw=0,direct_read_bw=0", "", 8 * t_rank, salt++, 0);
+    write_and_check(path, "direct_write=false;direct_read=false;colio_storage_model=direct_write_bw=1e12,"
+                    "direct_read_bw=1e12", "", 8 * t_rank, salt++, 0);
     test_unlink(path);
     return test_finish("test_direct");
 }

@@ -319,6 +319,37 @@ static void figures_words_and_hint(void)
         CHECK(colio_figures_parse(bad[i], &g, &given) != 0, "\"%s\" refused", bad[i]);
 }
 
+/*
+ * direct_write / direct_read automatic (colio_figures_direct): the bytes
+ * from which a direct call costs less than a buffered one, none unless
+ * direct calls were measured clearly faster. The disk here (probe):
+ * buffered 0.69 GB/s and 0.3 us a call, O_DIRECT 1.8 GB/s and 52 us:
+ * writes of 58 KB and more go direct; its cached reads (3.2 GB/s) never.
+ */
+static void direct_choice(void)
+{
+    colio_store_figures_t f;
+    int64_t w, r;
+    colio_figures_default(&f);
+    colio_figures_direct(&f, &w, &r);
+    CHECK(w == INT64_MAX && r == INT64_MAX, "figures without direct ones: buffered");
+    f.write_call = 0.3e-6, f.write_bw = 0.69e9, f.read_call = 0.2e-6, f.read_bw = 3.2e9;
+    f.direct_write_bw = 1.8e9, f.direct_read_bw = 1.7e9, f.direct_write_call = 52e-6, f.direct_read_call = 55e-6;
+    colio_figures_direct(&f, &w, &r);
+    int64_t want = (int64_t)((52e-6 - 0.3e-6) / (1 / 0.69e9 - 1 / 1.8e9));
+    CHECK(w >= want && w <= want + 1 && r == INT64_MAX, "the disk: writes from %lld bytes (%lld), reads never",
+          (long long)want, (long long)w);
+    f.direct_write_bw = 1.2 * f.write_bw; /* within the noise of a page cache serving O_DIRECT */
+    colio_figures_direct(&f, &w, &r);
+    CHECK(w == INT64_MAX, "direct calls not clearly faster: buffered");
+    f.direct_write_bw = 1e12, f.direct_write_call = 0;
+    colio_figures_direct(&f, &w, &r);
+    CHECK(w == 0, "direct calls no dearer and faster: every write");
+    f.direct_write_bw = 0;
+    colio_figures_direct(&f, &w, &r);
+    CHECK(w == INT64_MAX, "no direct I/O on the file system: buffered");
+}
+
 static void cache_file(void)
 {
     char dir[] = "/tmp/colio-figures-XXXXXX", file[128], buf[256];
@@ -336,12 +367,14 @@ static void cache_file(void)
           "the other file system's line kept");
     CHECK(colio_figures_cache_get(file, "fs=", &got) != 0, "a key's prefix is not a key");
     FILE *old = fopen(file, "a"); /* figures measured 31 days ago are measured again */
-    fprintf(old, "fs=old write_call=1e-6 write_bw=1e9 date=%lld\n", (long long)time(NULL) - 31 * 24 * 3600);
-    fprintf(old, "fs=new write_call=1e-6 write_bw=1e9 date=%lld\n", (long long)time(NULL) - 3600);
-    fprintf(old, "fs=cached write_bw=9e9 read_bw=20e9 copy_bw=6e9 date=%lld\n", (long long)time(NULL) - 3600);
-    fprintf(old, "fs=waits write_streams=0.6 write_call_streams=2 shared=0 date=%lld\n", (long long)time(NULL) - 60);
-    fprintf(old, "fs=locks write_streams=0.6 write_call_streams=0.5 shared=0 date=%lld\n", (long long)time(NULL) - 60);
+    fprintf(old, "fs=old write_call=1e-6 write_bw=1e9 direct_write_bw=0 direct_read_bw=0 date=%lld\n", (long long)time(NULL) - 31 * 24 * 3600);
+    fprintf(old, "fs=new write_call=1e-6 write_bw=1e9 direct_write_bw=0 direct_read_bw=0 date=%lld\n", (long long)time(NULL) - 3600);
+    fprintf(old, "fs=cached write_bw=9e9 read_bw=20e9 copy_bw=6e9 direct_write_bw=0 direct_read_bw=0 date=%lld\n", (long long)time(NULL) - 3600);
+    fprintf(old, "fs=waits write_streams=0.6 write_call_streams=2 shared=0 direct_write_bw=0 direct_read_bw=0 date=%lld\n", (long long)time(NULL) - 60);
+    fprintf(old, "fs=locks write_streams=0.6 write_call_streams=0.5 shared=0 direct_write_bw=0 direct_read_bw=0 date=%lld\n", (long long)time(NULL) - 60);
+    fprintf(old, "fs=nodirect write_call=1e-6 write_bw=1e9 date=%lld\n", (long long)time(NULL) - 60);
     fclose(old);
+    CHECK(colio_figures_cache_get(file, "fs=nodirect", &got) != 0, "a line without the direct figures: measured again");
     CHECK(colio_figures_cache_get(file, "fs=waits", &got) == 0 && got.write_streams == 1,
           "a local file system whose calls wait: writers in turn (%g), as the probe now assumes", got.write_streams);
     CHECK(colio_figures_cache_get(file, "fs=locks", &got) == 0 && got.write_streams == 0.6,
@@ -364,8 +397,9 @@ static void cache_file(void)
     colio_store_figures_t p1, p2;
     int rc = colio_figures_of_path(target, "none", &p1);
     CHECK(rc == 0 && p1.write_bw > 0 && p1.read_bw > 0 && p1.copy_bw > 0 && p1.write_streams >= 0.25 &&
-              p1.read_call_streams <= 2 && p1.read_bw <= p1.copy_bw && p1.write_bw <= p1.copy_bw,
-          "the probe measured sane figures (rc %d)", rc);
+              p1.read_call_streams <= 2 && p1.read_bw <= p1.copy_bw && p1.write_bw <= p1.copy_bw &&
+              p1.direct_write_bw >= 0 && p1.direct_read_bw >= 0,
+          "the probe measured sane figures, direct I/O's among them (rc %d)", rc);
     CHECK(colio_figures_of_path(target, "none", &p2) == 0 && memcmp(&p1, &p2, sizeof p1) == 0,
           "the second ask gets the kept figures");
     char probe_left[160];
@@ -418,6 +452,7 @@ int main(void)
     record_formats();
     round_sizes();
     figures_words_and_hint();
+    direct_choice();
     cache_file();
     return unit_finish("test_model_unit");
 }
