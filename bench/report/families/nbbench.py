@@ -15,16 +15,19 @@ def body(ctx, paths):
             if "overlap" in t[1:]:
                 i = t.index("overlap")
                 f = dict(zip(t[i + 2::2], t[i + 3::2]))
+                slower = float(f["nb_compute"]) / float(f["t_compute"]) - 1 if "nb_compute" in f else None
                 overlap.setdefault(t[0], []).append([" ".join(t[1:i]), t[i + 1], f"{float(f['t_io']) * 1e3:.1f}",
-                                                     f"{float(f['t_compute']) * 1e3:.1f}", f["hidden"], f["saved"]])
+                                                     f"{float(f['t_compute']) * 1e3:.1f}", f["hidden"], f["saved"],
+                                                     "-" if slower is None else f"{slower * 100:+.0f}%"])
             elif "outstanding" in t[1:]:
                 i = t.index("outstanding")
                 f = dict(zip(t[i + 2::2], t[i + 3::2]))
                 outstanding.setdefault((t[0], " ".join(t[1:i]), t[i + 1]), {})[int(f["k"])] = f["normalised"]
     out = ["    bench/nbbench-suite.sh 5"]
     for mpi, rows in sorted(overlap.items()):
-        out += [f"{mpi}, overlap (hidden: the share of the I/O time hidden behind computation):",
-                table(["configuration", "op", "I/O ms", "compute ms", "hidden", "saved"], rows)]
+        out += [f"{mpi}, overlap (hidden: the share of the I/O time hidden behind computation; compute: how much "
+                "longer the computation took beside the I/O than alone):",
+                table(["configuration", "op", "I/O ms", "compute ms", "hidden", "saved", "compute"], rows)]
     if outstanding:
         ks = sorted({k for v in outstanding.values() for k in v})
         out += ["Several outstanding operations: time with k posted at once over k = 1:",
