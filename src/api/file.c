@@ -368,6 +368,8 @@ static int adopt_hints(colio_file *fh, colio_hints_t *cand, colio_err_t *err)
         return err->code;
     }
     colio_figures_unpack(fig, &fh->figures);
+    if (strcmp(cand->storage_model, fh->hints.storage_model) != 0) /* measured afresh: direct as at open */
+        colio_figures_as_direct(&fh->figures, fh->direct_min[0] == 0, fh->direct_min[1] == 0);
     colio_plancache_clear(&fh->plans, &fh->bufs); /* plans point at the old aggregators */
     colio_config_free(&fh->cfg);
     fh->cfg = cfg;
@@ -807,18 +809,21 @@ static void set_write_locks(colio_file *fh, int views_leave_holes)
 /*
  * direct_write / direct_read automatic: O_DIRECT for the storage calls the
  * storage figures, alike on every rank, say cost less that way (store/cost.h,
- * colio_figures_direct); true opened it with the store already.
+ * colio_figures_direct); true opened it with the store already. Where
+ * every call goes direct, the cost model takes the direct figures.
  */
 static void set_direct_io(colio_file *fh)
 {
     const colio_store_ops_t *s = fh->store;
     int64_t w, r;
     colio_figures_direct(&fh->figures, &w, &r);
-    w = fh->hints.direct_write == COLIO_AUTOMATIC ? w : fh->hints.direct_write == COLIO_ENABLE ? 0 : INT64_MAX;
-    r = fh->hints.direct_read == COLIO_AUTOMATIC ? r : fh->hints.direct_read == COLIO_ENABLE ? 0 : INT64_MAX;
-    if ((fh->hints.direct_write == COLIO_AUTOMATIC || fh->hints.direct_read == COLIO_AUTOMATIC) &&
-        (w < INT64_MAX || r < INT64_MAX) && s && s->set_direct && fh->st)
+    int aw = fh->hints.direct_write == COLIO_AUTOMATIC, ar = fh->hints.direct_read == COLIO_AUTOMATIC;
+    w = aw ? w : fh->hints.direct_write == COLIO_ENABLE ? 0 : INT64_MAX;
+    r = ar ? r : fh->hints.direct_read == COLIO_ENABLE ? 0 : INT64_MAX;
+    if ((aw || ar) && (w < INT64_MAX || r < INT64_MAX) && s && s->set_direct && fh->st)
         s->set_direct(fh->st, w, r);
+    fh->direct_min[0] = w, fh->direct_min[1] = r;
+    colio_figures_as_direct(&fh->figures, w == 0, r == 0); /* every call direct: the model costs them so */
 }
 
 /*

@@ -95,7 +95,8 @@ static const hint_def_t hint_table[] = {
      "exactly its bytes, and Linux keeps the two descriptors coherent. Where the file system refuses O_DIRECT, "
      "buffered I/O. automatic: O_DIRECT for the storage writes from the size at which the storage figures "
      "(colio_storage_model; the probe measures 8 MiB and 4 KiB direct calls) say one costs less than buffered, "
-     "where big direct writes were measured at least 1.25x faster and left the core idle; else buffered. "
+     "where big direct writes were measured at least 1.25x faster than buffered ones with their fdatasync and "
+     "left the core idle; else buffered. "
      "Read at open; false (disable): buffered"},
     {"direct_read", COLIO_HINT_TOGGLE, F(direct_read), 0, 0, NULL, "automatic",
      "true (or enable): storage reads with O_DIRECT as direct_write describes; reads still stop at the end of "

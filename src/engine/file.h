@@ -80,6 +80,8 @@ struct colio_file {
     colio_store_t *st;
     int readable;               /* storage handle can read (read-modify-write possible) */
     colio_toggle_t lock_mode;   /* colio_lock_writes as at open (api/file.c, set_write_locks) */
+    int64_t direct_min[2];      /* bytes from which writes [0] and reads [1] go O_DIRECT (INT64_MAX: none;
+                                   api/file.c, set_direct_io) */
     colio_view_t view;
     int64_t fp;                 /* individual file pointer, in etypes */
     int64_t blksize;            /* the file system's block size (rank 0's st_blksize), 0 = unknown */

@@ -36,6 +36,7 @@ void colio_figures_pack(const colio_store_figures_t *f, int64_t w[COLIO_FIGURES_
     w[11] = (int64_t)f->direct_write_bw, w[12] = (int64_t)f->direct_read_bw;
     w[13] = f->direct_write_call < 0 ? -1 : to_ps(f->direct_write_call);
     w[14] = f->direct_read_call < 0 ? -1 : to_ps(f->direct_read_call);
+    w[15] = (int64_t)f->flushed_write_bw;
 }
 
 void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figures_t *f)
@@ -50,6 +51,7 @@ void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figu
     f->direct_write_bw = (double)w[11], f->direct_read_bw = (double)w[12];
     f->direct_write_call = w[13] < 0 ? -1 : (double)w[13] * 1e-12;
     f->direct_read_call = w[14] < 0 ? -1 : (double)w[14] * 1e-12;
+    f->flushed_write_bw = (double)w[15];
 }
 
 /* A parallel file system seen from one client: tens of microseconds a call, a GB/s or two. */
@@ -57,7 +59,7 @@ void colio_figures_default(colio_store_figures_t *f)
 {
     *f = (colio_store_figures_t){.write_call = 50e-6, .write_bw = 1e9, .read_call = 50e-6, .read_bw = 2e9,
                                  .copy_bw = 5e9, .write_streams = 1, .read_streams = 1, .write_call_streams = 2,
-                                 .read_call_streams = 2, .direct_write_bw = -1, .direct_read_bw = -1,
+                                 .read_call_streams = 2, .flushed_write_bw = -1, .direct_write_bw = -1, .direct_read_bw = -1,
                                  .direct_write_call = -1, .direct_read_call = -1,
                                  .shared = 1};
 }
@@ -121,6 +123,7 @@ static double *figure_named(colio_store_figures_t *f, const char *key)
         {"read_streams", offsetof(colio_store_figures_t, read_streams)},
         {"write_call_streams", offsetof(colio_store_figures_t, write_call_streams)},
         {"read_call_streams", offsetof(colio_store_figures_t, read_call_streams)},
+        {"flushed_write_bw", offsetof(colio_store_figures_t, flushed_write_bw)},
         {"direct_write_bw", offsetof(colio_store_figures_t, direct_write_bw)},
         {"direct_read_bw", offsetof(colio_store_figures_t, direct_read_bw)},
         {"direct_write_call", offsetof(colio_store_figures_t, direct_write_call)},
@@ -146,8 +149,8 @@ static int figures_sane(const colio_store_figures_t *f)
     for (int i = 0; i < 4; i++)
         if (!in_range(s[i], 0.25, 2))
             return 0;
-    const double d[2] = {f->direct_write_bw, f->direct_read_bw}; /* -1 unknown, 0 refused, or a bandwidth */
-    for (int i = 0; i < 2; i++)
+    const double d[3] = {f->direct_write_bw, f->direct_read_bw, f->flushed_write_bw}; /* -1 unknown, 0 refused */
+    for (int i = 0; i < 3; i++)
         if (d[i] != -1 && d[i] != 0 && !in_range(d[i], FIG_BW_MIN, FIG_BW_MAX))
             return 0;
     if ((f->direct_write_call != -1 && !in_range(f->direct_write_call, 0, FIG_CALL_MAX)) ||
@@ -221,16 +224,26 @@ static int64_t break_even(double call, double bw, double dcall, double dbw)
 
 void colio_figures_direct(const colio_store_figures_t *f, int64_t *write_min, int64_t *read_min)
 {
-    *write_min = break_even(f->write_call, f->write_bw, f->direct_write_call, f->direct_write_bw);
+    double flushed = f->flushed_write_bw > 0 && f->flushed_write_bw < f->write_bw ? f->flushed_write_bw : f->write_bw;
+    *write_min = break_even(f->write_call, flushed, f->direct_write_call, f->direct_write_bw);
     *read_min = break_even(f->read_call, f->read_bw, f->direct_read_call, f->direct_read_bw);
+}
+
+void colio_figures_as_direct(colio_store_figures_t *f, int writes, int reads)
+{
+    if (writes && f->direct_write_bw > 0 && f->direct_write_call >= 0)
+        f->write_bw = f->direct_write_bw, f->write_call = f->direct_write_call;
+    if (reads && f->direct_read_bw > 0 && f->direct_read_call >= 0)
+        f->read_bw = f->direct_read_bw, f->read_call = f->direct_read_call;
 }
 
 void colio_figures_describe(const colio_store_figures_t *f, char *buf, int len)
 {
     char direct[128] = "";
     if (f->direct_write_bw > 0 || f->direct_read_bw > 0)
-        snprintf(direct, sizeof direct, ", O_DIRECT write %.2gs/call %.3gGB/s read %.2gs/call %.3gGB/s",
-                 f->direct_write_call, f->direct_write_bw * 1e-9, f->direct_read_call, f->direct_read_bw * 1e-9);
+        snprintf(direct, sizeof direct, ", flushed %.3gGB/s, O_DIRECT write %.2gs/call %.3gGB/s read %.2gs/call %.3gGB/s",
+                 f->flushed_write_bw * 1e-9, f->direct_write_call, f->direct_write_bw * 1e-9, f->direct_read_call,
+                 f->direct_read_bw * 1e-9);
     else if (f->direct_write_bw == 0)
         snprintf(direct, sizeof direct, ", no O_DIRECT");
     snprintf(buf, (size_t)len,
@@ -265,10 +278,11 @@ static void format_line(char *line, size_t len, const char *key, const colio_sto
 {
     snprintf(line, len,
              "%s write_call=%.6g write_bw=%.6g read_call=%.6g read_bw=%.6g copy_bw=%.6g write_streams=%.3f "
-             "read_streams=%.3f write_call_streams=%.3f read_call_streams=%.3f direct_write_bw=%.6g "
-             "direct_read_bw=%.6g direct_write_call=%.6g direct_read_call=%.6g shared=%d date=%lld\n",
+             "read_streams=%.3f write_call_streams=%.3f read_call_streams=%.3f flushed_write_bw=%.6g "
+             "direct_write_bw=%.6g direct_read_bw=%.6g direct_write_call=%.6g direct_read_call=%.6g shared=%d "
+             "date=%lld\n",
              key, f->write_call, f->write_bw, f->read_call, f->read_bw, f->copy_bw, f->write_streams, f->read_streams,
-             f->write_call_streams, f->read_call_streams, f->direct_write_bw, f->direct_read_bw, f->direct_write_call,
+             f->write_call_streams, f->read_call_streams, f->flushed_write_bw, f->direct_write_bw, f->direct_read_bw, f->direct_write_call,
              f->direct_read_call, f->shared, (long long)time(NULL));
 }
 
@@ -286,7 +300,7 @@ static int line_figures(char *line, const char *key, colio_store_figures_t *f)
         *nl = '\0';
     int64_t date = 0;
     if (parse_list(rest, f, &date) != 0 || f->direct_write_bw < 0 || f->direct_read_bw < 0 ||
-        (f->direct_write_bw > 0 && f->direct_write_call < 0))
+        (f->direct_write_bw > 0 && f->direct_write_call < 0) || f->flushed_write_bw < 0)
         return -1; /* a line without the direct figures is measured again */
     int64_t age = (int64_t)time(NULL) - date;
     return age >= 0 && age <= FIG_MAX_AGE ? 0 : -1;
@@ -505,6 +519,20 @@ static double copy_bandwidth(void)
     return src && dst ? (double)LEN / (best > 0 ? best : 1e-9) : 5e9;
 }
 
+/* Seconds of an 8 MiB overwrite and its fdatasync, the best of three; -1 on failure. */
+static double flushed_write(int fd, char *buf)
+{
+    double best = -1;
+    for (int i = 0; i < 3; i++) {
+        double t0 = now();
+        if (whole(fd, 1, buf, PROBE_BIG, 0) != 0 || fdatasync(fd) != 0)
+            return -1;
+        double t = now() - t0;
+        best = best < 0 || t < best ? t : best;
+    }
+    return best;
+}
+
 /*
  * The measurements, on an unlinked scratch file: a fresh 8 MiB write and
  * its overwrite (bandwidth), 256 writes of 512 bytes 4 KiB apart beyond it
@@ -519,6 +547,7 @@ static int probe_fd(int fd, char *buf, char *other, int measure_streams, colio_s
     probe_part_t small_r = small_w;
     small_r.write = 0, small_r.buf = other;
     double fresh = run_parts_once(big_w, 1), over = run_parts(big_w, 1);
+    double flushed = flushed_write(fd, buf);
     double c0 = thread_cpu(), w0 = now();
     double calls_w = run_parts(small_w, 1);
     double calls_w_cpu = thread_cpu() - c0, calls_w_wall = now() - w0; /* all three runs */
@@ -533,6 +562,7 @@ static int probe_fd(int fd, char *buf, char *other, int measure_streams, colio_s
     /* the big call's time less one call's own cost: the model adds that cost per call (behind 1 ms calls
        the bandwidth came out 2.6 GB/s for a 3.9 GB/s copy) */
     f->write_bw = PROBE_BIG / bytes_time((fresh + over) / 2, f->write_call);
+    f->flushed_write_bw = flushed > 0 ? PROBE_BIG / flushed : 0; /* 0: a file system that cannot sync */
     f->read_bw = PROBE_BIG / bytes_time(big_read, f->read_call);
     if (measure_streams) {
         f->write_streams = streams(big_w, over);

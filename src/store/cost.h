@@ -24,6 +24,7 @@ typedef struct colio_store_figures {
     double read_streams;         /* ... of two concurrent readers */
     double write_call_streams;   /* calls: the same for small calls (their cost per call overlaps or not) */
     double read_call_streams;
+    double flushed_write_bw;     /* bytes per second of a big buffered write and its fdatasync (-1: unknown) */
     double direct_write_bw;      /* bytes per second of big aligned writes with O_DIRECT: 0 where the file
                                     system refuses direct I/O, -1 not measured (figures given without it) */
     double direct_read_bw;       /* ... of reads */
@@ -35,7 +36,7 @@ typedef struct colio_store_figures {
 } colio_store_figures_t;
 
 /* The words an agreement carries them in (int64_t each): picoseconds, bytes/s, thousandths. */
-#define COLIO_FIGURES_WORDS 15
+#define COLIO_FIGURES_WORDS 16
 void colio_figures_pack(const colio_store_figures_t *f, int64_t w[COLIO_FIGURES_WORDS]);
 void colio_figures_unpack(const int64_t w[COLIO_FIGURES_WORDS], colio_store_figures_t *f);
 
@@ -45,7 +46,7 @@ void colio_figures_default(colio_store_figures_t *f);
 /*
  * colio_storage_model: "probe", "off", or figures as "write_call=S,write_bw=B,
  * read_call=S,read_bw=B,copy_bw=B,write_streams=X,read_streams=X,write_call_streams=X,
- * read_call_streams=X,direct_write_bw=B,direct_read_bw=B,direct_write_call=S,direct_read_call=S,shared=0|1"
+ * read_call_streams=X,flushed_write_bw=B,direct_write_bw=B,direct_read_bw=B,direct_write_call=S,direct_read_call=S,shared=0|1"
  * (any subset, the rest from colio_figures_default; units: seconds and
  * bytes per second, k/M/G suffixes allowed on bandwidths). 0, or -1 when
  * the text is none of these; *given is set when it names figures (then *f
@@ -57,9 +58,14 @@ int colio_figures_parse(const char *spec, colio_store_figures_t *f, int *given);
  * What the automatic value of direct_write / direct_read takes from f: the
  * bytes from which a storage write (read) costs less with O_DIRECT than
  * buffered, by the figures; INT64_MAX (none) unless the probe measured the
- * file system's big direct calls clearly faster than its buffered ones.
+ * file system's big direct calls clearly faster than its buffered ones. A
+ * buffered write is charged its flush (flushed_write_bw, where measured):
+ * its bytes reach the device all the same, after the call or at the sync.
  */
 void colio_figures_direct(const colio_store_figures_t *f, int64_t *write_min, int64_t *read_min);
+
+/* Writes (reads) costed as O_DIRECT calls from now on, where the direct figures were measured. */
+void colio_figures_as_direct(colio_store_figures_t *f, int writes, int reads);
 
 /* One line of text for messages and the statistics: "write 1.2us+2.5GB/s, read ...". */
 void colio_figures_describe(const colio_store_figures_t *f, char *buf, int len);

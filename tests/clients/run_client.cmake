@@ -15,7 +15,8 @@
 #   call: the bare run, a preloaded run with COLIO_PNETCDF_DRIVER=keep that
 #   must leave no colio statistics, and a preloaded run with COLIO_VERBOSE=1
 #   that must say it asked PnetCDF for its MPI-IO driver.
-# -DMPIEXEC= -DNP= -DPREFLAGS= -DCLIENT= -DLIB= -DDIR= [-DMODE=preload|linked] [-DDUMP=tool]
+# HINTS: colio hints for colio's runs, "+"-separated (direct_write=true+direct_read=true).
+# -DMPIEXEC= -DNP= -DPREFLAGS= -DCLIENT= -DLIB= -DDIR= [-DMODE=preload|linked] [-DDUMP=tool] [-DHINTS=k=v+k=v]
 if(NOT MODE)
   set(MODE preload)
 endif()
@@ -23,6 +24,10 @@ file(REMOVE_RECURSE ${DIR})
 file(MAKE_DIRECTORY ${DIR})
 set(launch ${MPIEXEC} -n ${NP} ${PREFLAGS})
 set(stats COLIO_HINTS=colio_stats=${DIR}/stats.jsonl)
+if(HINTS)
+  string(REPLACE "+" "\\;" _h "${HINTS}") # one argument: the escaped ';' stays in it
+  set(stats "${stats}\\;${_h}")
+endif()
 
 function(run_client what out)
   execute_process(COMMAND ${launch} ${ARGN} ${CLIENT} ${DIR}/${out}
