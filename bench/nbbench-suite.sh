@@ -6,23 +6,25 @@
 #     the CPU);
 #   - overlap, 1 rank not bound (a core free for colio's threads), files in
 #     /dev/shm, 64 MiB (4 MiB in 64-byte pieces);
-#   - overlap, 2 ranks bound to cores, files on the disk (COLIO_BENCH_DISK,
-#     default /var/tmp/colio-bench), 32 MiB per rank, with direct I/O
-#     (direct_write and direct_read true: the device moves the bytes), as
-#     automatic chooses, and buffered (false: the rank's core copies them
-#     into the page cache);
 #   - pieces of 64 B, 4 KiB and contiguous, write and read;
 #   - outstanding (16 writes, then reads, posted 1 to 16 at a time) on the
 #     slow storage.
+# With --disk instead: overlap, 2 ranks bound to cores, files on the disk
+# (COLIO_BENCH_DISK, default /var/tmp/colio-bench), 32 MiB per rank (4 MiB
+# in 64-byte pieces), with direct I/O (direct_write and direct_read true:
+# the device moves the bytes) and buffered (false: the rank's core copies
+# them through the page cache).
 # Prints colio-nbbench's lines, each prefixed with its configuration, and
-# writes them to OUT (default docs/results/nbbench.txt, where bench/report.sh
-# finds them).
-# usage: bench/nbbench-suite.sh [repeat] [OUT]   (after scripts/build.sh mpich and openmpi)
+# writes them to OUT (default docs/results/nbbench.txt, with --disk
+# docs/results/nbbench-disk.txt, where bench/report.sh finds them).
+# usage: bench/nbbench-suite.sh [--disk] [repeat] [OUT]   (after scripts/build.sh mpich and openmpi)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
+on_disk=0
+[ "${1:-}" = --disk ] && { on_disk=1; shift; }
 repeat=${1:-5}
-out=${2:-docs/results/nbbench.txt}
+out=${2:-docs/results/nbbench$([ $on_disk = 1 ] && echo -disk).txt}
 mkdir -p "$(dirname "$out")"
 : >"$out"
 slow="colio_progress=thread;colio_backend=fault;colio_fault=delay:5000"
@@ -38,20 +40,22 @@ run() { # mpi label np bind args...
 }
 for mpi in mpich openmpi; do
   for piece in contiguous 4096 64; do
+    if [ $on_disk = 1 ]; then
+      bytes=33554432; [ $piece = 64 ] && bytes=4194304
+      p=$piece; [ $piece = contiguous ] && p=$bytes
+      path=$disk/colio-nbbench.dat
+      run $mpi "np2 disk-direct piece=$piece" 2 core --bytes $bytes --piece $p \
+        --hints "colio_progress=thread;direct_write=true;direct_read=true" overlap
+      run $mpi "np2 disk-buffered piece=$piece" 2 core --bytes $bytes --piece $p \
+        --hints "colio_progress=thread;direct_write=false;direct_read=false" overlap
+      continue
+    fi
     p=$piece; [ $piece = contiguous ] && p=8388608
     run $mpi "np2 slow piece=$piece" 2 core --bytes 8388608 --piece $p --hints "$slow" overlap
     bytes=67108864; [ $piece = 64 ] && bytes=4194304
     p=$piece; [ $piece = contiguous ] && p=$bytes
     run $mpi "np1 tmpfs piece=$piece" 1 none --bytes $bytes --piece $p --hints "colio_progress=thread" overlap
-    bytes=33554432; [ $piece = 64 ] && bytes=4194304
-    p=$piece; [ $piece = contiguous ] && p=$bytes
-    path=$disk/colio-nbbench.dat
-    run $mpi "np2 disk-direct piece=$piece" 2 core --bytes $bytes --piece $p \
-      --hints "colio_progress=thread;direct_write=true;direct_read=true" overlap
-    run $mpi "np2 disk-default piece=$piece" 2 core --bytes $bytes --piece $p --hints "colio_progress=thread" overlap
-    run $mpi "np2 disk-buffered piece=$piece" 2 core --bytes $bytes --piece $p \
-      --hints "colio_progress=thread;direct_write=false;direct_read=false" overlap
-    path=/dev/shm/colio-nbbench.dat
   done
-  run $mpi "np2 slow piece=4096" 2 core --bytes 2097152 --hints "$slow" outstanding
+  [ $on_disk = 1 ] || run $mpi "np2 slow piece=4096" 2 core --bytes 2097152 --hints "$slow" outstanding
 done
+[ $on_disk = 0 ] || rm -f "$disk/colio-nbbench.dat"

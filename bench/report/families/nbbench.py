@@ -23,7 +23,9 @@ def body(ctx, paths):
                 i = t.index("outstanding")
                 f = dict(zip(t[i + 2::2], t[i + 3::2]))
                 outstanding.setdefault((t[0], " ".join(t[1:i]), t[i + 1]), {})[int(f["k"])] = f["normalised"]
-    out = ["    bench/nbbench-suite.sh 5"]
+    cmds = ["    bench/nbbench-suite.sh 5"] + (["    bench/nbbench-suite.sh --disk 5"]
+                                        if any(p.endswith("nbbench-disk.txt") for p in paths) else [])
+    out = ["\n".join(cmds)] + ([ctx.prose("nbbench")] if ctx.prose("nbbench") else [])
     for mpi, rows in sorted(overlap.items()):
         out += [f"{mpi}, overlap (hidden: the share of the I/O time hidden behind computation; compute: how much "
                 "longer the computation took beside the I/O than alone):",
