@@ -620,7 +620,7 @@ enum { PROBE_DIRECT_SMALL = 4096, PROBE_DIRECT_CALLS = 64 };
  */
 static void probe_direct(int dfd, char *buf, char *other, colio_store_figures_t *f)
 {
-    f->direct_write_bw = f->direct_read_bw = 0;
+    f->direct_write_bw = f->direct_read_bw = f->direct_write_call = f->direct_read_call = 0; /* none */
     int64_t mem, off;
     if (dfd < 0 || colio_dio_alignment(dfd, 4096, &mem, &off) != 0 || mem > 4096 || PROBE_DIRECT_OFF % off ||
         PROBE_BIG % off)

@@ -360,6 +360,13 @@ static void direct_choice(void)
     CHECK(g.write_bw == f.write_bw && g.read_call == f.read_call, "no direct figures: the buffered ones stay");
 }
 
+/* Equal to the 6 digits a cache line keeps. */
+static int near(double a, double b)
+{
+    double d = a - b, m = b < 0 ? -b : b;
+    return (d < 0 ? -d : d) <= 1e-5 * m;
+}
+
 static void cache_file(void)
 {
     char dir[] = "/tmp/colio-figures-XXXXXX", file[128], buf[256];
@@ -412,6 +419,23 @@ static void cache_file(void)
           "the probe measured sane figures, direct I/O's among them (rc %d)", rc);
     CHECK(colio_figures_of_path(target, "none", &p2) == 0 && memcmp(&p1, &p2, sizeof p1) == 0,
           "the second ask gets the kept figures");
+    CHECK(colio_figures_cache_put(file, "fs=probed", &p1) == 0 && colio_figures_cache_get(file, "fs=probed", &p2) == 0 &&
+              near(p2.write_bw, p1.write_bw) && near(p2.direct_write_bw, p1.direct_write_bw) &&
+              near(p2.flushed_write_bw, p1.flushed_write_bw),
+          "the probe's figures come back from the cache file (else every process probes again)");
+    /* and on a file system without direct I/O of its own (tmpfs), where the direct figures are none */
+    char shm[64];
+    snprintf(shm, sizeof shm, "/dev/shm/colio-figures-%ld", (long)getpid());
+    FILE *s = fopen(shm, "w");
+    if (s != NULL) {
+        fclose(s);
+        colio_store_figures_t q1, q2;
+        CHECK(colio_figures_of_path(shm, "none", &q1) == 0 && colio_figures_cache_put(file, "fs=shm", &q1) == 0 &&
+                  colio_figures_cache_get(file, "fs=shm", &q2) == 0 && near(q2.read_bw, q1.read_bw) &&
+                  q2.direct_write_bw == q1.direct_write_bw,
+              "tmpfs's figures come back from the cache file (direct: %g GB/s)", q1.direct_write_bw * 1e-9);
+        unlink(shm);
+    }
     char probe_left[160];
     snprintf(probe_left, sizeof probe_left, "%s/.colio-probe.%ld", dir, (long)getpid());
     CHECK(access(probe_left, F_OK) != 0, "the probe left no scratch file");
