@@ -5,6 +5,7 @@ sim/platforms/, collect JSON, draw PNGs, write result files.
 Every run is one smpirun of one program: SMPI simulates all ranks in one OS
 process, so the wall time is the sum of the ranks' real CPU time plus the
 simulator's; times reported are simulated seconds."""
+import fcntl
 import json
 import os
 import random
@@ -206,10 +207,43 @@ class SimStopped(RuntimeError):
         self.rss_mib, self.wall_s, self.cmd = rss_mib, wall_s, cmd
 
 
+# One simulation at a time on a machine: a simulation charges the CPU time colio measured between MPI
+# calls, so two running at once slow each other's ranks down and spread the same command's simulated time.
+# Every smpirun takes this lock (COLIO_SIM_LOCK moves it), waiting for the one that holds it.
+LOCK = os.environ.get("COLIO_SIM_LOCK", os.path.join(tempfile.gettempdir(), "colio-sim.lock"))
+
+
+def _machine_lock():
+    """The exclusive lock on LOCK, held until the returned file is closed."""
+    f = open(LOCK, "a")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        log(f"another simulation holds {LOCK}: waiting for it")
+        fcntl.flock(f, fcntl.LOCK_EX)
+    return f
+
+
+def median_cov(values):
+    """The median of values and their coefficient of variation (population standard deviation over the mean)."""
+    v = sorted(values)
+    n = len(v)
+    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    mean = sum(v) / n
+    cov = (sum((x - mean) ** 2 for x in v) / n) ** 0.5 / mean if mean else 0.0
+    return med, cov
+
+
 def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None, extra_cfg=()):
     """Run argv (program first) on nranks simulated ranks; returns (stdout, wall seconds, peak RSS MiB, command).
-    The peak is the simulator's, from /usr/bin/time -v (or sampled from /proc where time is missing)."""
+    The peak is the simulator's, from /usr/bin/time -v (or sampled from /proc where time is missing). Waits
+    for any other simulation on this machine to end first (LOCK)."""
     per_node = per_node or platform_cores(machine)
+    with _machine_lock():
+        return _smpirun(machine, nranks, argv, alloc, per_node, timeout, extra_cfg)
+
+
+def _smpirun(machine, nranks, argv, alloc, per_node, timeout, extra_cfg):
     tmp = tempfile.mkdtemp(prefix="colio-sim-")
     try:
         hf = os.path.join(tmp, "hosts")

@@ -10,14 +10,16 @@ kernel.
 
     sim/experiments/kernels.py [--machine cori|summit] [--workload e3sm,interleaved]
                                [--ranks 256,1024,4096] [--kernels romio,issend,...,tam@512,auto]
-                               [--throttle-ranks 1024] [--repeat 1] [--cfg=--cfg=KEY:VALUE ...]
+                               [--throttle-ranks 1024] [--repeat 1] [--sims 3] [--cfg=--cfg=KEY:VALUE ...]
                                [--out NAME] [--merge A.json,B.json] [--smoke]
 
 Kernel names are colio_exchange values; META/DATA runs two (the metadata
 exchange's and the data exchange's, e.g. balanced/romio, Kang et al.'s
 "hybrid"); tam@SPEC also sets colio_local_aggregators=SPEC (tam@512: 512
 local aggregators in all, Kang et al.'s setting; tam@*:8: 8 per node;
-tam@half: half the ranks). Collective buffering is forced (romio_cb_write=enable): with
+tam@half: half the ranks). --sims N (default 3) runs each cell N times,
+one simulation after another (common.smpirun never lets two overlap), and
+reports the median call time with its CoV across them. Collective buffering is forced (romio_cb_write=enable): with
 the null backend colio's cost model would otherwise write these patterns
 directly and skip the exchange being measured. --repeat N times N calls in
 one simulation (the median is reported, the minimum kept); --together
@@ -69,46 +71,60 @@ def engine(spec, ranks):
     return "colio:" + h.replace(";", "+")
 
 
+def simulated(a, ranks, args, hints):
+    """a.sims simulations of one command: their runs (colio-bench's, one list per simulation), the last wall
+    time and the largest memory peak, the command; SimStopped as the first stopped one raised it."""
+    sims, wall, rss, cmd = [], 0.0, 0.0, ""
+    for _ in range(a.sims):
+        runs, wall, r, cmd = common.bench(a.machine, ranks, args, hints, network_only=a.network_only,
+                                          timeout=a.timeout, extra_cfg=a.cfg)
+        for run in runs:
+            if run["error"]:
+                sys.exit(f"colio-bench failed: {run['error']}")
+        sims.append(runs)
+        rss = max(rss, r)
+    return sims, wall, rss, cmd
+
+
+def measured(sims, i):
+    """Engine i's figures over the simulations: medians of the call, metadata and data times, the call's CoV
+    across simulations and every simulation's call time."""
+    calls = [runs[i]["median_s"] for runs in sims]
+    time_s, cov = common.median_cov(calls)
+    r = sims[-1][i]
+    return {"time_s": time_s, "cov": round(cov, 4), "sims_s": calls, "min_s": min(runs[i]["min_s"] for runs in sims),
+            "meta_s": common.median_cov([runs[i]["phases"]["meta_exchange"] for runs in sims])[0],
+            "data_s": common.median_cov([runs[i]["phases"]["data_exchange"] for runs in sims])[0],
+            "kernels": r["kernels"], "messages": r["messages"]}
+
+
 def together(a, workload, ranks, aggs, specs, hints):
     """Every kernel of specs in one simulation (colio-bench runs them one after another, --repeat calls each):
     the CPU time they are charged is measured under the same load of this machine."""
     args = WORKLOADS[workload] + ["--op", "write", "--repeat", str(a.repeat), "--warmup", "0",
                                   "--engine", ",".join(engine(k, ranks) for k in specs)]
     base = {"machine": a.machine, "workload": workload, "ranks": ranks, "aggs": aggs, "hints": hints, "cfg": a.cfg,
-            "network_only": a.network_only, "repeat": a.repeat, "together": ",".join(specs)}
+            "network_only": a.network_only, "repeat": a.repeat, "sims": a.sims, "together": ",".join(specs)}
     try:
-        runs, wall, rss, cmd = common.bench(a.machine, ranks, args, hints, network_only=a.network_only,
-                                            timeout=a.timeout, extra_cfg=a.cfg)
+        sims, wall, rss, cmd = simulated(a, ranks, args, hints)
     except common.SimStopped as e:
         return [{**base, "kernel": k, "stopped": str(e).split(":")[1].strip(), "wall_s": round(e.wall_s, 1),
                  "rss_mib": round(e.rss_mib), "command": e.cmd} for k in specs]
-    out = []
-    for k, r in zip(specs, runs):
-        if r["error"]:
-            sys.exit(f"colio-bench failed: {r['error']}")
-        out.append({**base, "kernel": k, "hints": hints + ";" + kernel_hints(k, ranks) if k != "auto" else hints,
-                    "time_s": r["median_s"], "min_s": r["min_s"], "meta_s": r["phases"]["meta_exchange"],
-                    "data_s": r["phases"]["data_exchange"], "kernels": r["kernels"], "messages": r["messages"],
-                    "wall_s": round(wall, 1), "rss_mib": round(rss), "command": cmd})
-    return out
+    return [{**base, "kernel": k, "hints": hints + ";" + kernel_hints(k, ranks) if k != "auto" else hints,
+             **measured(sims, i), "wall_s": round(wall, 1), "rss_mib": round(rss), "command": cmd}
+            for i, k in enumerate(specs)]
 
 
 def one(a, workload, ranks, aggs, spec, hints):
     args = WORKLOADS[workload] + ["--op", "write", "--repeat", str(a.repeat), "--warmup", "0", "--engine", "colio"]
     base = {"machine": a.machine, "workload": workload, "ranks": ranks, "aggs": aggs, "kernel": spec, "hints": hints,
-            "cfg": a.cfg, "network_only": a.network_only, "repeat": a.repeat}
+            "cfg": a.cfg, "network_only": a.network_only, "repeat": a.repeat, "sims": a.sims}
     try:
-        runs, wall, rss, cmd = common.bench(a.machine, ranks, args, hints, network_only=a.network_only,
-                                            timeout=a.timeout, extra_cfg=a.cfg)
+        sims, wall, rss, cmd = simulated(a, ranks, args, hints)
     except common.SimStopped as e:
         return {**base, "stopped": str(e).split(":")[1].strip() if ":" in str(e) else str(e),
                 "wall_s": round(e.wall_s, 1), "rss_mib": round(e.rss_mib), "command": e.cmd}
-    r = runs[0]
-    if r["error"]:
-        sys.exit(f"colio-bench failed: {r['error']}")
-    return {**base, "time_s": r["median_s"], "min_s": r["min_s"], "meta_s": r["phases"]["meta_exchange"],
-            "data_s": r["phases"]["data_exchange"], "kernels": r["kernels"], "messages": r["messages"],
-            "wall_s": round(wall, 1), "rss_mib": round(rss), "command": cmd}
+    return {**base, **measured(sims, 0), "wall_s": round(wall, 1), "rss_mib": round(rss), "command": cmd}
 
 
 def cells(runs):
@@ -132,15 +148,20 @@ def best_table(runs):
         row = [machine, workload, ranks, aggs]
         row += [f"{ks[k]['time_s']:.4f}" if k in ks and "time_s" in ks[k] else ("stopped" if k in ks else "-")
                 for k in ordered_kernels(runs) if k != "auto"]
-        row += [f"{best} {fixed[best]['time_s']:.4f}" if best else "-"]
+        row += [f"{best} {fixed[best]['time_s']:.4f}{cov_of(fixed[best])}" if best else "-"]
         if au and "time_s" in au:
             ratio = au["time_s"] / fixed[best]["time_s"] if best else 0
-            row += [au["kernels"], f"{au['time_s']:.4f}", f"{ratio:.2f}"]
+            row += [au["kernels"], f"{au['time_s']:.4f}{cov_of(au)}", f"{ratio:.2f}"]
         else:
             row += ["-", "-", "-"]
         rows.append(row)
     heads = ["machine", "workload", "ranks", "aggregators"] + [k for k in ordered_kernels(runs) if k != "auto"]
     return common.table(heads + ["best", "auto ran (meta/data)", "auto s", "auto / best"], rows)
+
+
+def cov_of(r):
+    """ (CoV x%) for a run of several simulations, else nothing (runs of one simulation have none)."""
+    return f" (CoV {r['cov'] * 100:.1f}%)" if r.get("sims", 1) > 1 and "cov" in r else ""
 
 
 def ordered_kernels(runs):
@@ -167,6 +188,8 @@ def main():
     ap.add_argument("--machine", default="cori")
     ap.add_argument("--workload", default="e3sm", help="e3sm, interleaved or both, comma-separated")
     ap.add_argument("--repeat", type=int, default=1, help="timed calls per simulation (median reported)")
+    ap.add_argument("--sims", type=int, default=3,
+                    help="simulations of each cell (median reported with its CoV across them; at least 1)")
     ap.add_argument("--aggs", type=int, help="cb_nodes (default: one aggregator per node)")
     ap.add_argument("--together", action="store_true",
                     help="run the kernels of a cell in one simulation (same load on this machine for all)")
@@ -178,6 +201,8 @@ def main():
     ap.add_argument("--merge", help="comma-separated earlier result files: keep their runs and add to them "
                                     "(--ranks '' only merges, tabulates and plots)")
     a = ap.parse_args()
+    if a.sims < 1:
+        ap.error("--sims must be at least 1")
     if a.smoke:
         return smoke()
     results = {"experiment": "kernels", "machine": a.machine, "base_hints": BASE_HINTS,
@@ -227,9 +252,10 @@ def main():
              r.get("kernels", "-"), f"{r['meta_s']:.4f}" if "meta_s" in r else "-",
              f"{r['data_s']:.4f}" if "data_s" in r else "-",
              f"{r['time_s']:.4f}" if "time_s" in r else "stopped: " + r.get("stopped", "?"),
+             f"{r['cov'] * 100:.1f}% of {r['sims']}" if "cov" in r and "sims" in r else "-",
              r.get("messages", "-"), r["wall_s"], r["rss_mib"]) for r in results["runs"]]
     print(common.table(["machine", "workload", "ranks", "kernel", "ran (meta/data)", "meta s", "data s", "call s",
-                        "messages", "wall s", "peak MiB"], rows))
+                        "CoV", "messages", "wall s", "peak MiB"], rows))
     print()
     print(best_table(results["runs"]))
     if results["throttle"]:
