@@ -21,10 +21,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-on_disk=0
-[ "${1:-}" = --disk ] && { on_disk=1; shift; }
+on_disk=0 name=nbbench
+if [ "${1:-}" = --disk ]; then on_disk=1 name=nbbench-disk; shift; fi
 repeat=${1:-5}
-out=${2:-docs/results/nbbench$([ $on_disk = 1 ] && echo -disk).txt}
+out=${2:-docs/results/$name.txt}
 mkdir -p "$(dirname "$out")"
 : >"$out"
 slow="colio_progress=thread;colio_backend=fault;colio_fault=delay:5000"
