@@ -807,20 +807,19 @@ static void set_write_locks(colio_file *fh, int views_leave_holes)
 }
 
 /*
- * direct_write / direct_read automatic: O_DIRECT for the storage calls the
- * storage figures, alike on every rank, say cost less that way (store/cost.h,
- * colio_figures_direct); true opened it with the store already. Where
- * every call goes direct, the cost model takes the direct figures.
+ * direct_write / direct_read: true, every storage call with O_DIRECT;
+ * automatic, the calls the storage figures, alike on every rank, say cost
+ * less that way (store/cost.h, colio_figures_direct). Where every call goes
+ * direct, the cost model takes the direct figures.
  */
 static void set_direct_io(colio_file *fh)
 {
     const colio_store_ops_t *s = fh->store;
     int64_t w, r;
     colio_figures_direct(&fh->figures, &w, &r);
-    int aw = fh->hints.direct_write == COLIO_AUTOMATIC, ar = fh->hints.direct_read == COLIO_AUTOMATIC;
-    w = aw ? w : fh->hints.direct_write == COLIO_ENABLE ? 0 : INT64_MAX;
-    r = ar ? r : fh->hints.direct_read == COLIO_ENABLE ? 0 : INT64_MAX;
-    if ((aw || ar) && (w < INT64_MAX || r < INT64_MAX) && s && s->set_direct && fh->st)
+    w = fh->hints.direct_write == COLIO_AUTOMATIC ? w : fh->hints.direct_write == COLIO_ENABLE ? 0 : INT64_MAX;
+    r = fh->hints.direct_read == COLIO_AUTOMATIC ? r : fh->hints.direct_read == COLIO_ENABLE ? 0 : INT64_MAX;
+    if ((w < INT64_MAX || r < INT64_MAX) && s && s->set_direct && fh->st)
         s->set_direct(fh->st, w, r);
     fh->direct_min[0] = w, fh->direct_min[1] = r;
     colio_figures_as_direct(&fh->figures, w == 0, r == 0); /* every call direct: the model costs them so */

@@ -397,6 +397,7 @@ typedef struct probe_part {
     char *buf;
     int64_t len, off, gap;
     int rc;
+    int sync; /* an fdatasync after the calls, inside the time */
 } probe_part_t;
 
 static int whole(int fd, int write, char *buf, int64_t len, int64_t off)
@@ -415,6 +416,8 @@ static void *part_main(void *arg)
     probe_part_t *p = arg;
     for (int i = 0; i < p->calls && p->rc == 0; i++)
         p->rc = whole(p->fd, p->write, p->buf, p->len, p->off + (int64_t)i * p->gap);
+    if (p->sync && p->rc == 0 && fdatasync(p->fd) != 0)
+        p->rc = -errno;
     return NULL;
 }
 
@@ -442,11 +445,12 @@ static double run_parts_once(probe_part_t whole_part, int threads)
     return p[0].rc || p[1].rc ? -1 : dt;
 }
 
-/* The best of three runs: the probe shares the node with whatever else runs there. */
-static double run_parts(probe_part_t part, int threads)
+/* The best of three runs, each step bytes further than the one before (0: the same bytes again): the probe
+   shares the node with whatever else runs there. */
+static double best_run(probe_part_t part, int threads, int64_t step)
 {
     double best = -1;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3; i++, part.off += step) {
         double t = run_parts_once(part, threads);
         if (t < 0)
             return -1;
@@ -455,27 +459,19 @@ static double run_parts(probe_part_t part, int threads)
     return best;
 }
 
+static double run_parts(probe_part_t part, int threads) { return best_run(part, threads, 0); }
+
 /*
  * The best of three runs of small writes, each on pages not written before:
  * data written is mostly new, and a write that first allocates its page
- * costs 3-8x an overwrite (1-byte writes 4 KiB apart: 2.2-8.8 us against
+ * costs 3-8x an overwrite (1-byte writes to new pages: 2.2-8.8 us against
  * 0.4-0.5 us on ext4, 1.2-1.5 us against 0.5 us on tmpfs). Costed as
  * overwrites, 4 KiB pieces of an interleaved write went one storage call
  * each, 1.1-1.7x slower than two-phase (colio-bench --workload
  * interleaved,lattice --block 4096 --sync, colio against
  * colio:romio_cb_write=enable, on ext4 and tmpfs).
  */
-static double run_fresh(probe_part_t part)
-{
-    double best = -1;
-    for (int i = 0; i < 3; i++, part.off += (int64_t)part.calls * part.gap) {
-        double t = run_parts_once(part, 1);
-        if (t < 0)
-            return -1;
-        best = best < 0 || t < best ? t : best;
-    }
-    return best;
-}
+static double run_fresh(probe_part_t part) { return best_run(part, 1, (int64_t)part.calls * part.gap); }
 
 /* Seconds a big call spent on its bytes: its time less the cost of a call, at least half its time. */
 static double bytes_time(double t, double call) { return t - call > t / 2 ? t - call : t / 2; }
@@ -541,20 +537,6 @@ static double copy_bandwidth(void)
     return src && dst ? (double)LEN / (best > 0 ? best : 1e-9) : 5e9;
 }
 
-/* Seconds of an 8 MiB overwrite and its fdatasync, the best of three; -1 on failure. */
-static double flushed_write(int fd, char *buf)
-{
-    double best = -1;
-    for (int i = 0; i < 3; i++) {
-        double t0 = now();
-        if (whole(fd, 1, buf, PROBE_BIG, 0) != 0 || fdatasync(fd) != 0)
-            return -1;
-        double t = now() - t0;
-        best = best < 0 || t < best ? t : best;
-    }
-    return best;
-}
-
 /*
  * The measurements, on an unlinked scratch file: a fresh 8 MiB write and
  * its overwrite (bandwidth), 256 writes of 512 bytes 4 KiB apart beyond it
@@ -564,12 +546,14 @@ static double flushed_write(int fd, char *buf)
  */
 static int probe_fd(int fd, char *buf, char *other, int measure_streams, colio_store_figures_t *f)
 {
-    probe_part_t big_w = {fd, 1, 1, buf, PROBE_BIG, 0, 0, 0}, big_r = {fd, 0, 1, other, PROBE_BIG, 0, 0, 0};
-    probe_part_t small_w = {fd, 1, PROBE_CALLS, buf, PROBE_SMALL, PROBE_BIG, PROBE_GAP, 0};
+    probe_part_t big_w = {fd, 1, 1, buf, PROBE_BIG, 0, 0, 0, 0}, big_r = {fd, 0, 1, other, PROBE_BIG, 0, 0, 0, 0};
+    probe_part_t small_w = {fd, 1, PROBE_CALLS, buf, PROBE_SMALL, PROBE_BIG, PROBE_GAP, 0, 0};
     probe_part_t small_r = small_w;
     small_r.write = 0, small_r.buf = other;
     double fresh = run_parts_once(big_w, 1), over = run_parts(big_w, 1);
-    double flushed = flushed_write(fd, buf);
+    probe_part_t flushed_w = big_w;
+    flushed_w.sync = 1;
+    double flushed = run_parts(flushed_w, 1); /* an 8 MiB overwrite and its fdatasync */
     double c0 = thread_cpu(), w0 = now();
     double calls_w = run_fresh(small_w);
     double calls_w_cpu = thread_cpu() - c0, calls_w_wall = now() - w0; /* all three runs */
@@ -625,13 +609,13 @@ static void probe_direct(int dfd, char *buf, char *other, colio_store_figures_t 
     if (dfd < 0 || colio_dio_alignment(dfd, 4096, &mem, &off) != 0 || mem > 4096 || PROBE_DIRECT_OFF % off ||
         PROBE_BIG % off)
         return;
-    probe_part_t w = {dfd, 1, 1, buf, PROBE_BIG, PROBE_DIRECT_OFF, 0, 0}, r = w;
+    probe_part_t w = {dfd, 1, 1, buf, PROBE_BIG, PROBE_DIRECT_OFF, 0, 0, 0}, r = w;
     r.write = 0, r.buf = other;
     double fresh = run_parts_once(w, 1), c0 = thread_cpu(), w0 = now();
     double over = fresh > 0 ? run_parts(w, 1) : -1;
     double cpu = thread_cpu() - c0, wall = now() - w0; /* all three runs */
     double read = over > 0 ? run_parts(r, 1) : -1;
-    probe_part_t sw = {dfd, 1, PROBE_DIRECT_CALLS, buf, PROBE_DIRECT_SMALL, PROBE_DIRECT_OFF, 2 * PROBE_DIRECT_SMALL, 0};
+    probe_part_t sw = {dfd, 1, PROBE_DIRECT_CALLS, buf, PROBE_DIRECT_SMALL, PROBE_DIRECT_OFF, 2 * PROBE_DIRECT_SMALL, 0, 0};
     probe_part_t sr = sw;
     sr.write = 0, sr.buf = other;
     double calls_w = read > 0 ? run_parts(sw, 1) : -1, calls_r = calls_w > 0 ? run_parts(sr, 1) : -1;

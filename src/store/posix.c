@@ -121,8 +121,8 @@ static int lock_kind(int fd, dev_t dev)
  * Writes (w) and reads (r) through the O_DIRECT descriptor from now on,
  * opened in the ordinary one's access mode when first needed; buffered
  * I/O (the documented fallback) where the file system refuses O_DIRECT or
- * reports no alignment for it. At open for true; for automatic as the file
- * system's figures say, after the open's agreement (api/file.c).
+ * reports no alignment for it. Called after the open's agreement with what
+ * direct_write / direct_read and the file system's figures ask (api/file.c).
  */
 static void posix_set_direct(colio_store_t *st, int64_t w, int64_t r)
 {
@@ -168,10 +168,9 @@ static int posix_open(const char *path, int flags, const struct colio_hints *hin
     st->lock_cmd = locking ? (known ? lock_kind(st->fd, sb.st_dev) : probe_lock_kind(st->fd)) : 0;
     st->locks_on = st->lock_cmd != 0; /* automatic starts locked: the file turns them off (api/file.c) */
     st->dfd = -1;
-    st->direct_write = st->direct_read = INT64_MAX;
-    if (hints && known && S_ISREG(sb.st_mode) && (st->path = strdup(path)) != NULL)
-        posix_set_direct(st, hints->direct_write == COLIO_ENABLE ? 0 : INT64_MAX,
-                         hints->direct_read == COLIO_ENABLE ? 0 : INT64_MAX);
+    st->direct_write = st->direct_read = INT64_MAX; /* until set_direct (api/file.c, after the open) */
+    if (known && S_ISREG(sb.st_mode))
+        st->path = strdup(path); /* NULL: set_direct keeps buffered I/O */
     *st_p = st;
     return 0;
 }
