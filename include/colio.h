@@ -127,6 +127,12 @@ typedef struct colio_op_stats {
     int64_t meta_words;         /**< two-phase: words (8 bytes) a record of the offset/length lists takes: 1 a
                                      piece packed (the call within 4 GiB of file), 2 a piece, 4 a strided run;
                                      0 without lists (other paths); totals: the last call's that had lists */
+    int64_t work_runs;          /**< records (a piece, or a strided run of them) colio's own code walked on this
+                                     rank: its request's, built and split by domain, and every round's slices'
+                                     on both sides; with work_pieces and work_bytes, the units of the
+                                     simulator's modelled compute (docs/SCALE.md, "Computation") */
+    int64_t work_pieces;        /**< the pieces of every round's slices on both sides (a strided run's each) */
+    int64_t work_bytes;         /**< bytes colio copied in memory itself: packed slices, an aggregator's own runs */
 } colio_op_stats;
 
 /** Statistics kept on a file handle (local to the calling rank). */

@@ -100,15 +100,15 @@ COLLECTIVES = ["--cfg=smpi/allgather:bruck", "--cfg=smpi/allgatherv:ompi_bruck",
 # Open MPI and MPICH on this machine); 0.1 us, not growing.
 TIMING = ["--cfg=smpi/test:1e-7", "--cfg=smpi/grow-injected-times:no"]
 
-# Network and storage only (--network-only): the CPU time a rank spends
-# between MPI calls is not charged. Measured CPU bursts depend on the load of
-# the machine running the simulation (two runs of one kernel differed by a
-# third); without them a run is deterministic. But every rank then reaches
-# the network at the same simulated instant, and SimGrid's bandwidth sharing
-# pays for every concurrent flow: a 1,024-rank issend run had not finished
-# after 10 minutes of wall time (the CPU-charged run takes about one). So
-# CPU time is charged by default and the experiments run one at a time.
-NETWORK_ONLY = ["--cfg=smpi/simulate-computation:no"]
+# Computation: colio charges its own work as modelled time (src/base/charge.c,
+# calibrated by calibrate.py), so SMPI's own charge, the host CPU time
+# measured between MPI calls, is off: that measurement depends on the load
+# of the machine running the simulation (two runs of one kernel differed by
+# a third), the model does not, and the same command gives the same
+# simulated time. --network-only charges network and storage time only
+# (COLIO_SIM_COMPUTE=0 turns colio's charge off too).
+COMPUTATION = ["--cfg=smpi/simulate-computation:no"]
+NETWORK_ONLY_ENV = {"COLIO_SIM_COMPUTE": "0"}
 
 # Simulator memory options (measured in docs/SCALE.md, "Simulator memory").
 MEMORY = []
@@ -116,8 +116,7 @@ MEMORY = []
 
 def add_network_only_option(ap):
     ap.add_argument("--network-only", action="store_true",
-                    help="charge network and storage time only, not colio's measured CPU time (deterministic, "
-                         "slower to simulate)")
+                    help="charge network and storage time only, not colio's modelled computation")
 
 
 # Simulator memory: a run is stopped when the simulator's resident memory passes
@@ -234,25 +233,28 @@ def median_cov(values):
     return med, cov
 
 
-def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None, extra_cfg=()):
+def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None, extra_cfg=(), env=None):
     """Run argv (program first) on nranks simulated ranks; returns (stdout, wall seconds, peak RSS MiB, command).
     The peak is the simulator's, from /usr/bin/time -v (or sampled from /proc where time is missing). Waits
     for any other simulation on this machine to end first (LOCK)."""
     per_node = per_node or platform_cores(machine)
     with _machine_lock():
-        return _smpirun(machine, nranks, argv, alloc, per_node, timeout, extra_cfg)
+        return _smpirun(machine, nranks, argv, alloc, per_node, timeout, extra_cfg, env or {})
 
 
-def _smpirun(machine, nranks, argv, alloc, per_node, timeout, extra_cfg):
+def _smpirun(machine, nranks, argv, alloc, per_node, timeout, extra_cfg, env):
     tmp = tempfile.mkdtemp(prefix="colio-sim-")
     try:
         hf = os.path.join(tmp, "hosts")
         hostfile(hf, nranks, per_node, machine_nodes(machine), alloc)
         cmd = ["smpirun", "-np", str(nranks), "-platform", os.path.join(PLATFORMS, machine + ".xml"), "-hostfile", hf,
-               "--cfg=smpi/host-speed:1Gf", *COLLECTIVES, *TIMING, *MEMORY,
+               "--cfg=smpi/host-speed:1Gf", *COMPUTATION, *COLLECTIVES, *TIMING, *MEMORY,
                "--log=root.thres:critical", *extra_cfg, *argv]
         timev = os.path.join(tmp, "time-v")
         wrap = ["/usr/bin/time", "-v", "-o", timev] if os.path.exists("/usr/bin/time") else []
+        cmd = [f"{k}={v}" for k, v in env.items()] + cmd  # recorded as a shell command line
+        if env:
+            wrap.append("env")
         t0 = time.time()
         rc, stdout, stderr, sampled, why = _run_guarded(wrap + cmd, tmp, timeout)
         wall = time.time() - t0
@@ -269,7 +271,8 @@ def _smpirun(machine, nranks, argv, alloc, per_node, timeout, extra_cfg):
 
 def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=None, network_only=False,
           extra_cfg=()):
-    """One colio-bench run (null backend added to the hints; CPU time charged unless network_only; extra_cfg:
+    """One colio-bench run (null backend added to the hints; colio's modelled computation charged unless
+    network_only; extra_cfg:
     more simulator options); returns its JSON runs, wall s, RSS MiB, command."""
     tmp = tempfile.mkdtemp(prefix="colio-sim-json-")
     try:
@@ -278,8 +281,8 @@ def bench(machine, nranks, args, hints, alloc="compact", per_node=None, timeout=
         # its own directory: colio-bench removes its file at the end, so a shared default
         # (/dev/shm) would pull files from under another colio-bench running on this machine
         argv = [program("colio-bench"), *args, "--dir", tmp, "--hints", hints, "--quiet", "--json", out]
-        cfg = (NETWORK_ONLY if network_only else []) + list(extra_cfg)
-        _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout, cfg)
+        _, wall, rss, cmd = smpirun(machine, nranks, argv, alloc, per_node, timeout, list(extra_cfg),
+                                    NETWORK_ONLY_ENV if network_only else None)
         with open(out) as f:
             return json.load(f)["runs"], wall, rss, cmd
     finally:

@@ -83,6 +83,7 @@ int colio_step_init(colio_op_t *op)
         colio_op_fail(op, COLIO_ERR_ARG, "%s", op->args.refused);
     if (op->err.code == 0 && check_mode(op) == 0 && colio_init_access(op) == 0)
         colio_arrays_take(op);
+    op->stats.work_runs += op->acc.n;
     if (op->err.code != 0)
         colio_access_free(&op->acc); /* take part with nothing to move */
     op->phase = COLIO_PH_START;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "base/charge.h"
 #include "base/clock.h"
 #include "engine/counts.h"
 #include "engine/direct.h"
@@ -207,6 +208,7 @@ static int timed_step(colio_op_t *op, colio_clock_mark_t *m)
 {
     colio_phase_t ph = op->phase;
     int rc = colio_op_step(op);
+    colio_charge(&op->stats, &op->charged);
     double *clock = phase_clock(op, ph);
     if (rc != COLIO_STEP_WAIT && op->phase != COLIO_PH_DONE && phase_clock(op, op->phase) == clock)
         return rc;

@@ -52,6 +52,7 @@
 #include "access/copy.h"
 #include "access/coverage.h"
 #include "access/split.h"
+#include "base/charge.h"
 #include "base/error.h"
 #include "base/hints.h"
 #include "coll/coll.h"
@@ -194,6 +195,7 @@ typedef struct colio_op {
     int64_t *pat_all;
     /* statistics */
     colio_op_stats stats;
+    colio_charged_t charged;     /* the work in stats already charged as simulated computation (base/charge.h) */
     double t_start;
     /* a clock reading a blocking operation hands on instead of reading again (engine/op.c, timed_step) */
     double t_handoff;

@@ -206,6 +206,7 @@ int colio_step_plan(colio_op_t *op)
         colio_err_clear(&e);
         if (colio_split_by_domain(&op->acc, &p->dom, p->meta_words, p->to_agg, &e) != 0)
             colio_op_fail(op, e.code, "%s", e.msg);
+        op->stats.work_runs += op->acc.n;
     }
     /* the per-domain lists hold it all now: drop the run list, keep its totals */
     op->stats.memory = colio_op_memory(op); /* the peak of planning: both lists at once */

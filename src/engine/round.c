@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "access/copy.h"
+#include "base/charge.h"
 #include "engine/arrays.h"
 #include "engine/file.h"
 #include "engine/round.h"
@@ -371,6 +372,8 @@ static void start_data_exchange(colio_op_t *op)
     int nreq = 0, nagg = 0;
     for (int i = 0; i < rd->nreq; i++) {
         colio_slice_t *s = &rd->req_slices[i];
+        op->stats.work_runs += s->n, op->stats.work_pieces += s->pieces;
+        op->stats.work_bytes += s->packed ? s->bytes : 0;
         if (op->plan.rma_data)
             rma_target(op, s);
         req[nreq++] = (colio_xchg_msg_t){s->peer, s->buf, s->bytes, s->type, s->tdisp, s->ttype};
@@ -379,6 +382,8 @@ static void start_data_exchange(colio_op_t *op)
     agg = req + nreq;
     for (int i = 0; i < rd->nagg; i++) {
         const colio_slice_t *s = &rd->agg_slices[i];
+        op->stats.work_runs += s->n, op->stats.work_pieces += s->pieces;
+        op->stats.work_bytes += s->packed || s->peer == fh->rank ? s->bytes : 0; /* (own runs: copied below) */
         if (s->peer != fh->rank)
             agg[nagg++] = (colio_xchg_msg_t){s->peer, s->buf, s->bytes, s->type, 0, MPI_BYTE};
     }
@@ -394,6 +399,7 @@ static void start_data_exchange(colio_op_t *op)
         op->stats.sent_bytes += x->sends[i].len;
     for (int i = 0; i < x->nrecvs; i++)
         op->stats.recv_bytes += x->recvs[i].len;
+    colio_charge(&op->stats, &op->charged); /* the packing is done before the messages leave */
     if (x->ops->start(x) != 0)
         colio_op_fail(op, COLIO_ERR_MPI, "data exchange (%s) failed to start", x->ops->name);
 }

@@ -52,6 +52,9 @@ static void accumulate(colio_op_stats *sum, const colio_op_stats *s)
     sum->io_jobs_handed += s->io_jobs_handed;
     if (s->meta_words)
         sum->meta_words = s->meta_words;
+    sum->work_runs += s->work_runs;
+    sum->work_pieces += s->work_pieces;
+    sum->work_bytes += s->work_bytes;
     if (s->strategy[0])
         memcpy(sum->strategy, s->strategy, sizeof sum->strategy);
     if (s->placement[0])
@@ -93,7 +96,8 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
                     "\"placement\":\"%s\",\"hop_bytes\":%lld,\"max_link_bytes\":%lld,\"agg_bytes_max\":%lld,"
                     "\"agg_bytes_min\":%lld,\"predicted_cost\":%.9g,\"strategy\":\"%s\","
                     "\"predicted_two_phase\":%.9g,\"predicted_direct\":%.9g,\"meta_messages\":%lld,"
-                    "\"detour_bytes\":%lld,\"express\":%lld,\"io_jobs_handed\":%lld,\"meta_words\":%lld}",
+                    "\"detour_bytes\":%lld,\"express\":%lld,\"io_jobs_handed\":%lld,\"meta_words\":%lld,"
+                    "\"work_runs\":%lld,\"work_pieces\":%lld,\"work_bytes\":%lld}",
                     api, rank, esc, s->time.total, s->time.meta_exchange, s->time.data_exchange, s->time.io,
                     s->time.io_async, s->time.compute, (long long)s->bytes, (long long)s->pieces, (long long)s->rounds,
                     (long long)s->io_calls, (long long)s->io_bytes, (long long)s->sent_bytes,
@@ -104,7 +108,7 @@ int colio_stats_json(char *out, int outlen, const colio_op_stats *s, const char 
                     (long long)s->agg_bytes_max, (long long)s->agg_bytes_min, s->predicted_cost, s->strategy,
                     s->predicted_two_phase, s->predicted_direct, (long long)s->meta_messages,
                     (long long)s->detour_bytes, (long long)s->express, (long long)s->io_jobs_handed,
-                    (long long)s->meta_words);
+                    (long long)s->meta_words, (long long)s->work_runs, (long long)s->work_pieces, (long long)s->work_bytes);
 }
 
 /* One write(2) per line with O_APPEND, so lines of different ranks never interleave. */

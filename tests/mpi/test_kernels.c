@@ -132,6 +132,29 @@ static void emulated_nodes(const char *path)
     }
 }
 
+/*
+ * The work counters the simulator's compute model charges (base/charge.h):
+ * with one aggregator, every rank's 8 blocks arrive there (8 p pieces on
+ * the aggregator's side) and every other rank sends its 8 (8 (p - 1) on the
+ * requesters' side); each rank walked at least its request's one strided
+ * run twice (built, split); the aggregator copied at least its own 8 blocks.
+ * (On one rank the blocks touch: one piece.)
+ */
+static void work_counters(const char *path)
+{
+    if (t_nprocs < 2)
+        return;
+    colio_op_stats s;
+    all_to_all(path, "cb_nodes=1", &s);
+    int64_t pieces = s.work_pieces, sum = 0, aggs_copied = s.is_aggregator ? s.work_bytes : 0, copied = 0;
+    MPI_Allreduce(&pieces, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&aggs_copied, &copied, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(sum == 16 * (int64_t)t_nprocs - 8, "work_pieces over all ranks %lld, expected %lld", (long long)sum,
+          (long long)(16 * (int64_t)t_nprocs - 8));
+    CHECK(s.work_runs >= 2, "work_runs %lld: the request is built and split", (long long)s.work_runs);
+    CHECK(copied >= 8 * BLOCK, "the aggregator copied %lld bytes, at least its own %d", (long long)copied, 8 * BLOCK);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -141,6 +164,7 @@ int main(int argc, char **argv)
     kernels_and_counts(path);
     automatic(path);
     emulated_nodes(path);
+    work_counters(path);
     test_unlink(path);
     return test_finish("test_kernels");
 }
