@@ -3,6 +3,7 @@
  * its lowest rank; when that reports one rank per node everywhere (as some
  * simulators do) the processor names decide instead.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,27 +31,71 @@ int colio_topo_from_nodes(int nprocs, const int *node_of, colio_topo_t *topo)
     return COLIO_SUCCESS;
 }
 
-/* Renumber node labels (any ints) densely in order of first appearance. */
-static void renumber(int n, int *label)
+/* Renumber node labels (ranks: 0 .. n-1) densely in order of first appearance, in O(n). */
+static int renumber(int n, int *label)
 {
-    int *map = malloc(sizeof(int) * (size_t)n * 2);
+    int *map = malloc(sizeof(int) * (size_t)n);
+    if (map == NULL)
+        return COLIO_ERR_NOMEM;
+    for (int r = 0; r < n; r++)
+        map[r] = -1;
     int m = 0;
-    for (int r = 0; r < n && map; r++) {
-        int found = -1;
-        for (int j = 0; j < m && found < 0; j++)
-            if (map[2 * j] == label[r])
-                found = map[2 * j + 1];
-        if (found < 0) {
-            map[2 * m] = label[r];
-            map[2 * m + 1] = m;
-            found = m++;
-        }
-        label[r] = found;
+    for (int r = 0; r < n; r++) {
+        if (map[label[r]] < 0)
+            map[label[r]] = m++;
+        label[r] = map[label[r]];
     }
     free(map);
+    return COLIO_SUCCESS;
 }
 
-/* Lowest rank sharing a processor name with each rank. */
+/* FNV-1a, 64 bits: a processor name's hash. */
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/*
+ * Lowest rank whose processor name has the same hash as each rank's: one
+ * allgather of 8 bytes a rank and an open-addressed table, O(p) words and
+ * time on every rank. (Gathering the names themselves took MPI_MAX_PROCESSOR_NAME
+ * bytes per rank pair, 256 at 8,192 simulated ranks in one process: 16 GiB,
+ * and a quadratic search; docs/SCALE.md, "What holds the memory at scale".)
+ * colio_topo_build checks the result against the names of the nodes' first ranks.
+ */
+static int leaders_by_hash(MPI_Comm comm, int nprocs, int *leader)
+{
+    char name[MPI_MAX_PROCESSOR_NAME] = {0};
+    int len;
+    MPI_Get_processor_name(name, &len);
+    uint64_t mine = name_hash(name), *all = malloc(sizeof(uint64_t) * (size_t)nprocs);
+    size_t cap = 2;
+    while (cap < 2 * (size_t)nprocs)
+        cap *= 2;
+    int *slot = malloc(sizeof(int) * cap);
+    if (all == NULL || slot == NULL) {
+        free(all), free(slot);
+        return COLIO_ERR_NOMEM;
+    }
+    int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm);
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = -1;
+    for (int r = 0; r < nprocs && rc == MPI_SUCCESS; r++) {
+        size_t i = (size_t)(all[r] ^ (all[r] >> 29)) & (cap - 1);
+        while (slot[i] >= 0 && all[slot[i]] != all[r])
+            i = (i + 1) & (cap - 1);
+        if (slot[i] < 0)
+            slot[i] = r;
+        leader[r] = slot[i];
+    }
+    free(all), free(slot);
+    return rc == MPI_SUCCESS ? COLIO_SUCCESS : COLIO_ERR_MPI;
+}
+
+/* Lowest rank sharing a processor name with each rank, by the names themselves (where two hashes collided). */
 static int leaders_by_name(MPI_Comm comm, int nprocs, int *leader)
 {
     char name[MPI_MAX_PROCESSOR_NAME] = {0};
@@ -101,6 +146,35 @@ static int gather_node_names(MPI_Comm comm, colio_topo_t *t, int rank)
     return rc != MPI_SUCCESS ? COLIO_ERR_MPI : all == NULL ? COLIO_ERR_NOMEM : COLIO_SUCCESS;
 }
 
+/* The topology of node labels (each rank's node's lowest rank), with every node's name. */
+static int labels_to_topo(MPI_Comm comm, int nprocs, int rank, int *labels, colio_topo_t *topo)
+{
+    int rc = renumber(nprocs, labels);
+    if (rc == COLIO_SUCCESS)
+        rc = colio_topo_from_nodes(nprocs, labels, topo);
+    if (rc == COLIO_SUCCESS && (rc = gather_node_names(comm, topo, rank)) != COLIO_SUCCESS)
+        colio_topo_free(topo);
+    return rc;
+}
+
+/*
+ * After nodes were found by name hashes: 2 where every rank's processor
+ * name equals its node's first rank's, 1 where two hashes collided
+ * somewhere, 0 where some rank failed (agreed: the lowest over all ranks).
+ */
+static int hash_nodes_agreed(MPI_Comm comm, const colio_topo_t *t, int rank, int rc)
+{
+    int mine = 0, all = 0;
+    if (rc == COLIO_SUCCESS) {
+        char name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+        int len = 0;
+        MPI_Get_processor_name(name, &len);
+        const char *node = t->node_name[t->node_of[rank]];
+        mine = node != NULL && strcmp(name, node) == 0 ? 2 : 1;
+    }
+    return MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS ? all : 0;
+}
+
 int colio_topo_build(MPI_Comm comm, colio_topo_t *topo, colio_err_t *err)
 {
     int rank, nprocs, leader = -1;
@@ -131,17 +205,26 @@ int colio_topo_build(MPI_Comm comm, colio_topo_t *topo, colio_err_t *err)
     int shared = 0; /* does any rank share a node according to MPI? */
     for (int r = 0; r < nprocs && !shared; r++)
         shared = labels[r] != r;
-    if (!shared && nprocs > 1 && leaders_by_name(comm, nprocs, labels) != COLIO_SUCCESS) {
+    int by_name = !shared && nprocs > 1;
+    if (by_name && leaders_by_hash(comm, nprocs, labels) != COLIO_SUCCESS) {
         free(labels);
         return colio_err_set(err, COLIO_ERR_MPI, "topology discovery by processor name failed");
     }
-    renumber(nprocs, labels);
-    rc = colio_topo_from_nodes(nprocs, labels, topo);
+    int nodes_rc = labels_to_topo(comm, nprocs, rank, labels, topo);
+    int agreed = by_name ? hash_nodes_agreed(comm, topo, rank, nodes_rc) : 2;
+    if (agreed < 2 && nodes_rc == COLIO_SUCCESS)
+        colio_topo_free(topo);
+    if (agreed == 0 && nodes_rc == COLIO_SUCCESS)
+        nodes_rc = COLIO_ERR_MPI; /* another rank failed */
+    if (agreed == 1) /* two names' hashes collided: the names themselves */
+        nodes_rc = leaders_by_name(comm, nprocs, labels) != COLIO_SUCCESS
+                       ? COLIO_ERR_MPI
+                       : labels_to_topo(comm, nprocs, rank, labels, topo);
     free(labels);
-    if (rc != COLIO_SUCCESS)
-        return colio_err_set(err, rc, "out of memory building the topology");
-    rc = gather_node_names(comm, topo, rank);
-    return rc == COLIO_SUCCESS ? rc : colio_err_set(err, rc, "gathering the nodes' processor names failed");
+    if (nodes_rc == COLIO_ERR_NOMEM)
+        return colio_err_set(err, nodes_rc, "out of memory building the topology");
+    return nodes_rc == COLIO_SUCCESS ? nodes_rc
+                                     : colio_err_set(err, nodes_rc, "gathering the nodes' processor names failed");
 }
 
 void colio_topo_free(colio_topo_t *topo)
