@@ -46,8 +46,10 @@ def main():
                "topology": topo, "runs": []}
     for strategy in STRATEGIES:
         for seed in a.seeds.split(","):
-            # two-phase forced: one contiguous chunk per rank would otherwise go direct (no aggregators to place)
+            # two-phase forced: one contiguous chunk per rank would otherwise go direct (no aggregators to place);
+            # sparse counts: O(aggregators) words a rank, not the dense alltoall's p (SCALE.md, "What holds the memory")
             hints = (f"romio_cb_write=enable;cb_nodes={aggs};cb_buffer_size={BUFFER};colio_placement={strategy};"
+                     f"colio_counts=sparse;"
                      f"colio_place_metrics=enable;"
                      f"colio_topology={topo};colio_exchange=issend;colio_null_bandwidth={IO_BANDWIDTH}{route}")
             common.log(f"{strategy} seed {seed}")

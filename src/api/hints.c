@@ -234,7 +234,8 @@ static const hint_def_t hint_table[] = {
      "how aggregators learn what each rank sends them before the offset/length lists: dense (one alltoall of "
      "four words per rank pair, p^2 in all), sparse (one allreduce of a word per aggregator, then each rank "
      "sends its counts only to the aggregators it has pieces for: O(aggregators) per rank), auto (sparse from 16 "
-     "ranks when the aggregators are at most a quarter of them; one-sided kernels always dense)"},
+     "ranks when the aggregators are at most a quarter of them; one-sided kernels always dense; the SimGrid SMPI "
+     "build is dense unless sparse is set, which there needs one file's operations in flight at a time)"},
     {"colio_max_outstanding", COLIO_HINT_INT, F(max_outstanding), 1, 4096, NULL, "16",
      "nonblocking operations in flight per file; the next one first completes the oldest in its slot "
      "(each slot is a communicator of its own, and each operation in flight holds its own buffers)"},

@@ -27,11 +27,12 @@
 
 int colio_counts_may_be_sparse(const colio_file *fh)
 {
-#ifdef COLIO_SMPI
-    (void)fh;
-    return 0; /* every file shares one communicator there and tags repeat between files (base/smpi_compat.h) */
-#else
     char mode = fh->hints.counts[0]; /* auto, dense or sparse (checked with the hints): the first letter says */
+#ifdef COLIO_SMPI
+    /* every file shares one communicator there and tags repeat between files (base/smpi_compat.h): sparse
+       receives from any source only where asked, by a simulation with one file's operations in flight */
+    return mode == 's';
+#else
     return mode == 's' || (mode == 'a' && fh->nprocs >= COLIO_COUNTS_SPARSE_MIN);
 #endif
 }
