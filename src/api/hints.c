@@ -160,7 +160,7 @@ static const hint_def_t hint_table[] = {
      "auto: an exchange whose busiest aggregator has at least this many peers is all-to-many"},
     {"colio_auto_msg_max", COLIO_HINT_BYTES, F(auto_msg_max), 0, INT64_MAX, NULL, "65536",
      "auto: ... only when messages average at most this many bytes (else romio)"},
-    {"colio_auto_throttle_from", COLIO_HINT_INT, F(auto_throttle_from), 1, INT_MAX, NULL, "512",
+    {"colio_auto_throttle_from", COLIO_HINT_INT, F(auto_throttle_from), 1, INT_MAX, NULL, "2048",
      "auto: an all-to-many exchange runs issend below this many peers of its busiest aggregator, balanced (windows of colio_throttle) from it"},
     {"colio_plan_cache", COLIO_HINT_INT, F(plan_cache), 0, 64, NULL, "4",
      "exchange plans kept per file for reuse by identical collective calls, and by calls of the same access "
@@ -315,7 +315,7 @@ void colio_hints_default(colio_hints_t *h)
     h->throttle = 32;
     h->auto_fanin = 16;
     h->auto_msg_max = 64 << 10;
-    h->auto_throttle_from = 512;
+    h->auto_throttle_from = 2048;
     h->plan_cache = 4;
     h->aggs_per_node = 0;
     h->max_outstanding = 16;

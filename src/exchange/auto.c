@@ -14,14 +14,14 @@
  * All-to-many below colio_auto_throttle_from peers: post-all with
  * synchronous sends (issend, their Sec. IV-A). A sender cannot run ahead of
  * its aggregators, so the next exchange's messages do not crowd the one in
- * progress (ROMIO's buffered sends did: its metadata step took 4-9x
- * issend's at 256 ranks), and nothing waits for a window. From that many
- * peers on (512 by default: a peer is another rank, so a job of more than
- * 512 ranks all writing to one aggregator), the balanced spread-out order
- * with the throttle (Alg. 2): there the aggregators' simultaneous flows cost
- * more than windows of colio_throttle (issend was the fastest kernel at 256
- * and 512 ranks, and slower than the throttled ones at 1,024 on three cells
- * of four).
+ * progress, and nothing waits for a window. From that many peers on (2048
+ * by default: a peer is another rank, so a job of more than 2,048 ranks all
+ * writing to one aggregator), the balanced spread-out order with the
+ * throttle (Alg. 2), where the aggregators' simultaneous flows cost more
+ * than windows of colio_throttle. With colio's computation modelled
+ * (docs/SCALE.md, "The auto rule"), issend was the fastest kernel up to
+ * 1,024 ranks on both simulated networks; balanced was the fastest at 4,096
+ * ranks in the runs that charged measured CPU time.
  *
  * TAM is never chosen: in every simulated cell it was 2-3x slower than
  * the best kernel (its local aggregators serialise their node's traffic and

@@ -14,7 +14,7 @@
 
 static const char *choose(int64_t peers, int64_t msg)
 {
-    colio_xchg_auto_in_t in = {.peers = peers, .msg_bytes = msg, .fanin = 16, .msg_max = 65536, .throttle_from = 512};
+    colio_xchg_auto_in_t in = {.peers = peers, .msg_bytes = msg, .fanin = 16, .msg_max = 65536, .throttle_from = 2048};
     return colio_xchg_auto(&in)->name;
 }
 
@@ -28,10 +28,11 @@ static void check_rule(void)
         {16, 64, "issend"},        /* at the hint: all-to-many, below the throttle threshold */
         {16, 65536, "issend"},     /* message size at the hint still counts as small */
         {16, 65537, "romio"},      /* one byte more: large messages */
-        {511, 4096, "issend"},     /* 512 ranks all writing to one aggregator: issend was best in the simulations */
-        {512, 4096, "balanced"},   /* at colio_auto_throttle_from: windows of colio_throttle */
-        {1023, 4096, "balanced"},  /* 1,024 ranks: balanced or spread-out were best on three cells of four */
-        {4096, 8, "balanced"},     /* Kang et al.'s scale */
+        {511, 4096, "issend"},     /* 512 ranks all writing to one aggregator */
+        {1023, 4096, "issend"},    /* 1,024 ranks: issend was the fastest kernel in the simulations (SCALE.md) */
+        {2047, 4096, "issend"},    /* one short of colio_auto_throttle_from */
+        {2048, 4096, "balanced"},  /* at it: windows of colio_throttle */
+        {4095, 8, "balanced"},     /* Kang et al.'s scale, 4,096 ranks */
         {4096, 1 << 20, "romio"},  /* many peers, large messages: nothing to throttle */
         {0, 0, "romio"},           /* no exchange at all */
     };
