@@ -206,9 +206,10 @@ class SimStopped(RuntimeError):
         self.rss_mib, self.wall_s, self.cmd = rss_mib, wall_s, cmd
 
 
-# One simulation at a time on a machine: a simulation charges the CPU time colio measured between MPI
-# calls, so two running at once slow each other's ranks down and spread the same command's simulated time.
-# Every smpirun takes this lock (COLIO_SIM_LOCK moves it), waiting for the one that holds it.
+# One simulation at a time on a machine: the simulated time no longer depends on the machine's load
+# (COMPUTATION), but a simulation's wall time and memory do, and --cfg=smpi/simulate-computation:yes
+# brings the measured charge back. Every smpirun takes this lock (COLIO_SIM_LOCK moves it), waiting for
+# the one that holds it.
 LOCK = os.environ.get("COLIO_SIM_LOCK", os.path.join(tempfile.gettempdir(), "colio-sim.lock"))
 
 

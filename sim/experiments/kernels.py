@@ -23,9 +23,8 @@ reports the median call time with its CoV across them. Collective buffering is f
 the null backend colio's cost model would otherwise write these patterns
 directly and skip the exchange being measured. --repeat N times N calls in
 one simulation (the median is reported, the minimum kept); --together
-runs all kernels of a cell in one simulation, one after another, so the
-CPU time they are charged is measured under the same load of the machine
-running the simulation (auto: colio-bench's plain colio engine). --cfg passes
+runs all kernels of a cell in one simulation, one after another (one
+start-up for all; auto: colio-bench's plain colio engine). --cfg passes
 simulator options (e.g. --cfg=--cfg=smpi/privatization:mmap). A run the
 memory guard stops (common.MEM_LIMIT_GIB) is kept with its wall time and
 memory so far. --smoke: 64 ranks on cori-small, two kernels, no sweep, no
@@ -100,7 +99,7 @@ def measured(sims, i):
 
 def together(a, workload, ranks, aggs, specs, hints):
     """Every kernel of specs in one simulation (colio-bench runs them one after another, --repeat calls each):
-    the CPU time they are charged is measured under the same load of this machine."""
+    one start-up for all."""
     args = WORKLOADS[workload] + ["--op", "write", "--repeat", str(a.repeat), "--warmup", "0",
                                   "--engine", ",".join(engine(k, ranks) for k in specs)]
     base = {"machine": a.machine, "workload": workload, "ranks": ranks, "aggs": aggs, "hints": hints, "cfg": a.cfg,
@@ -192,7 +191,7 @@ def main():
                     help="simulations of each cell (median reported with its CoV across them; at least 1)")
     ap.add_argument("--aggs", type=int, help="cb_nodes (default: one aggregator per node)")
     ap.add_argument("--together", action="store_true",
-                    help="run the kernels of a cell in one simulation (same load on this machine for all)")
+                    help="run the kernels of a cell in one simulation (one start-up for all)")
     ap.add_argument("--timeout", type=int, help="stop a run after this many seconds of wall time (kept as stopped)")
     ap.add_argument("--cfg", action="append", default=[], help="simulator option passed to smpirun (repeatable)")
     ap.add_argument("--smoke", action="store_true")
