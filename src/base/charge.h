@@ -24,9 +24,6 @@ typedef struct colio_charged {
     int started; /* the per-operation cost is charged */
 } colio_charged_t;
 
-/* The modelled seconds of an operation's work (pure; the unit test checks the table's use). */
-double colio_charge_seconds(int ops, int64_t runs, int64_t pieces, int64_t bytes);
-
 #ifdef COLIO_SMPI
 /*
  * Charge the work in s not yet in done as simulated computation (smpi_execute),
