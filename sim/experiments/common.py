@@ -119,20 +119,27 @@ def add_network_only_option(ap):
                     help="charge network and storage time only, not colio's modelled computation")
 
 
-# Simulator memory: a run is stopped when the simulator's resident memory passes
-# this many GiB (COLIO_SIM_MEM_LIMIT_GIB; the machine is shared), and its peak is
-# read from /usr/bin/time -v ("Maximum resident set size").
+# Simulator memory: a run is stopped when the simulator's memory (Pss, _tree_rss_kib) passes
+# this many GiB (COLIO_SIM_MEM_LIMIT_GIB; the machine is shared), and its peak is the largest
+# sample (every 2 s at most; /usr/bin/time -v's resident peak for a run too short to sample).
 MEM_LIMIT_GIB = float(os.environ.get("COLIO_SIM_MEM_LIMIT_GIB", "12"))
 
 
 def _tree_rss_kib(pid):
-    """Resident memory of pid and its descendants (KiB), from /proc."""
+    """Memory of pid and its descendants (KiB), from /proc: the proportional set size (Pss), which counts a
+    page once however many times a process maps it. SMPI maps one shared data buffer (SMPI_SHARED_MALLOC,
+    colio-bench on the null backend) once per simulated rank, so the resident set size would count it
+    once per rank; VmRSS where smaps_rollup is missing."""
     total, todo = 0, [pid]
     while todo:
         p = todo.pop()
         try:
-            with open(f"/proc/{p}/status") as f:
-                total += next((int(l.split()[1]) for l in f if l.startswith("VmRSS:")), 0)
+            try:
+                with open(f"/proc/{p}/smaps_rollup") as f:
+                    total += next((int(l.split()[1]) for l in f if l.startswith("Pss:")), 0)
+            except OSError:
+                with open(f"/proc/{p}/status") as f:
+                    total += next((int(l.split()[1]) for l in f if l.startswith("VmRSS:")), 0)
             with open(f"/proc/{p}/task/{p}/children") as f:
                 todo += [int(c) for c in f.read().split()]
         except (OSError, ValueError):
@@ -236,7 +243,7 @@ def median_cov(values):
 
 def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None, extra_cfg=(), env=None):
     """Run argv (program first) on nranks simulated ranks; returns (stdout, wall seconds, peak RSS MiB, command).
-    The peak is the simulator's, from /usr/bin/time -v (or sampled from /proc where time is missing). Waits
+    The peak is the simulator's, sampled from /proc (MEM_LIMIT_GIB). Waits
     for any other simulation on this machine to end first (LOCK)."""
     per_node = per_node or platform_cores(machine)
     with _machine_lock():
@@ -259,7 +266,7 @@ def _smpirun(machine, nranks, argv, alloc, per_node, timeout, extra_cfg, env):
         t0 = time.time()
         rc, stdout, stderr, sampled, why = _run_guarded(wrap + cmd, tmp, timeout)
         wall = time.time() - t0
-        rss = max(_time_v(timev)[0], sampled) / 1024.0
+        rss = (sampled or _time_v(timev)[0]) / 1024.0
         if why:
             raise SimStopped(f"stopped: {why} after {wall:.0f} s: {' '.join(cmd)}", rss, wall, " ".join(cmd))
         if rc != 0:
