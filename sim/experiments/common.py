@@ -119,13 +119,13 @@ def add_network_only_option(ap):
                     help="charge network and storage time only, not colio's modelled computation")
 
 
-# Simulator memory: a run is stopped when the simulator's memory (Pss, _tree_rss_kib) passes
+# Simulator memory: a run is stopped when the simulator's memory (Pss, _tree_mem_kib) passes
 # this many GiB (COLIO_SIM_MEM_LIMIT_GIB; the machine is shared), and its peak is the largest
 # sample (every 2 s at most; /usr/bin/time -v's resident peak for a run too short to sample).
 MEM_LIMIT_GIB = float(os.environ.get("COLIO_SIM_MEM_LIMIT_GIB", "12"))
 
 
-def _tree_rss_kib(pid):
+def _tree_mem_kib(pid):
     """Memory of pid and its descendants (KiB), from /proc: the proportional set size (Pss), which counts a
     page once however many times a process maps it. SMPI maps one shared data buffer (SMPI_SHARED_MALLOC,
     colio-bench on the null backend) once per simulated rank, so the resident set size would count it
@@ -171,7 +171,7 @@ def _run_guarded(cmd, cwd, timeout):
             break
         except subprocess.TimeoutExpired:
             interval = min(2 * interval, 2.0)
-        rss = _tree_rss_kib(p.pid)
+        rss = _tree_mem_kib(p.pid)
         peak = max(peak, rss)
         if rss > limit:
             why = f"simulator memory {rss / 1048576:.1f} GiB > {MEM_LIMIT_GIB:g} GiB"
@@ -242,7 +242,7 @@ def median_cov(values):
 
 
 def smpirun(machine, nranks, argv, alloc="compact", per_node=None, timeout=None, extra_cfg=(), env=None):
-    """Run argv (program first) on nranks simulated ranks; returns (stdout, wall seconds, peak RSS MiB, command).
+    """Run argv (program first) on nranks simulated ranks; returns (stdout, wall seconds, peak memory MiB, command).
     The peak is the simulator's, sampled from /proc (MEM_LIMIT_GIB). Waits
     for any other simulation on this machine to end first (LOCK)."""
     per_node = per_node or platform_cores(machine)
